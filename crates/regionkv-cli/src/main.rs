@@ -1,0 +1,2 @@
+//! The `regionkv` binary (placeholder during workspace setup).
+fn main() {}

@@ -1,0 +1,223 @@
+//! The single I/O seam of regionkv: every byte the engine reads or writes, and every directory
+//! entry it creates, renames or removes, goes through the [`Fs`] trait defined here.
+//!
+//! Three implementations sit behind it:
+//!
+//! - [`RealFs`]: `std::fs`, with memory-mapped ([`ReadMode::Mmap`]) or `pread`
+//!   ([`ReadMode::Pread`]) reads and `flock`-style lock files.
+//! - [`MemFs`]: an in-memory file system that tracks what is *durable* separately from what is
+//!   *visible*, and can [`crash`](MemFs::crash) to leave only what a power loss would keep
+//!   (the design of LevelDB's `FaultInjectionTestEnv` and RocksDB's `FaultInjectionTestFS`).
+//! - [`FaultFs`]: a wrapper over any `Fs` that counts operations and fails the N-th one with a
+//!   chosen [`FaultKind`], once or for ever after.
+//!
+//! # Durability contract
+//!
+//! The engine may rely on exactly these promises, which every implementation keeps:
+//!
+//! - Bytes passed to [`WritableFile::append`] are durable once a later
+//!   [`sync_data`](WritableFile::sync_data) or [`sync_all`](WritableFile::sync_all) on the same
+//!   file returns `Ok`. Until then any prefix of them may survive a power loss, and the last page
+//!   of that prefix may be torn.
+//! - A file's *name* (its creation, a rename to it, its removal) is durable once
+//!   [`Fs::sync_dir`] on its parent directory returns `Ok`. Syncing a file's data does not make
+//!   its name durable, and syncing the directory does not make the data durable.
+//! - [`Fs::rename`] atomically replaces the destination: after a crash either the old or the new
+//!   file is found under the destination name, never a mix and never nothing (if the destination
+//!   existed durably before).
+//!
+//! ```
+//! use std::path::Path;
+//! use regionkv_fs::{CrashMode, Fs, MemFs};
+//!
+//! # fn main() -> regionkv_fs::Result<()> {
+//! let fs = MemFs::new();
+//! fs.create_dir_all(Path::new("/db"))?;
+//! let mut wal = fs.create_new(Path::new("/db/wal"))?;
+//! wal.append(b"acked")?;
+//! wal.sync_data()?;
+//! fs.sync_dir(Path::new("/db"))?;
+//! wal.append(b" not yet")?;
+//! fs.crash(CrashMode::DropUnsynced);
+//! assert_eq!(fs.contents(Path::new("/db/wal"))?, b"acked");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Threading
+//!
+//! An [`Fs`] is shared (`Send + Sync`) and is normally held as `Arc<dyn Fs>`. A
+//! [`WritableFile`] has one owner at a time (`&mut self`); a [`ReadableFile`] is shared through an
+//! `Arc` and can be read from many threads at once.
+
+mod error;
+mod fault;
+mod mem;
+mod real;
+mod rng;
+
+use std::fmt::Debug;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{Error, Result};
+pub use fault::{FaultFs, FaultKind, Persistence};
+pub use mem::{CrashMode, MemFs};
+pub use real::{ReadMode, RealFs};
+
+/// A file system: the operations the engine performs on files and directories.
+///
+/// Paths are used as given; implementations do not resolve `..`. Every method that fails
+/// returns an [`Error`] naming the operation and the path.
+pub trait Fs: Send + Sync + Debug {
+    /// Creates `path` and any missing ancestors. Succeeds if the directory already exists.
+    fn create_dir_all(&self, path: &Path) -> Result<()>;
+
+    /// Creates a new, empty file at `path` open for appending. Fails with kind
+    /// [`AlreadyExists`](std::io::ErrorKind::AlreadyExists) if anything already exists there,
+    /// and with [`NotFound`](std::io::ErrorKind::NotFound) if the parent directory is missing.
+    fn create_new(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
+
+    /// Opens the existing file at `path` to append after its current end (for example to reopen
+    /// a write-ahead log). Fails with kind [`NotFound`](std::io::ErrorKind::NotFound) if it does
+    /// not exist.
+    fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
+
+    /// Opens the existing file at `path` for random-access reads.
+    ///
+    /// The engine only reads files that are no longer written to; what a reader sees of bytes
+    /// appended after it was opened is implementation-defined.
+    fn open_read(&self, path: &Path) -> Result<Arc<dyn ReadableFile>>;
+
+    /// Renames `from` to `to`, atomically replacing `to` if it is a file, like POSIX `rename`.
+    /// The change is durable only after [`sync_dir`](Fs::sync_dir) of the directories involved.
+    fn rename(&self, from: &Path, to: &Path) -> Result<()>;
+
+    /// Removes the file at `path`. Handles already open on it keep working. The removal is
+    /// durable only after [`sync_dir`](Fs::sync_dir) of its parent.
+    fn remove_file(&self, path: &Path) -> Result<()>;
+
+    /// Removes the directory at `path` and everything under it.
+    fn remove_dir_all(&self, path: &Path) -> Result<()>;
+
+    /// The names (not full paths) of the files and directories directly inside `dir`, sorted
+    /// ascending. Names that are not valid UTF-8 cannot be ours and are skipped with a warning.
+    fn list(&self, dir: &Path) -> Result<Vec<String>>;
+
+    /// Whether a file or directory exists at `path`.
+    fn exists(&self, path: &Path) -> Result<bool>;
+
+    /// The current length in bytes of the file at `path`.
+    fn file_len(&self, path: &Path) -> Result<u64>;
+
+    /// Makes the creations, renames and removals of entries directly inside `dir` durable
+    /// (`fsync` of the directory).
+    fn sync_dir(&self, dir: &Path) -> Result<()>;
+
+    /// Takes an exclusive, non-blocking lock on the lock file at `path`, creating the file if it
+    /// is missing. Fails with [`Error::Locked`] if another holder has it. The lock is released
+    /// when the returned [`FileLock`] is dropped.
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+}
+
+/// A file open for appending.
+///
+/// Dropping it closes the file; bytes for which [`append`](WritableFile::append) returned `Ok` are
+/// not lost by the drop (they are as durable as they were: synced or not).
+pub trait WritableFile: Send + Debug {
+    /// Appends all of `buf` at the end of the file. On error a prefix of `buf` may have been
+    /// written (a short write); [`len`](WritableFile::len) then counts what was written as far
+    /// as the implementation knows.
+    fn append(&mut self, buf: &[u8]) -> Result<()>;
+
+    /// Makes the appended bytes durable (`fdatasync`).
+    fn sync_data(&mut self) -> Result<()>;
+
+    /// Makes the appended bytes and the file's metadata durable (`fsync`). This does not make
+    /// the file's directory entry durable: use [`Fs::sync_dir`] for that.
+    fn sync_all(&mut self) -> Result<()>;
+
+    /// The length of the file in bytes: what it held when opened plus what was appended since.
+    fn len(&self) -> u64;
+
+    /// Whether [`len`](WritableFile::len) is zero.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The path the file was opened at.
+    fn path(&self) -> &Path;
+}
+
+/// A file open for random-access reads.
+pub trait ReadableFile: Send + Sync + Debug {
+    /// The length of the file in bytes, fixed when it was opened.
+    fn len(&self) -> u64;
+
+    /// Whether [`len`](ReadableFile::len) is zero.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fills `buf` with the bytes starting at `offset`. Reading past the end of the file fails
+    /// with [`Error::UnexpectedEof`], which names the path and the offset.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// The whole file as one slice, when it is memory-mapped or held in memory; `None` when
+    /// reads must go through [`read_at`](ReadableFile::read_at).
+    fn as_slice(&self) -> Option<&[u8]>;
+
+    /// The path the file was opened at.
+    fn path(&self) -> &Path;
+
+    /// Reads `len` bytes at `offset` into a new vector. The range is checked against the file's
+    /// length *before* anything is allocated, so a corrupt length field cannot trigger a huge
+    /// allocation.
+    fn read_to_vec(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        check_range(self.path(), offset, len, self.len())?;
+        let mut buf = vec![0; len];
+        self.read_at(offset, &mut buf)?;
+        Ok(buf)
+    }
+}
+
+/// An exclusive lock on a lock file, released when dropped.
+pub trait FileLock: Send + Debug {
+    /// The lock file.
+    fn path(&self) -> &Path;
+}
+
+/// Checks that `len` bytes at `offset` lie within a file of `file_len` bytes, returning the
+/// range as `usize` bounds.
+pub(crate) fn check_range(
+    path: &Path,
+    offset: u64,
+    len: usize,
+    file_len: u64,
+) -> Result<std::ops::Range<usize>> {
+    let eof = || Error::UnexpectedEof {
+        path: path.to_path_buf(),
+        offset,
+        len: len as u64,
+        file_len,
+    };
+    let end = offset.checked_add(len as u64).ok_or_else(eof)?;
+    if end > file_len {
+        return Err(eof());
+    }
+    let start = usize::try_from(offset).map_err(|_| eof())?;
+    let end = usize::try_from(end).map_err(|_| eof())?;
+    Ok(start..end)
+}
+
+/// The name of the last component of `path` as UTF-8, or `None` (with a warning) if it is not
+/// valid UTF-8.
+pub(crate) fn utf8_name(dir: &Path, name: &std::ffi::OsStr) -> Option<String> {
+    match name.to_str() {
+        Some(s) => Some(s.to_owned()),
+        None => {
+            tracing::warn!(dir = %dir.display(), name = ?name, "skipping a non-UTF-8 file name");
+            None
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! [`RealFs`]: the [`Fs`] seam over `std::fs`, the only place in regionkv that touches real files.
+//!
+//! Writes are unbuffered `write(2)` calls on a file opened in append mode, so the OS holds every
+//! byte for which [`WritableFile::append`] returned `Ok`; callers do their own buffering. Syncs
+//! use `File::sync_data`/`File::sync_all` (which issue `F_FULLFSYNC` on Apple targets), never raw
+//! `fsync`. Directory syncs open the directory and `fsync` it (Unix; a no-op elsewhere).
+//!
+//! Reads are memory-mapped ([`ReadMode::Mmap`], the default) or go through `pread`
+//! ([`ReadMode::Pread`]).
+//!
+//! **Mmap caveat (SIGBUS).** Touching a mapped page whose file has been truncated underneath, or
+//! whose backing storage reports an I/O error, kills the process with `SIGBUS` instead of
+//! returning an error. The engine only maps files it wrote, published and never truncates, but
+//! another process truncating one of them would still crash it: use [`ReadMode::Pread`] for
+//! directories that other programs may modify. In pread mode such a truncation surfaces as an
+//! [`Error`].
+//!
+//! Locks are `flock`-style exclusive locks taken with `File::try_lock`. They belong to the open
+//! file, so two lock calls on the same path conflict even within one process.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use crate::{Error, FileLock, Fs, ReadableFile, Result, WritableFile, check_range, utf8_name};
+
+/// How [`RealFs`] serves reads of files opened with [`Fs::open_read`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadMode {
+    /// Memory-map the whole file; [`ReadableFile::as_slice`] gives zero-copy access. Fast, but
+    /// see the SIGBUS caveat in the module docs.
+    #[default]
+    Mmap,
+    /// Read with positioned reads (`pread`); [`ReadableFile::as_slice`] returns `None`. Safe
+    /// against files truncated by other processes.
+    Pread,
+}
+
+/// The real file system, through `std::fs`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealFs {
+    read_mode: ReadMode,
+}
+
+impl RealFs {
+    /// A real file system that memory-maps files opened for reading.
+    pub fn new() -> Self {
+        RealFs::default()
+    }
+
+    /// A real file system that serves reads as `mode` says.
+    pub fn with_read_mode(mode: ReadMode) -> Self {
+        RealFs { read_mode: mode }
+    }
+
+    /// The read mode chosen at construction.
+    pub fn read_mode(&self) -> ReadMode {
+        self.read_mode
+    }
+}
+
+impl Fs for RealFs {
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        fs::create_dir_all(path).map_err(|e| Error::io("create_dir_all", path, e))
+    }
+
+    fn create_new(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| Error::io("create_new", path, e))?;
+        Ok(Box::new(RealWritableFile {
+            file,
+            path: path.to_path_buf(),
+            len: 0,
+        }))
+    }
+
+    fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let op = "open_append";
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(op, path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(op, path, e))?.len();
+        Ok(Box::new(RealWritableFile {
+            file,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
+
+    fn open_read(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
+        let op = "open_read";
+        let file = File::open(path).map_err(|e| Error::io(op, path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(op, path, e))?.len();
+        let backing = match self.read_mode {
+            ReadMode::Pread => Backing::Pread(file),
+            // A zero-length mapping is an error on some platforms, and there is nothing to map.
+            ReadMode::Mmap if len == 0 => Backing::Empty,
+            ReadMode::Mmap => {
+                // SAFETY: memmap2 requires that the mapped file is not modified or truncated
+                // while mapped, or reads through the map may change or fault. The engine only
+                // opens for reading files it has finished writing and published; it never
+                // appends to, rewrites or truncates them afterwards, and removes them only by
+                // unlinking, which leaves the mapping valid. Another process truncating the file
+                // is outside that contract and would raise SIGBUS (documented on this module;
+                // use ReadMode::Pread for directories others may touch).
+                let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("mmap", path, e))?;
+                Backing::Mmap(map)
+            }
+        };
+        Ok(Arc::new(RealReadableFile {
+            backing,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::rename(from, to).map_err(|source| Error::Rename {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        })
+    }
+
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        fs::remove_file(path).map_err(|e| Error::io("remove_file", path, e))
+    }
+
+    fn remove_dir_all(&self, path: &Path) -> Result<()> {
+        fs::remove_dir_all(path).map_err(|e| Error::io("remove_dir_all", path, e))
+    }
+
+    fn list(&self, dir: &Path) -> Result<Vec<String>> {
+        let op = "list";
+        let mut names = Vec::new();
+        for entry in fs::read_dir(dir).map_err(|e| Error::io(op, dir, e))? {
+            let entry = entry.map_err(|e| Error::io(op, dir, e))?;
+            names.extend(utf8_name(dir, &entry.file_name()));
+        }
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool> {
+        fs::exists(path).map_err(|e| Error::io("exists", path, e))
+    }
+
+    fn file_len(&self, path: &Path) -> Result<u64> {
+        fs::metadata(path)
+            .map(|m| m.len())
+            .map_err(|e| Error::io("file_len", path, e))
+    }
+
+    #[cfg(unix)]
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        let op = "sync_dir";
+        let d = File::open(dir).map_err(|e| Error::io(op, dir, e))?;
+        d.sync_all().map_err(|e| Error::io(op, dir, e))
+    }
+
+    /// Directories cannot be opened for `fsync` outside Unix; NTFS journals directory changes
+    /// itself, so this only checks that `dir` exists.
+    #[cfg(not(unix))]
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        fs::metadata(dir)
+            .map(drop)
+            .map_err(|e| Error::io("sync_dir", dir, e))
+    }
+
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        let op = "lock";
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io(op, path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Box::new(RealFileLock {
+                file,
+                path: path.to_path_buf(),
+            })),
+            Err(TryLockError::WouldBlock) => Err(Error::Locked {
+                path: path.to_path_buf(),
+            }),
+            Err(TryLockError::Error(e)) => Err(Error::io(op, path, e)),
+        }
+    }
+}
+
+/// A real file open for appending (`O_APPEND`), unbuffered.
+#[derive(Debug)]
+struct RealWritableFile {
+    file: File,
+    path: PathBuf,
+    /// Length when opened plus every byte the OS accepted since.
+    len: u64,
+}
+
+impl WritableFile for RealWritableFile {
+    fn append(&mut self, buf: &[u8]) -> Result<()> {
+        let mut rest = buf;
+        while !rest.is_empty() {
+            match self.file.write(rest) {
+                Ok(0) => {
+                    let e = io::Error::from(io::ErrorKind::WriteZero);
+                    return Err(Error::io("append", &self.path, e));
+                }
+                Ok(n) => {
+                    self.len += n as u64;
+                    rest = rest.get(n..).unwrap_or_default();
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io("append", &self.path, e)),
+            }
+        }
+        Ok(())
+    }
+
+    fn sync_data(&mut self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io("sync_data", &self.path, e))
+    }
+
+    fn sync_all(&mut self) -> Result<()> {
+        self.file
+            .sync_all()
+            .map_err(|e| Error::io("sync_all", &self.path, e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// How a [`RealReadableFile`] reaches its bytes.
+#[derive(Debug)]
+enum Backing {
+    /// The whole file, mapped.
+    Mmap(Mmap),
+    /// A zero-length file in mmap mode (nothing to map).
+    Empty,
+    /// Positioned reads on the open file.
+    Pread(File),
+}
+
+/// A real file open for reading. Its length is fixed at open time.
+#[derive(Debug)]
+struct RealReadableFile {
+    backing: Backing,
+    path: PathBuf,
+    len: u64,
+}
+
+impl ReadableFile for RealReadableFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let range = check_range(&self.path, offset, buf.len(), self.len)?;
+        match &self.backing {
+            Backing::Mmap(map) => {
+                let src = map.get(range).ok_or_else(|| Error::UnexpectedEof {
+                    path: self.path.clone(),
+                    offset,
+                    len: buf.len() as u64,
+                    file_len: map.len() as u64,
+                })?;
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            // check_range admitted only an empty read at offset 0.
+            Backing::Empty => Ok(()),
+            Backing::Pread(file) => {
+                pread_exact(file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e))
+            }
+        }
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        match &self.backing {
+            Backing::Mmap(map) => Some(&map[..]),
+            Backing::Empty => Some(&[]),
+            Backing::Pread(_) => None,
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Fills `buf` from `file` at `offset` without moving a shared cursor.
+#[cfg(unix)]
+fn pread_exact(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+}
+
+/// Fills `buf` from `file` at `offset` (positioned reads; the Windows cursor moves, but every
+/// read names its offset).
+#[cfg(windows)]
+fn pread_exact(file: &File, mut offset: u64, mut buf: &mut [u8]) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                let tmp = buf;
+                buf = tmp.get_mut(n..).unwrap_or_default();
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A held `flock`-style lock; closing the file releases it.
+#[derive(Debug)]
+struct RealFileLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl FileLock for RealFileLock {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RealFileLock {
+    fn drop(&mut self) {
+        // Closing the file releases the lock anyway; unlocking first makes the release not
+        // depend on other handles to the same open file description.
+        if let Err(e) = self.file.unlock() {
+            tracing::warn!(path = %self.path.display(), error = %e, "unlocking a lock file failed");
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn both_modes() -> [RealFs; 2] {
+        [
+            RealFs::with_read_mode(ReadMode::Mmap),
+            RealFs::with_read_mode(ReadMode::Pread),
+        ]
+    }
+
+    #[test]
+    fn write_sync_read_round_trip_in_both_modes() {
+        for fs in both_modes() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("data").join("f1");
+            fs.create_dir_all(path.parent().unwrap()).unwrap();
+            let mut w = fs.create_new(&path).unwrap();
+            w.append(b"hello ").unwrap();
+            w.append(b"world").unwrap();
+            assert_eq!(w.len(), 11);
+            w.sync_data().unwrap();
+            w.sync_all().unwrap();
+            fs.sync_dir(path.parent().unwrap()).unwrap();
+            drop(w);
+
+            let mut w = fs.open_append(&path).unwrap();
+            assert_eq!(w.len(), 11);
+            w.append(b"!").unwrap();
+            assert_eq!(w.len(), 12);
+            drop(w);
+            assert_eq!(fs.file_len(&path).unwrap(), 12);
+
+            let r = fs.open_read(&path).unwrap();
+            assert_eq!(r.len(), 12);
+            let mut buf = [0u8; 5];
+            r.read_at(6, &mut buf).unwrap();
+            assert_eq!(&buf, b"world");
+            assert_eq!(r.read_to_vec(0, 12).unwrap(), b"hello world!");
+            match fs.read_mode() {
+                ReadMode::Mmap => assert_eq!(r.as_slice(), Some(&b"hello world!"[..])),
+                ReadMode::Pread => assert_eq!(r.as_slice(), None),
+            }
+        }
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let path = dir.path().join("f");
+        drop(fs.create_new(&path).unwrap());
+        let err = fs.create_new(&path).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(err.path(), path);
+        let err = fs.open_append(&dir.path().join("missing")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn read_past_eof_names_path_and_offset() {
+        for fs in both_modes() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f");
+            let mut w = fs.create_new(&path).unwrap();
+            w.append(&[7; 10]).unwrap();
+            drop(w);
+            let r = fs.open_read(&path).unwrap();
+            let mut buf = [0u8; 4];
+            let err = r.read_at(8, &mut buf).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+            let msg = err.to_string();
+            assert!(msg.contains(&path.display().to_string()), "{msg}");
+            assert!(msg.contains("offset 8"), "{msg}");
+            assert!(r.read_at(u64::MAX, &mut buf).is_err());
+            // A huge length is refused before allocating.
+            assert!(r.read_to_vec(0, usize::MAX).is_err());
+        }
+    }
+
+    #[test]
+    fn truncation_under_a_pread_reader_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::with_read_mode(ReadMode::Pread);
+        let path = dir.path().join("f");
+        let mut w = fs.create_new(&path).unwrap();
+        w.append(&[1; 100]).unwrap();
+        drop(w);
+        let r = fs.open_read(&path).unwrap();
+        OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
+        let mut buf = [0u8; 20];
+        let err = r.read_at(50, &mut buf).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(err.path(), path);
+    }
+
+    #[test]
+    fn empty_file_opens_in_both_modes() {
+        for fs in both_modes() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("empty");
+            drop(fs.create_new(&path).unwrap());
+            let r = fs.open_read(&path).unwrap();
+            assert!(r.is_empty());
+            r.read_at(0, &mut []).unwrap();
+            assert!(r.read_at(0, &mut [0]).is_err());
+            if fs.read_mode() == ReadMode::Mmap {
+                assert_eq!(r.as_slice(), Some(&[][..]));
+            }
+        }
+    }
+
+    #[test]
+    fn rename_replaces_the_destination() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs.create_new(&a).unwrap().append(b"new").unwrap();
+        fs.create_new(&b).unwrap().append(b"old!").unwrap();
+        fs.rename(&a, &b).unwrap();
+        fs.sync_dir(dir.path()).unwrap();
+        assert!(!fs.exists(&a).unwrap());
+        assert_eq!(fs.file_len(&b).unwrap(), 3);
+        assert_eq!(fs.open_read(&b).unwrap().as_slice(), Some(&b"new"[..]));
+        let err = fs.rename(&a, &b).unwrap_err();
+        assert!(matches!(err, Error::Rename { .. }));
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn list_is_sorted_and_remove_works() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        for name in ["c", "a", "b10", "b2"] {
+            drop(fs.create_new(&dir.path().join(name)).unwrap());
+        }
+        fs.create_dir_all(&dir.path().join("d").join("e")).unwrap();
+        assert_eq!(fs.list(dir.path()).unwrap(), ["a", "b10", "b2", "c", "d"]);
+        fs.remove_file(&dir.path().join("a")).unwrap();
+        fs.remove_dir_all(&dir.path().join("d")).unwrap();
+        assert_eq!(fs.list(dir.path()).unwrap(), ["b10", "b2", "c"]);
+        let err = fs.list(&dir.path().join("nope")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_removed_file_stays_readable_through_an_open_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let path = dir.path().join("f");
+        fs.create_new(&path).unwrap().append(b"abc").unwrap();
+        let r = fs.open_read(&path).unwrap();
+        fs.remove_file(&path).unwrap();
+        assert!(!fs.exists(&path).unwrap());
+        assert_eq!(r.as_slice(), Some(&b"abc"[..]));
+    }
+
+    #[test]
+    fn second_lock_in_the_same_process_is_locked_until_the_first_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let path = dir.path().join("LOCK");
+        let held = fs.lock(&path).unwrap();
+        assert_eq!(held.path(), path);
+        let err = fs.lock(&path).unwrap_err();
+        assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+        assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
+        drop(held);
+        let again = fs.lock(&path).unwrap();
+        drop(again);
+        assert!(fs.exists(&path).unwrap());
+    }
+}

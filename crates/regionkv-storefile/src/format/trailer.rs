@@ -1,0 +1,241 @@
+//! The fixed trailer at the end of every storefile (format version 1, 100 bytes).
+//!
+//! | offset | size | field                                             |
+//! |--------|------|---------------------------------------------------|
+//! | 0      | 8    | root index block offset                           |
+//! | 8      | 4    | root index block size (framed)                    |
+//! | 12     | 4    | index levels (0 when the file holds no cells)     |
+//! | 16     | 8    | file info block offset                            |
+//! | 24     | 4    | file info block size (framed)                     |
+//! | 28     | 4    | bloom block size (framed; 0 = no bloom)           |
+//! | 32     | 8    | bloom block offset                                |
+//! | 40     | 8    | data block count                                  |
+//! | 48     | 8    | cell count                                        |
+//! | 56     | 8    | end of the data section (first non-data byte)     |
+//! | 64     | 8    | uncompressed bytes of all data block bodies       |
+//! | 72     | 1    | compression code of data blocks                   |
+//! | 73     | 1    | data block encoding code                          |
+//! | 74     | 10   | reserved, zero                                    |
+//! | 84     | 4    | format version (1)                                |
+//! | 88     | 4    | CRC-32 of bytes [0, 88)                           |
+//! | 92     | 8    | magic `RKVSFTRL`                                  |
+//!
+//! The version sits just before the checksum and magic so that a later version may grow
+//! the trailer: a reader finds the magic in the last 8 bytes, the version at −16, and from
+//! the version the trailer's length.
+
+use super::{Compression, DataBlockEncoding, FORMAT_VERSION, be_u32, be_u64};
+
+/// The trailer's magic, the last 8 bytes of every storefile.
+pub const TRAILER_MAGIC: &[u8; 8] = b"RKVSFTRL";
+/// Trailer length of format version 1.
+pub const TRAILER_LEN_V1: usize = 100;
+
+/// Where things are in a storefile, and its global counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Trailer {
+    /// Offset of the root index block.
+    pub root_index_offset: u64,
+    /// Framed size of the root index block.
+    pub root_index_size: u32,
+    /// Index levels: 1 when the root points at data blocks.
+    pub index_levels: u32,
+    /// Offset of the file info block.
+    pub file_info_offset: u64,
+    /// Framed size of the file info block.
+    pub file_info_size: u32,
+    /// Offset of the bloom block.
+    pub bloom_offset: u64,
+    /// Framed size of the bloom block (0 when there is none).
+    pub bloom_size: u32,
+    /// Number of data blocks.
+    pub data_block_count: u64,
+    /// Number of cells.
+    pub cell_count: u64,
+    /// First byte after the last data block.
+    pub data_section_end: u64,
+    /// Sum of uncompressed data block body lengths.
+    pub uncompressed_data_bytes: u64,
+    /// Compression of data blocks.
+    pub compression: Compression,
+    /// Encoding of data blocks.
+    pub encoding: DataBlockEncoding,
+}
+
+/// Why the trailer was rejected; the reader adds the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrailerError {
+    /// Shorter than a trailer, or no magic: not a storefile (or truncated).
+    NotAStoreFile(String),
+    /// A version this build does not know.
+    UnsupportedVersion(u32),
+    /// Checksum mismatch.
+    Checksum {
+        /// Stored value.
+        stored: u32,
+        /// Computed value.
+        computed: u32,
+    },
+    /// A field that cannot be right.
+    Bad(String),
+}
+
+impl Trailer {
+    /// Encodes as format version 1.
+    pub fn encode(&self) -> [u8; TRAILER_LEN_V1] {
+        let mut b = [0u8; TRAILER_LEN_V1];
+        b[0..8].copy_from_slice(&self.root_index_offset.to_be_bytes());
+        b[8..12].copy_from_slice(&self.root_index_size.to_be_bytes());
+        b[12..16].copy_from_slice(&self.index_levels.to_be_bytes());
+        b[16..24].copy_from_slice(&self.file_info_offset.to_be_bytes());
+        b[24..28].copy_from_slice(&self.file_info_size.to_be_bytes());
+        b[28..32].copy_from_slice(&self.bloom_size.to_be_bytes());
+        b[32..40].copy_from_slice(&self.bloom_offset.to_be_bytes());
+        b[40..48].copy_from_slice(&self.data_block_count.to_be_bytes());
+        b[48..56].copy_from_slice(&self.cell_count.to_be_bytes());
+        b[56..64].copy_from_slice(&self.data_section_end.to_be_bytes());
+        b[64..72].copy_from_slice(&self.uncompressed_data_bytes.to_be_bytes());
+        b[72] = self.compression.code();
+        b[73] = self.encoding.code();
+        b[84..88].copy_from_slice(&FORMAT_VERSION.to_be_bytes());
+        let crc = crc32fast::hash(&b[0..88]);
+        b[88..92].copy_from_slice(&crc.to_be_bytes());
+        b[92..100].copy_from_slice(TRAILER_MAGIC);
+        b
+    }
+
+    /// Decodes the trailer from the tail of a file of `file_len` bytes; `tail` holds the
+    /// file's last `min(file_len, TRAILER_LEN_V1)` bytes.
+    pub fn decode(tail: &[u8], file_len: u64) -> Result<Self, TrailerError> {
+        if tail.len() < TRAILER_LEN_V1 {
+            return Err(TrailerError::NotAStoreFile(format!(
+                "{file_len} bytes (end offset {file_len}) is shorter than the {TRAILER_LEN_V1}-byte trailer"
+            )));
+        }
+        let b = &tail[tail.len() - TRAILER_LEN_V1..];
+        if &b[92..100] != TRAILER_MAGIC {
+            return Err(TrailerError::NotAStoreFile(format!(
+                "no storefile trailer magic at offset {} (the last 8 bytes)",
+                file_len.saturating_sub(8)
+            )));
+        }
+        let version = be_u32(b, 84).unwrap_or(0);
+        if version != FORMAT_VERSION {
+            // A flipped bit in the version field also lands here; the checksum check below
+            // cannot run without knowing the layout, so the message says both.
+            return Err(TrailerError::UnsupportedVersion(version));
+        }
+        let stored = be_u32(b, 88).unwrap_or(0);
+        let computed = crc32fast::hash(&b[0..88]);
+        if stored != computed {
+            return Err(TrailerError::Checksum { stored, computed });
+        }
+        let get64 = |at| be_u64(b, at).unwrap_or(0);
+        let get32 = |at| be_u32(b, at).unwrap_or(0);
+        let t = Trailer {
+            root_index_offset: get64(0),
+            root_index_size: get32(8),
+            index_levels: get32(12),
+            file_info_offset: get64(16),
+            file_info_size: get32(24),
+            bloom_size: get32(28),
+            bloom_offset: get64(32),
+            data_block_count: get64(40),
+            cell_count: get64(48),
+            data_section_end: get64(56),
+            uncompressed_data_bytes: get64(64),
+            compression: Compression::from_code(b[72])
+                .ok_or_else(|| TrailerError::Bad(format!("compression code {}", b[72])))?,
+            encoding: DataBlockEncoding::from_code(b[73])
+                .ok_or_else(|| TrailerError::Bad(format!("encoding code {}", b[73])))?,
+        };
+        t.check_extents(file_len - TRAILER_LEN_V1 as u64)?;
+        Ok(t)
+    }
+
+    /// Every section must lie inside the file before the trailer.
+    fn check_extents(&self, body_end: u64) -> Result<(), TrailerError> {
+        let within = |name: &str, off: u64, size: u32| match off.checked_add(u64::from(size)) {
+            Some(end) if end <= body_end => Ok(()),
+            _ => Err(TrailerError::Bad(format!(
+                "{name} at {off} (+{size}) extends past the end of the file body ({body_end})"
+            ))),
+        };
+        within("root index", self.root_index_offset, self.root_index_size)?;
+        within("file info", self.file_info_offset, self.file_info_size)?;
+        if self.bloom_size > 0 {
+            within("bloom", self.bloom_offset, self.bloom_size)?;
+        }
+        if self.data_section_end > body_end {
+            return Err(TrailerError::Bad(format!(
+                "data section end {} past the file body ({body_end})",
+                self.data_section_end
+            )));
+        }
+        if self.index_levels > 8 {
+            return Err(TrailerError::Bad(format!(
+                "{} index levels (at most 8 are ever written)",
+                self.index_levels
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Trailer {
+        Trailer {
+            root_index_offset: 1000,
+            root_index_size: 50,
+            index_levels: 1,
+            file_info_offset: 1050,
+            file_info_size: 40,
+            bloom_offset: 900,
+            bloom_size: 100,
+            data_block_count: 3,
+            cell_count: 42,
+            data_section_end: 900,
+            uncompressed_data_bytes: 1234,
+            compression: Compression::Lz4,
+            encoding: DataBlockEncoding::Prefix,
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let t = sample();
+        let b = t.encode();
+        assert_eq!(&b[92..], TRAILER_MAGIC);
+        assert_eq!(Trailer::decode(&b, 1190).unwrap(), t);
+    }
+
+    #[test]
+    fn every_bit_flip_is_rejected() {
+        let b = sample().encode();
+        for i in 0..b.len() {
+            for bit in 0..8 {
+                let mut bad = b;
+                bad[i] ^= 1 << bit;
+                assert!(Trailer::decode(&bad, 1190).is_err(), "byte {i} bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn extents_are_checked() {
+        let b = sample().encode();
+        // A file too short to hold the sections the trailer names.
+        assert!(matches!(
+            Trailer::decode(&b, 1100),
+            Err(TrailerError::Bad(_))
+        ));
+        assert!(matches!(
+            Trailer::decode(&b[1..], 99),
+            Err(TrailerError::NotAStoreFile(_))
+        ));
+    }
+}

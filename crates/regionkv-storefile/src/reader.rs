@@ -1,0 +1,519 @@
+//! `StoreFileReader`: opens a storefile, verifies its trailer, file info, root index and
+//! bloom, and serves blocks to scanners.
+//!
+//! Reads go through the file's mapping when the I/O seam offers one (`RealFs` in mmap
+//! mode, `MemFs`) and through `read_at` otherwise. Uncompressed data blocks are served
+//! straight from the mapping, without a copy; their checksum is verified the first time
+//! each block is touched (a bit per data block remembers it). Compressed data blocks, and
+//! every block in pread mode, are verified, decoded and kept in the shared block cache.
+//! Non-root index blocks always go through the cache: they are small and hot.
+//!
+//! Thread safety: a reader is shared as `Arc<StoreFileReader>` by any number of scanners;
+//! it holds no lock of its own (the block cache has its own).
+
+use crate::block::BlockCursor;
+use crate::bloom::{BloomFilter, BloomType, rowcol_key};
+use crate::cache::{BlockCache, BlockCacheKey};
+use crate::error::{Error, Result};
+use crate::file_info::FileInfo;
+use crate::format::block_header::{
+    BlockHeader, FRAMING_LEN, FrameError, HEADER_LEN, decompress, parse_block, peek_block_len,
+};
+use crate::format::trailer::{TRAILER_LEN_V1, Trailer, TrailerError};
+use crate::format::{BlockType, Compression};
+use crate::index::BlockHandle;
+use regionkv_cell::TimeRange;
+use regionkv_fs::{Fs, ReadableFile};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The block cache type storefiles share: decoded (uncompressed) block bodies.
+pub type StoreFileBlockCache = BlockCache<Vec<u8>>;
+
+/// A data block body a scanner holds: a range of the mapping, or a decoded buffer.
+#[derive(Debug, Clone)]
+pub enum BlockData {
+    /// Body bytes inside the file's mapping.
+    Mapped {
+        /// The mapped file.
+        file: Arc<dyn ReadableFile>,
+        /// Body start offset.
+        start: usize,
+        /// Body end offset.
+        end: usize,
+    },
+    /// A decoded body (decompressed, or read with pread), possibly shared with the cache.
+    Owned(Arc<Vec<u8>>),
+}
+
+impl BlockData {
+    /// The body bytes.
+    #[inline]
+    pub fn body(&self) -> &[u8] {
+        match self {
+            BlockData::Mapped { file, start, end } => file
+                .as_slice()
+                .and_then(|s| s.get(*start..*end))
+                .unwrap_or_default(),
+            BlockData::Owned(b) => b,
+        }
+    }
+}
+
+/// Options of an open reader.
+#[derive(Debug, Clone, Default)]
+pub struct ReaderOptions {
+    /// Cache blocks with in-memory priority (the family's IN_MEMORY option).
+    pub in_memory: bool,
+}
+
+/// An open storefile.
+#[derive(Debug)]
+pub struct StoreFileReader {
+    file: Arc<dyn ReadableFile>,
+    path: PathBuf,
+    file_id: u64,
+    len: u64,
+    trailer: Trailer,
+    info: FileInfo,
+    root: Vec<u8>,
+    bloom: Option<BloomFilter>,
+    cache: Option<Arc<StoreFileBlockCache>>,
+    options: ReaderOptions,
+    /// One bit per data block: checksum already verified (mapped, uncompressed blocks).
+    verified: Vec<AtomicU64>,
+}
+
+impl StoreFileReader {
+    /// Opens the storefile at `path` through `fs`. `file_id` must be unique among the
+    /// files sharing `cache`.
+    pub fn open(
+        fs: &dyn Fs,
+        path: &Path,
+        file_id: u64,
+        cache: Option<Arc<StoreFileBlockCache>>,
+        options: ReaderOptions,
+    ) -> Result<Self> {
+        let file = fs.open_read(path)?;
+        Self::from_file(file, file_id, cache, options)
+    }
+
+    /// Opens an already opened file.
+    pub fn from_file(
+        file: Arc<dyn ReadableFile>,
+        file_id: u64,
+        cache: Option<Arc<StoreFileBlockCache>>,
+        options: ReaderOptions,
+    ) -> Result<Self> {
+        let path = file.path().to_path_buf();
+        let len = file.len();
+        let tail_len = len.min(TRAILER_LEN_V1 as u64);
+        let tail = file.read_to_vec(len - tail_len, tail_len as usize)?;
+        let trailer = Trailer::decode(&tail, len).map_err(|e| match e {
+            TrailerError::NotAStoreFile(reason) => Error::NotAStoreFile {
+                path: path.clone(),
+                reason,
+            },
+            TrailerError::UnsupportedVersion(version) => Error::UnsupportedVersion {
+                path: path.clone(),
+                offset: len - TRAILER_LEN_V1 as u64,
+                version,
+            },
+            TrailerError::Checksum { stored, computed } => Error::ChecksumMismatch {
+                path: path.clone(),
+                offset: len - TRAILER_LEN_V1 as u64,
+                what: "trailer",
+                stored,
+                computed,
+            },
+            TrailerError::Bad(reason) => Error::Corrupt {
+                path: path.clone(),
+                offset: len - TRAILER_LEN_V1 as u64,
+                reason,
+            },
+        })?;
+        let blocks = trailer.data_block_count.div_ceil(64);
+        let mut reader = Self {
+            file,
+            path,
+            file_id,
+            len,
+            trailer,
+            info: FileInfo::default(),
+            root: Vec::new(),
+            bloom: None,
+            cache,
+            options,
+            verified: (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+        };
+        let fi = reader.read_meta_block(
+            trailer.file_info_offset,
+            trailer.file_info_size,
+            BlockType::FileInfo,
+        )?;
+        reader.info = FileInfo::decode(&fi).map_err(|(at, reason)| Error::Corrupt {
+            path: reader.path.clone(),
+            offset: trailer.file_info_offset + HEADER_LEN as u64 + at as u64,
+            reason,
+        })?;
+        if reader.info.cell_count != trailer.cell_count {
+            return Err(reader.corrupt(
+                trailer.file_info_offset,
+                format!(
+                    "file info counts {} cells, trailer {}",
+                    reader.info.cell_count, trailer.cell_count
+                ),
+            ));
+        }
+        reader.root = reader.read_meta_block(
+            trailer.root_index_offset,
+            trailer.root_index_size,
+            BlockType::RootIndex,
+        )?;
+        BlockCursor::new(&reader.root).map_err(|e| {
+            reader.corrupt(
+                trailer.root_index_offset + HEADER_LEN as u64 + e.offset as u64,
+                format!("root index: {}", e.reason),
+            )
+        })?;
+        if trailer.bloom_size > 0 {
+            let body = reader.read_meta_block(
+                trailer.bloom_offset,
+                trailer.bloom_size,
+                BlockType::Bloom,
+            )?;
+            let bloom = BloomFilter::parse(&body)
+                .map_err(|r| reader.corrupt(trailer.bloom_offset, format!("bloom: {r}")))?;
+            if bloom.bloom_type() != reader.info.bloom_type {
+                return Err(reader.corrupt(
+                    trailer.bloom_offset,
+                    "bloom type differs from the file info's".to_string(),
+                ));
+            }
+            reader.bloom = Some(bloom);
+        } else if reader.info.bloom_type != BloomType::None {
+            return Err(reader.corrupt(
+                trailer.file_info_offset,
+                "file info names a bloom the trailer does not have".to_string(),
+            ));
+        }
+        Ok(reader)
+    }
+
+    pub(crate) fn corrupt(&self, offset: u64, reason: String) -> Error {
+        Error::Corrupt {
+            path: self.path.clone(),
+            offset,
+            reason,
+        }
+    }
+
+    fn frame_error(&self, offset: u64, what: &'static str, e: FrameError) -> Error {
+        match e {
+            FrameError::TooShort(n) => self.corrupt(offset, format!("{what}: block of {n} bytes")),
+            FrameError::Checksum { stored, computed } => Error::ChecksumMismatch {
+                path: self.path.clone(),
+                offset,
+                what,
+                stored,
+                computed,
+            },
+            FrameError::BadHeader(r) => self.corrupt(offset, format!("{what}: {r}")),
+        }
+    }
+
+    /// Reads, verifies and decodes a block read once at open (file info, root, bloom).
+    fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
+        let raw = self.file.read_to_vec(offset, size as usize)?;
+        let (header, body) =
+            parse_block(&raw).map_err(|e| self.frame_error(offset, expect.name(), e))?;
+        self.check_type(offset, &header, expect)?;
+        decompress(&header, body).map_err(|r| self.corrupt(offset, r))
+    }
+
+    fn check_type(&self, offset: u64, header: &BlockHeader, expect: BlockType) -> Result<()> {
+        if header.block_type != expect {
+            return Err(self.corrupt(
+                offset,
+                format!(
+                    "expected a {} block, found {}",
+                    expect.name(),
+                    header.block_type.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn cache_key(&self, offset: u64) -> BlockCacheKey {
+        BlockCacheKey {
+            file_id: self.file_id,
+            offset,
+        }
+    }
+
+    /// Reads a framed block, verifies it and returns its decoded body, via the cache.
+    fn cached_block(&self, h: BlockHandle, expect: BlockType) -> Result<Arc<Vec<u8>>> {
+        let key = self.cache_key(h.offset);
+        if let Some(cache) = &self.cache
+            && let Some(b) = cache.get(&key)
+        {
+            return Ok(b);
+        }
+        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect)?);
+        if let Some(cache) = &self.cache {
+            cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
+        }
+        Ok(body)
+    }
+
+    /// The data block at `h`.
+    pub fn data_block(&self, h: BlockHandle) -> Result<BlockData> {
+        if h.offset
+            .checked_add(u64::from(h.size))
+            .is_none_or(|e| e > self.trailer.data_section_end)
+        {
+            return Err(self.corrupt(
+                h.offset,
+                format!("data block of {} bytes runs past the data section", h.size),
+            ));
+        }
+        if let (Some(map), Compression::None) = (self.file.as_slice(), self.trailer.compression) {
+            let start = h.offset as usize;
+            let end = start + h.size as usize;
+            let raw = map.get(start..end).unwrap_or_default();
+            if !self.is_verified(h.first_ordinal) {
+                let (header, _) =
+                    parse_block(raw).map_err(|e| self.frame_error(h.offset, "data block", e))?;
+                self.check_type(h.offset, &header, BlockType::Data)?;
+                if header.compression == Compression::None {
+                    self.mark_verified(h.first_ordinal);
+                }
+            }
+            // Verified: the header says "uncompressed", so the body is the data.
+            if raw.get(8) == Some(&Compression::None.code()) {
+                return Ok(BlockData::Mapped {
+                    file: self.file.clone(),
+                    start: start + HEADER_LEN,
+                    end: end - (FRAMING_LEN - HEADER_LEN),
+                });
+            }
+        }
+        Ok(BlockData::Owned(self.cached_block(h, BlockType::Data)?))
+    }
+
+    fn is_verified(&self, ordinal: u64) -> bool {
+        self.verified
+            .get((ordinal / 64) as usize)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & (1 << (ordinal % 64)) != 0)
+    }
+
+    fn mark_verified(&self, ordinal: u64) {
+        if let Some(w) = self.verified.get((ordinal / 64) as usize) {
+            w.fetch_or(1 << (ordinal % 64), Ordering::Relaxed);
+        }
+    }
+
+    /// Descends the index to the data block that holds `key` if the file does (the last
+    /// block whose first key is ≤ `key`, or the first block). `None` for an empty file.
+    pub fn find_data_block(&self, key: &[u8]) -> Result<Option<BlockHandle>> {
+        self.descend(|c, body| c.seek_le_or_first(body, key))
+    }
+
+    /// The handle of data block `ordinal`.
+    pub fn data_block_by_ordinal(&self, ordinal: u64) -> Result<Option<BlockHandle>> {
+        if ordinal >= self.trailer.data_block_count {
+            return Ok(None);
+        }
+        self.descend(|c, body| {
+            // Last entry whose first ordinal is ≤ the target.
+            c.seek_to_first(body)?;
+            let mut best = c.entry_offset();
+            while c.valid() {
+                match BlockHandle::decode(c.value(body)) {
+                    Some(h) if h.first_ordinal <= ordinal => best = c.entry_offset(),
+                    _ => break,
+                }
+                c.next(body)?;
+            }
+            c.seek_to_first(body)?;
+            while c.valid() && c.entry_offset() < best {
+                c.next(body)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn descend(
+        &self,
+        mut position: impl FnMut(
+            &mut BlockCursor,
+            &[u8],
+        ) -> std::result::Result<(), crate::block::BodyError>,
+    ) -> Result<Option<BlockHandle>> {
+        if self.trailer.data_block_count == 0 {
+            return Ok(None);
+        }
+        let mut level = self.trailer.index_levels;
+        let mut owned: Arc<Vec<u8>>;
+        let mut body: &[u8] = &self.root;
+        let mut block_offset = self.trailer.root_index_offset;
+        loop {
+            let bad = |e: crate::block::BodyError| {
+                self.corrupt(
+                    block_offset + HEADER_LEN as u64 + e.offset as u64,
+                    format!("index block: {}", e.reason),
+                )
+            };
+            let mut c = BlockCursor::new(body).map_err(bad)?;
+            position(&mut c, body).map_err(bad)?;
+            if !c.valid() {
+                return Err(self.corrupt(block_offset, "empty index block".to_string()));
+            }
+            let h = BlockHandle::decode(c.value(body))
+                .ok_or_else(|| self.corrupt(block_offset, "index entry value".to_string()))?;
+            if level <= 1 {
+                return Ok(Some(h));
+            }
+            level -= 1;
+            owned = self.cached_block(h, BlockType::Index)?;
+            body = &owned;
+            block_offset = h.offset;
+        }
+    }
+
+    /// The handle of the data block after `h` in file order, read from its header
+    /// (bounds-checked here, confirmed by the block's checksum when it is loaded).
+    pub fn next_data_block(&self, h: BlockHandle) -> Result<Option<BlockHandle>> {
+        let offset = h.offset + u64::from(h.size);
+        if offset >= self.trailer.data_section_end
+            || h.first_ordinal + 1 >= self.trailer.data_block_count
+        {
+            return Ok(None);
+        }
+        let mut header = [0u8; HEADER_LEN];
+        self.file.read_at(offset, &mut header)?;
+        let size = peek_block_len(&header)
+            .filter(|&s| offset + s as u64 <= self.trailer.data_section_end)
+            .ok_or_else(|| {
+                self.corrupt(
+                    offset,
+                    "data block length runs past the data section".into(),
+                )
+            })?;
+        Ok(Some(BlockHandle {
+            offset,
+            size: size as u32,
+            first_ordinal: h.first_ordinal + 1,
+        }))
+    }
+
+    /// The key of the middle of the file, for region splits: the first key of data block
+    /// `(n − 1) / 2` (HBase's midkey rule). `None` for an empty file.
+    pub fn midkey(&self) -> Result<Option<Vec<u8>>> {
+        let n = self.trailer.data_block_count;
+        if n == 0 {
+            return Ok(None);
+        }
+        let Some(h) = self.data_block_by_ordinal((n - 1) / 2)? else {
+            return Ok(None);
+        };
+        let block = self.data_block(h)?;
+        let body = block.body();
+        let mut c = BlockCursor::new(body)
+            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
+        c.seek_to_first(body)
+            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
+        Ok(c.valid().then(|| c.key(body).to_vec()))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// The id this reader's blocks are cached under.
+    pub fn file_id(&self) -> u64 {
+        self.file_id
+    }
+    /// File length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// True for a zero-length file (never a valid storefile).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The trailer.
+    pub fn trailer(&self) -> &Trailer {
+        &self.trailer
+    }
+    /// The file info.
+    pub fn file_info(&self) -> &FileInfo {
+        &self.info
+    }
+    /// The bloom filter, if the file has one.
+    pub fn bloom(&self) -> Option<&BloomFilter> {
+        self.bloom.as_ref()
+    }
+    /// The underlying file.
+    pub fn file(&self) -> &Arc<dyn ReadableFile> {
+        &self.file
+    }
+
+    /// False when the file certainly holds no cell of `row` (ROW or ROWCOL bloom).
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        match (&self.bloom, self.info.bloom_type) {
+            (Some(b), BloomType::Row) => b.may_contain(row),
+            // A ROWCOL bloom cannot answer for a whole row (HBase reads the file).
+            _ => true,
+        }
+    }
+
+    /// False when the file certainly holds no cell of column `qualifier` of `row` and no
+    /// family-level delete marker of `row`.
+    pub fn may_contain_row_col(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        match (&self.bloom, self.info.bloom_type) {
+            (Some(b), BloomType::Row) => b.may_contain(row),
+            (Some(b), BloomType::RowCol) => {
+                let mut k = Vec::with_capacity(2 + row.len() + qualifier.len());
+                rowcol_key(&mut k, row, qualifier);
+                if b.may_contain(&k) {
+                    return true;
+                }
+                if self.info.delete_family_count == 0 {
+                    return false;
+                }
+                rowcol_key(&mut k, row, b"");
+                b.may_contain(&k)
+            }
+            _ => true,
+        }
+    }
+
+    /// False when no cell of the file has a timestamp in `range`.
+    pub fn may_contain_time_range(&self, range: &TimeRange) -> bool {
+        if self.info.cell_count == 0 {
+            return false;
+        }
+        range.is_all_time()
+            || (range.min() <= self.info.max_timestamp && self.info.min_timestamp < range.max())
+    }
+
+    /// False when no row of the file lies in `[start, stop)` (an empty `stop` means no
+    /// upper bound, as in HBase scans).
+    pub fn may_contain_rows(&self, start: &[u8], stop: &[u8]) -> bool {
+        let (Some(first), Some(last)) = (&self.info.first_key, &self.info.last_key) else {
+            return false;
+        };
+        let row = |k: &[u8]| {
+            regionkv_cell::KeyView::parse(k)
+                .map(|v| v.row().to_vec())
+                .ok()
+        };
+        let (Some(first_row), Some(last_row)) = (row(first), row(last)) else {
+            return true;
+        };
+        last_row.as_slice() >= start && (stop.is_empty() || first_row.as_slice() < stop)
+    }
+}
