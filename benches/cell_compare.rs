@@ -5,6 +5,11 @@
 //!
 //! Run: `cargo bench --bench cell_compare`
 
+#![expect(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented function"
+)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use regionkv_cell::key::encode_key;
 use regionkv_cell::{CellType, KeyView, compare_keys};

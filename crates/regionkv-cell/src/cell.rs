@@ -341,7 +341,7 @@ mod tests {
 
     #[test]
     fn cells_sort_in_hbase_order() {
-        let mut cells = vec![
+        let mut cells = [
             Cell::put(b"r2", b"f", b"a", 1, b"").unwrap(),
             Cell::put(b"r1", b"f", b"b", 1, b"").unwrap(),
             Cell::put(b"r1", b"f", b"a", 1, b"").unwrap(),

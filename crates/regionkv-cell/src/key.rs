@@ -112,10 +112,13 @@ pub fn encode_key(
     Ok(out)
 }
 
-/// Splits a key into (row, family, qualifier, trailer) without validating the type code.
+/// A key split into (row, family, qualifier, 17-byte trailer).
+type KeyParts<'a> = (&'a [u8], &'a [u8], &'a [u8], &'a [u8]);
+
+/// Splits a key into its parts without validating the type code.
 /// `None` when a length field points outside the key.
 #[inline]
-fn split_key(key: &[u8]) -> Option<(&[u8], &[u8], &[u8], &[u8])> {
+fn split_key(key: &[u8]) -> Option<KeyParts<'_>> {
     let len = key.len();
     if len < KEY_OVERHEAD {
         return None;
@@ -160,10 +163,7 @@ pub fn compare_keys(a: &[u8], b: &[u8]) -> Ordering {
 }
 
 #[inline]
-fn compare_split(
-    (ar, af, aq, at): (&[u8], &[u8], &[u8], &[u8]),
-    (br, bf, bq, bt): (&[u8], &[u8], &[u8], &[u8]),
-) -> Ordering {
+fn compare_split((ar, af, aq, at): KeyParts<'_>, (br, bf, bq, bt): KeyParts<'_>) -> Ordering {
     let rows = ar.cmp(br);
     if rows != Ordering::Equal {
         return rows;

@@ -49,7 +49,7 @@ impl BlockBuilder {
 
     /// Appends an entry. REQUIRES: `key` sorts after the previous key (the writer checks).
     pub fn add(&mut self, key: &[u8], value: &[u8]) {
-        let shared = if self.entries % RESTART_INTERVAL == 0 {
+        let shared = if self.entries.is_multiple_of(RESTART_INTERVAL) {
             // Bodies are far below 4 GiB (MAX_BODY_LEN), so offsets fit in u32.
             self.restarts.push(self.buf.len() as u32);
             0

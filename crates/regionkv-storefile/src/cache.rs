@@ -59,7 +59,9 @@
 //!   comparing contents (HBase compares the serialized bytes and throws if they differ, and 2.x
 //!   replaces an entry that lacks `nextBlockOnDiskSize`; a generic `V` offers neither).
 //! - Factors are `f64`; the three shares must sum to 1.0 within 1e-6 (HBase compares `f32` sums
-//!   exactly), and `min` must be strictly positive (HBase does not check).
+//!   exactly), and `min` must be strictly positive (HBase does not check). Byte thresholds
+//!   are computed exactly to nine decimal places rather than in Java `float`; the two agree for
+//!   every capacity and factor HBase's tests use, and may differ by a byte elsewhere.
 //! - When two buckets overflow by the same number of bytes, they are processed in the order
 //!   single, multi, in-memory (HBase leaves the order to `java.util.PriorityQueue`).
 //! - No victim (L2) cache, no `setMaxSize` resizing, no per-block-type statistics and no
@@ -343,7 +345,7 @@ struct Limits {
 }
 
 /// Factors are applied in fixed point, to nine decimal places, so that thresholds are what the
-/// decimal configuration says (`floor(1000 × 0.99)` is 990, where `f64` arithmetic gives 989).
+/// decimal configuration says (`floor(100 × 0.29)` is 29, where `f64` arithmetic gives 28).
 const FACTOR_SCALE: u128 = 1_000_000_000;
 
 /// `factor` in units of 1/[`FACTOR_SCALE`]; factors are validated to lie in [0, 1].
@@ -1353,6 +1355,23 @@ mod tests {
         assert!(!cache.contains(&k(2)));
         assert_eq!(cache.capacity(), 1_000);
         assert_eq!(stats.capacity_bytes, 1_000);
+    }
+
+    #[test]
+    fn thresholds_are_decimal_exact() {
+        // In f64, 100 × 0.29 is 28.999999999999996.
+        let limits = Limits::new(100, &config(0.2, 0.29, 0.25, 0.5, 0.25));
+        assert_eq!(limits.acceptable_size, 29);
+        assert_eq!(limits.min_size, 20);
+        assert_eq!(limits.bucket_targets, [5, 10, 5]);
+        let limits = Limits::new(100_000, &config(0.98, 0.99, 0.33, 0.33, 0.34));
+        assert_eq!(limits.bucket_targets, [32_340, 32_340, 33_320]);
+        let limits = Limits::new(u64::MAX, &BlockCacheConfig::default());
+        assert_eq!(
+            limits.max_admissible,
+            BlockCacheConfig::DEFAULT_MAX_BLOCK_SIZE
+        );
+        assert!(limits.acceptable_size > limits.min_size);
     }
 
     #[test]

@@ -315,6 +315,14 @@ impl StoreFileReader {
         }
     }
 
+    /// Reads and verifies the framed block at `h` and returns its header (for the `hfile`
+    /// inspector's per-block listing).
+    pub fn block_header(&self, h: BlockHandle) -> Result<BlockHeader> {
+        let raw = self.file.read_to_vec(h.offset, h.size as usize)?;
+        let (header, _) = parse_block(&raw).map_err(|e| self.frame_error(h.offset, "block", e))?;
+        Ok(header)
+    }
+
     /// Descends the index to the data block that holds `key` if the file does (the last
     /// block whose first key is ≤ `key`, or the first block). `None` for an empty file.
     pub fn find_data_block(&self, key: &[u8]) -> Result<Option<BlockHandle>> {

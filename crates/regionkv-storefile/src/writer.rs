@@ -375,9 +375,10 @@ impl StoreFileWriter {
 
         if self.info.cell_count > 0 {
             self.info.last_key = Some(self.last_key.clone());
-            self.info.avg_key_len = (self.key_bytes / self.info.cell_count) as u32;
-            self.info.avg_value_len = (self.value_bytes / self.info.cell_count) as u32;
         }
+        let avg = |total: u64| total.checked_div(self.info.cell_count).unwrap_or(0) as u32;
+        self.info.avg_key_len = avg(self.key_bytes);
+        self.info.avg_value_len = avg(self.value_bytes);
         let info_body = self.info.encode();
         let (file_info_offset, file_info_size) =
             self.write_block(BlockType::FileInfo, &info_body)?;

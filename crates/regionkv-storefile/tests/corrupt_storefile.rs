@@ -3,7 +3,7 @@
 //! offset — never a panic, never a silently wrong answer — and a file truncated at any
 //! length is rejected on open.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv_cell::{Cell, KeyValueScanner, OwnedKey};
 use regionkv_fs::{Fs, MemFs, ReadMode, RealFs};

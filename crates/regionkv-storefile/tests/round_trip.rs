@@ -2,7 +2,7 @@
 //! land on the first cell at or after the sought key — for every combination of
 //! compression, encoding, block size, index depth, bloom type, read mode and cache.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
 use regionkv_cell::{Cell, CellType, KeyValueScanner, KeyView, OwnedKey, compare_keys};

@@ -9,6 +9,8 @@
 
 use std::io::{self, Write};
 
+use Support::{Available, ClusterOnly, NotYet};
+
 /// What this build does with a command name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Support {
@@ -30,8 +32,6 @@ pub struct Group {
     /// The commands of the group, sorted, with what this build does with each.
     pub commands: &'static [(&'static str, Support)],
 }
-
-use Support::{Available, ClusterOnly, NotYet};
 
 /// HBase 2.x's command groups, in the order its `help` lists them.
 pub const GROUPS: &[Group] = &[
@@ -403,19 +403,50 @@ mod tests {
     #[test]
     fn the_commands_of_the_hbase_shell_reference_are_known() {
         let documented = [
-            "create", "describe", "desc", "alter", "list", "put", "get", "scan", "delete",
-            "deleteall", "incr", "get_counter", "append", "count", "flush", "compact",
-            "major_compact", "split", "truncate", "truncate_preserve", "disable", "enable",
-            "is_enabled", "is_disabled", "exists", "drop", "status", "list_regions", "get_splits",
+            "create",
+            "describe",
+            "desc",
+            "alter",
+            "list",
+            "put",
+            "get",
+            "scan",
+            "delete",
+            "deleteall",
+            "incr",
+            "get_counter",
+            "append",
+            "count",
+            "flush",
+            "compact",
+            "major_compact",
+            "split",
+            "truncate",
+            "truncate_preserve",
+            "disable",
+            "enable",
+            "is_enabled",
+            "is_disabled",
+            "exists",
+            "drop",
+            "status",
+            "list_regions",
+            "get_splits",
         ];
         for name in documented {
             assert_eq!(lookup(name).map(|(_, s)| s), Some(NotYet), "{name}");
         }
-        assert_eq!(lookup("version").map(|(g, s)| (g.name, s)), Some(("general", Available)));
+        assert_eq!(
+            lookup("version").map(|(g, s)| (g.name, s)),
+            Some(("general", Available))
+        );
         assert_eq!(lookup("grant").map(|(_, s)| s), Some(ClusterOnly));
         assert_eq!(lookup("hlog_roll").map(|(_, s)| s), Some(ClusterOnly));
         assert!(lookup("frobnicate").is_none());
-        assert!(lookup("help").is_none(), "builtins are handled by the session");
+        assert!(
+            lookup("help").is_none(),
+            "builtins are handled by the session"
+        );
     }
 
     #[test]
@@ -443,7 +474,10 @@ mod tests {
         assert!(write_help_for(&mut out, "exit").unwrap());
         assert!(!write_help_for(&mut out, "nope").unwrap());
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("  version                      available\n"), "{text}");
+        assert!(
+            text.contains("  version                      available\n"),
+            "{text}"
+        );
         assert!(text.contains("desc (an alias of 'describe'): group ddl, not available yet"));
     }
 }

@@ -7,6 +7,13 @@
 //! The prompt is HBase 2.4's `hbase:001:0>` with our name: `regionkv:NNN:D> `, where `NNN`
 //! counts input lines from 1 and `D` is the number of open brackets. Like IRB, a continuation
 //! line ends in the open quote (`regionkv:002:0' `) or in `*` (`regionkv:002:1* `).
+//!
+//! Deciding completeness re-lexes the pending lines, so a script whose statement stays open
+//! for many lines (a stray quote early in a long generated script) would cost time quadratic
+//! in its length. A script chunker therefore checks a long pending chunk only when its line
+//! count reaches a power of two: the total work stays linear, and the only effect is that
+//! statements following a very long one may be parsed together with it (a syntax error in
+//! such a group then stops the whole group). The interactive chunker checks every line.
 
 use super::parse::{Completeness, completeness};
 
@@ -21,7 +28,12 @@ pub struct Chunker {
     next_line: u32,
     /// Whether the pending lines need more (always `Complete` when there are none).
     state: Completeness,
+    /// Check completeness after every line, however long the pending chunk is.
+    eager: bool,
 }
+
+/// Up to this many pending lines, a script chunker checks completeness after every line.
+const EAGER_LINES: usize = 64;
 
 impl Default for Chunker {
     fn default() -> Self {
@@ -30,14 +42,24 @@ impl Default for Chunker {
             first_line: 1,
             next_line: 1,
             state: Completeness::Complete,
+            eager: true,
         }
     }
 }
 
 impl Chunker {
-    /// A chunker whose first line is line 1.
+    /// A chunker for interactive input, whose first line is line 1.
     pub fn new() -> Self {
         Chunker::default()
+    }
+
+    /// A chunker for a script: long pending chunks are checked less often (see the module
+    /// docs).
+    pub fn for_script() -> Self {
+        Chunker {
+            eager: false,
+            ..Chunker::default()
+        }
     }
 
     /// Adds one line (without its line terminator). Returns the chunk and its first line
@@ -48,6 +70,10 @@ impl Chunker {
         }
         self.lines.push(line.to_owned());
         self.next_line = self.next_line.saturating_add(1);
+        let pending = self.lines.len();
+        if !self.eager && pending > EAGER_LINES && !pending.is_power_of_two() {
+            return None;
+        }
         let text = self.lines.join("\n");
         match completeness(&text) {
             Completeness::Complete => {
@@ -136,5 +162,24 @@ mod tests {
         assert_eq!(c.push("get 't',"), None);
         assert_eq!(c.finish(), Some(("get 't',".into(), 3)));
         assert_eq!(c.finish(), None);
+    }
+
+    #[test]
+    fn a_script_chunker_checks_long_chunks_at_powers_of_two() {
+        let mut c = Chunker::for_script();
+        assert_eq!(c.push("put 'stray"), None);
+        for _ in 2..=70 {
+            assert_eq!(c.push("x"), None);
+        }
+        // Line 71 closes the string, but 71 is past 64 and not a power of two.
+        assert_eq!(c.push("'"), None);
+        for _ in 72..128 {
+            assert_eq!(c.push("version"), None);
+        }
+        let (text, first) = c.push("version").unwrap();
+        assert_eq!((text.lines().count(), first), (128, 1));
+        // Short chunks are still checked after every line.
+        assert_eq!(c.push("put 't',"), None);
+        assert_eq!(c.push("'r'"), Some(("put 't',\n'r'".into(), 129)));
     }
 }

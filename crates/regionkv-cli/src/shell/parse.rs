@@ -127,9 +127,7 @@ pub enum ErrorKind {
     #[error("unexpected identifier '{0}', expecting a value (quote names: '{0}')")]
     BareIdentifier(String),
     /// `Const.method`: method calls such as `Bytes.toBytes(...)` are not supported.
-    #[error(
-        "method calls such as {0}.method are not supported; write bytes as a \"\\xNN\" string"
-    )]
+    #[error("method calls such as {0}.method are not supported; write bytes as a \"\\xNN\" string")]
     MethodCall(String),
 }
 
@@ -175,7 +173,12 @@ pub fn completeness(src: &str) -> Completeness {
     let (tokens, lex_error) = Lexer::new(src, 1).run();
     let error = match lex_error {
         Some(e) => e,
-        None => match (Parser { tokens: tokens.clone(), next: 0 }).program() {
+        None => match (Parser {
+            tokens: tokens.clone(),
+            next: 0,
+        })
+        .program()
+        {
             Ok(_) => return Completeness::Complete,
             Err(e) => e,
         },
@@ -1236,7 +1239,10 @@ mod tests {
         // A bare pair inside an array is a trailing hash element, as in Ruby.
         assert_eq!(
             one("[1, A => 2]"),
-            Value::Array(vec![Value::Int(1), Value::Hash(vec![(c("A"), Value::Int(2))])])
+            Value::Array(vec![
+                Value::Int(1),
+                Value::Hash(vec![(c("A"), Value::Int(2))])
+            ])
         );
     }
 
@@ -1280,14 +1286,13 @@ mod tests {
                     (c("KEEP_DELETED_CELLS"), s("TTL")),
                     (c("IN_MEMORY"), Value::Bool(true)),
                 ]),
-                Value::Hash(vec![(
-                    c("SPLITS"),
-                    Value::Array(vec![s("10"), s("20")])
-                )]),
+                Value::Hash(vec![(c("SPLITS"), Value::Array(vec![s("10"), s("20")]))]),
             ]
         );
         assert_eq!(
-            args("scan 't1', {COLUMNS => ['f1:c1'], LIMIT => 10, REVERSED => true, FILTER => \"PrefixFilter('p')\"}"),
+            args(
+                "scan 't1', {COLUMNS => ['f1:c1'], LIMIT => 10, REVERSED => true, FILTER => \"PrefixFilter('p')\"}"
+            ),
             [
                 s("t1"),
                 Value::Hash(vec![
@@ -1355,7 +1360,10 @@ mod tests {
         assert_eq!(cmds.len(), 2);
         assert_eq!(cmds[0].args, [s("t1"), s("r#1")]);
         assert_eq!(cmds[1].args, [s("t1"), s("#x")]);
-        assert_eq!(args("cmd [1, # one\n 2]"), [Value::Array(vec![Value::Int(1), Value::Int(2)])]);
+        assert_eq!(
+            args("cmd [1, # one\n 2]"),
+            [Value::Array(vec![Value::Int(1), Value::Int(2)])]
+        );
     }
 
     #[test]
@@ -1389,29 +1397,85 @@ mod tests {
     #[test]
     fn errors_carry_positions() {
         let cases: &[(&str, Pos, &str)] = &[
-            ("put 't1' 'r1'\nput 't1', ]", at(2, 11), "unexpected ']', expecting a value"),
-            ("scan 't1', {LIMIT = 1}", at(1, 19), "unexpected '=', expecting '=>'"),
-            ("scan 't1', {LIMIT => 1", at(1, 23), "unexpected end of input, expecting ',' or '}'"),
-            ("get 't1' 'r1' ]", at(1, 15), "unexpected ']', expecting ',' or the end of the statement"),
-            ("put 't1', [1, 2", at(1, 16), "unexpected end of input, expecting ',' or ']'"),
+            (
+                "put 't1' 'r1'\nput 't1', ]",
+                at(2, 11),
+                "unexpected ']', expecting a value",
+            ),
+            (
+                "scan 't1', {LIMIT = 1}",
+                at(1, 19),
+                "unexpected '=', expecting '=>'",
+            ),
+            (
+                "scan 't1', {LIMIT => 1",
+                at(1, 23),
+                "unexpected end of input, expecting ',' or '}'",
+            ),
+            (
+                "get 't1' 'r1' ]",
+                at(1, 15),
+                "unexpected ']', expecting ',' or the end of the statement",
+            ),
+            (
+                "put 't1', [1, 2",
+                at(1, 16),
+                "unexpected end of input, expecting ',' or ']'",
+            ),
             ("put 't1', @x", at(1, 11), "unexpected character '@'"),
-            ("'t1'", at(1, 1), "unexpected string literal, expecting a command name"),
-            ("put t1, 'r'", at(1, 5), "unexpected identifier 't1', expecting a value (quote names: 't1')"),
-            ("put 't1',", at(1, 10), "unexpected end of input, expecting a value"),
-            ("put 't1', ;", at(1, 11), "unexpected ';', expecting a value"),
-            ("get 't', Bytes.toBytes(1)", at(1, 10), "method calls such as Bytes.method are not supported"),
-            ("t.put 'r1'", at(1, 2), "table handles such as t.put are not supported"),
+            (
+                "'t1'",
+                at(1, 1),
+                "unexpected string literal, expecting a command name",
+            ),
+            (
+                "put t1, 'r'",
+                at(1, 5),
+                "unexpected identifier 't1', expecting a value (quote names: 't1')",
+            ),
+            (
+                "put 't1',",
+                at(1, 10),
+                "unexpected end of input, expecting a value",
+            ),
+            (
+                "put 't1', ;",
+                at(1, 11),
+                "unexpected ';', expecting a value",
+            ),
+            (
+                "get 't', Bytes.toBytes(1)",
+                at(1, 10),
+                "method calls such as Bytes.method are not supported",
+            ),
+            (
+                "t.put 'r1'",
+                at(1, 2),
+                "table handles such as t.put are not supported",
+            ),
             ("put \"\\xZZ\"", at(1, 6), "invalid hex escape"),
             ("put \"\\u12\"", at(1, 6), "invalid Unicode escape"),
             ("put \"\\u{D800}\"", at(1, 6), "invalid Unicode escape"),
-            ("put \"a#{1}\"", at(1, 7), "string interpolation is not supported"),
-            ("put \"#@var\"", at(1, 6), "string interpolation is not supported"),
+            (
+                "put \"a#{1}\"",
+                at(1, 7),
+                "string interpolation is not supported",
+            ),
+            (
+                "put \"#@var\"",
+                at(1, 6),
+                "string interpolation is not supported",
+            ),
             ("put 1__0", at(1, 5), "invalid number '1__0'"),
             ("put 10_", at(1, 5), "invalid number '10_'"),
             ("put 12ab", at(1, 5), "invalid number '12ab'"),
             ("put 08", at(1, 5), "invalid number '08'"),
             ("put 0x", at(1, 5), "invalid number '0x'"),
-            ("put 9223372036854775808", at(1, 5), "integer '9223372036854775808' is out of range"),
+            (
+                "put 9223372036854775808",
+                at(1, 5),
+                "integer '9223372036854775808' is out of range",
+            ),
             ("put -9223372036854775809", at(1, 5), "is out of range"),
             ("put 1e999", at(1, 5), "float '1e999' is out of range"),
             ("put 'a' == 'b'", at(1, 10), "unexpected character '='"),
@@ -1436,30 +1500,105 @@ mod tests {
         assert_eq!(completeness("put \"\\xZZ"), Complete);
         assert_eq!(
             completeness("put 't1', 'r"),
-            Incomplete { depth: 0, quote: Some('\'') }
+            Incomplete {
+                depth: 0,
+                quote: Some('\'')
+            }
         );
         assert_eq!(
             completeness("create 't1', {NAME => \"f"),
-            Incomplete { depth: 1, quote: Some('"') }
+            Incomplete {
+                depth: 1,
+                quote: Some('"')
+            }
         );
         assert_eq!(
             completeness("create 't1', {NAME => ['a',"),
-            Incomplete { depth: 2, quote: None }
+            Incomplete {
+                depth: 2,
+                quote: None
+            }
         );
-        assert_eq!(completeness("put 't1',"), Incomplete { depth: 0, quote: None });
-        assert_eq!(completeness("alter 't1', NAME =>"), Incomplete { depth: 0, quote: None });
-        assert_eq!(completeness("put 't1', \\"), Incomplete { depth: 0, quote: None });
-        assert_eq!(completeness("list(\n"), Incomplete { depth: 1, quote: None });
+        assert_eq!(
+            completeness("put 't1',"),
+            Incomplete {
+                depth: 0,
+                quote: None
+            }
+        );
+        assert_eq!(
+            completeness("alter 't1', NAME =>"),
+            Incomplete {
+                depth: 0,
+                quote: None
+            }
+        );
+        assert_eq!(
+            completeness("put 't1', \\"),
+            Incomplete {
+                depth: 0,
+                quote: None
+            }
+        );
+        assert_eq!(
+            completeness("list(\n"),
+            Incomplete {
+                depth: 1,
+                quote: None
+            }
+        );
         assert_eq!(completeness("create 't1', {NAME => 'f'}\n"), Complete);
     }
 
     #[test]
     fn parsing_arbitrary_input_never_panics() {
         let samples = [
-            "", "\\", "\"", "'", "\"\\", "\"\\x", "\"\\u{", "\"\\u{1", "\"\\M-", "\"\\C", "\"\\c",
-            "-", "-x", "0", "0_", "0b", "1.", "1.e5", "1e", "1e+", "{", "}", "[", "]", "(", ")",
-            "=", "=>", ",", ".", "a(", "a (1)", "a=", "a = b = c", "A", "A.", "\u{0}", "é",
-            "a {", "a {1 => }", "a [,]", "a {,}", "a 1 => 2 => 3", "a\r\n", "\"#", "\"#{",
+            "",
+            "\\",
+            "\"",
+            "'",
+            "\"\\",
+            "\"\\x",
+            "\"\\u{",
+            "\"\\u{1",
+            "\"\\M-",
+            "\"\\C",
+            "\"\\c",
+            "-",
+            "-x",
+            "0",
+            "0_",
+            "0b",
+            "1.",
+            "1.e5",
+            "1e",
+            "1e+",
+            "{",
+            "}",
+            "[",
+            "]",
+            "(",
+            ")",
+            "=",
+            "=>",
+            ",",
+            ".",
+            "a(",
+            "a (1)",
+            "a=",
+            "a = b = c",
+            "A",
+            "A.",
+            "\u{0}",
+            "é",
+            "a {",
+            "a {1 => }",
+            "a [,]",
+            "a {,}",
+            "a 1 => 2 => 3",
+            "a\r\n",
+            "\"#",
+            "\"#{",
         ];
         for src in samples {
             let _ = parse_program(src, 1);

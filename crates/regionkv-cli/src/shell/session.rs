@@ -159,9 +159,8 @@ impl<W: Write> Session<W> {
             [Value::Int(code)] => match u8::try_from(*code) {
                 Ok(code) => Some(code),
                 Err(_) => {
-                    return self.exit_error(format_args!(
-                        "exit code {code} is out of range (0..=255)"
-                    ));
+                    return self
+                        .exit_error(format_args!("exit code {code} is out of range (0..=255)"));
                 }
             },
             [_] => {
@@ -267,7 +266,8 @@ mod tests {
 
     #[test]
     fn planned_cluster_and_unknown_commands_fail_differently() {
-        let (out, _, failures) = run("put 't1', 'r1', 'f:q', 'v'; desc 't1'; grant 'u', 'RW'; frob 1");
+        let (out, _, failures) =
+            run("put 't1', 'r1', 'f:q', 'v'; desc 't1'; grant 'u', 'RW'; frob 1");
         assert_eq!(
             untimed(&out),
             "ERROR: command 'put' is not available yet in this build of regionkv\n\

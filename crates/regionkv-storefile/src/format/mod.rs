@@ -146,3 +146,17 @@ pub(crate) fn be_u64(b: &[u8], at: usize) -> Option<u64> {
     a.copy_from_slice(s);
     Some(u64::from_be_bytes(a))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The sizes docs/storefile-format.md documents.
+    #[test]
+    fn documented_sizes() {
+        assert_eq!(super::block_header::HEADER_LEN, 20);
+        assert_eq!(super::block_header::CHECKSUM_LEN, 4);
+        assert_eq!(super::trailer::TRAILER_LEN_V1, 100);
+        assert_eq!(crate::index::INDEX_VALUE_LEN, 20);
+        assert_eq!(super::BlockType::Data.magic(), b"RKDATA01");
+        assert_eq!(super::trailer::TRAILER_MAGIC, b"RKVSFTRL");
+    }
+}

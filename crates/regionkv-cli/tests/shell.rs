@@ -1,0 +1,331 @@
+//! End-to-end tests of `regionkv shell`: they run the built binary on a temporary data
+//! directory, with a script given by `-f` or piped to standard input, and check its output,
+//! its exit code and the data directory's lock.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use regionkv_fs::{Fs, RealFs};
+
+const VERSION_LINE: &str = concat!(
+    "regionkv ",
+    env!("CARGO_PKG_VERSION"),
+    ", following Apache HBase 2.x semantics"
+);
+
+/// Runs the binary with `args` in `cwd`, feeding `stdin` through a pipe (so the shell is in
+/// script mode).
+fn run_in(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(args)
+        .current_dir(cwd)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The shell may stop reading early (exit); a broken pipe is fine then.
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+    output
+}
+
+/// Runs `regionkv shell --data DIR` with `script` on standard input.
+fn shell_stdin(data: &Path, script: &str) -> Output {
+    let data = data.to_str().unwrap();
+    run_in(
+        Path::new("."),
+        &["shell", "--data", data],
+        script.as_bytes(),
+    )
+}
+
+/// Runs `regionkv shell --data DIR -f FILE` with `script` written to FILE.
+fn shell_file(data: &Path, script: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("script.rb");
+    std::fs::write(&file, script).unwrap();
+    let (data, file) = (data.to_str().unwrap(), file.to_str().unwrap());
+    run_in(Path::new("."), &["shell", "--data", data, "-f", file], b"")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// The output with every `Took X.XXXX seconds` line checked and replaced by `Took T seconds`.
+fn untimed(output: &Output) -> String {
+    stdout(output)
+        .lines()
+        .map(|line| match line.strip_prefix("Took ") {
+            Some(rest) => {
+                let secs = rest.strip_suffix(" seconds").unwrap();
+                let (whole, frac) = secs.split_once('.').unwrap();
+                assert!(!whole.is_empty() && whole.chars().all(|c| c.is_ascii_digit()));
+                assert!(frac.len() == 4 && frac.chars().all(|c| c.is_ascii_digit()));
+                "Took T seconds\n".to_string()
+            }
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_script_file_prints_only_command_output() {
+    let data = tempfile::tempdir().unwrap();
+    let out = shell_file(data.path(), "# a comment\nversion\n\nversion # again\n");
+    assert_eq!(
+        untimed(&out),
+        format!("{VERSION_LINE}\nTook T seconds\n{VERSION_LINE}\nTook T seconds\n")
+    );
+    assert_eq!(stderr(&out), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_script_on_standard_input_runs_the_same_way() {
+    let data = tempfile::tempdir().unwrap();
+    let out = shell_stdin(data.path(), "version; version\r\n");
+    assert_eq!(
+        untimed(&out),
+        format!("{VERSION_LINE}\nTook T seconds\n{VERSION_LINE}\nTook T seconds\n")
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
+    let data = tempfile::tempdir().unwrap();
+    let script = "create 't1', {NAME => 'f1', VERSIONS => 5}, SPLITS => ['10', '20']\n\
+                  t = create 't2', 'f1'\n\
+                  scan 't1', {COLUMNS => ['f1:c1'], LIMIT => 10}\n\
+                  grant 'bob', 'RW'\n\
+                  frobnicate 't1'\n\
+                  version\n";
+    let out = shell_file(data.path(), script);
+    assert_eq!(
+        untimed(&out),
+        format!(
+            "ERROR: command 'create' is not available yet in this build of regionkv\n\
+             Took T seconds\n\
+             ERROR: command 'create' is not available yet in this build of regionkv\n\
+             Took T seconds\n\
+             ERROR: command 'scan' is not available yet in this build of regionkv\n\
+             Took T seconds\n\
+             ERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\
+             Took T seconds\n\
+             ERROR: Unknown command 'frobnicate'. Try 'help'.\n\
+             {VERSION_LINE}\n\
+             Took T seconds\n"
+        )
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn syntax_errors_name_the_script_line_and_later_statements_still_run() {
+    let data = tempfile::tempdir().unwrap();
+    let script = "version\nput 't1', ]\nget 't1', \"\\xZZ\"\nversion\nput 't1', 'r1\n";
+    let out = shell_stdin(data.path(), script);
+    assert_eq!(
+        untimed(&out),
+        format!(
+            "{VERSION_LINE}\nTook T seconds\n\
+             ERROR: syntax error, unexpected ']', expecting a value (line 2, column 11)\n\
+             ERROR: syntax error, invalid hex escape (line 3, column 12)\n\
+             {VERSION_LINE}\nTook T seconds\n\
+             ERROR: syntax error, unterminated string meets end of file (line 5, column 11)\n"
+        )
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn statements_span_lines_while_brackets_or_strings_are_open() {
+    let data = tempfile::tempdir().unwrap();
+    let script = "create 't1',\n  {NAME => 'f1',\n   VERSIONS => 3}\nput 't1', 'two\nlines', \\\n  'f:q', 'v'\nversion\n";
+    let out = shell_file(data.path(), script);
+    assert_eq!(
+        untimed(&out),
+        format!(
+            "ERROR: command 'create' is not available yet in this build of regionkv\n\
+             Took T seconds\n\
+             ERROR: command 'put' is not available yet in this build of regionkv\n\
+             Took T seconds\n\
+             {VERSION_LINE}\nTook T seconds\n"
+        )
+    );
+}
+
+#[test]
+fn help_lists_the_command_groups_without_took() {
+    let data = tempfile::tempdir().unwrap();
+    let out = shell_stdin(data.path(), "help\nhelp 'dml'\n");
+    let text = stdout(&out);
+    assert!(text.contains("COMMAND GROUPS:\n"), "{text}");
+    for group in [
+        "general",
+        "ddl",
+        "namespace",
+        "dml",
+        "tools",
+        "replication",
+        "snapshots",
+    ] {
+        assert!(text.contains(&format!("\n  {group} ")), "{group}: {text}");
+    }
+    assert!(text.contains("Group dml: "), "{text}");
+    assert!(!text.contains("Took"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn exit_stops_the_script_with_its_code() {
+    let data = tempfile::tempdir().unwrap();
+    let out = shell_stdin(data.path(), "frob\nexit\nversion\n");
+    assert_eq!(stdout(&out), "ERROR: Unknown command 'frob'. Try 'help'.\n");
+    assert_eq!(out.status.code(), Some(1), "failures decide the code");
+    let out = shell_stdin(data.path(), "frob\nexit 0\nversion\n");
+    assert_eq!(out.status.code(), Some(0), "an explicit code wins");
+    let out = shell_file(data.path(), "quit 7\n");
+    assert_eq!(stdout(&out), "");
+    assert_eq!(out.status.code(), Some(7));
+}
+
+#[test]
+fn the_data_directory_is_created_and_defaults_to_regionkv_data() {
+    let cwd = tempfile::tempdir().unwrap();
+    let out = run_in(cwd.path(), &["shell"], b"version\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(cwd.path().join("regionkv-data").join("LOCK").is_file());
+
+    let nested = cwd.path().join("a").join("b");
+    let out = shell_stdin(&nested, "version\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(nested.join("LOCK").is_file());
+}
+
+#[test]
+fn a_second_shell_on_a_locked_directory_fails_clearly() {
+    let data = tempfile::tempdir().unwrap();
+    let fs = RealFs::new();
+    let lock = fs.lock(&data.path().join("LOCK")).unwrap();
+    let out = shell_stdin(data.path(), "version\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "ERROR: data directory {} is in use by another process\n",
+            data.path().display()
+        )
+    );
+    drop(lock);
+    // Once the holder is gone the directory is usable again, and the shell's own lock is
+    // released when it exits.
+    for _ in 0..2 {
+        let out = shell_stdin(data.path(), "version\n");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_data_path_that_is_a_file_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let out = shell_stdin(&file, "version\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "ERROR: cannot create data directory {}: ",
+            file.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_script_or_unreadable_input_is_an_error_not_a_panic() {
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path().to_str().unwrap();
+    let out = run_in(
+        Path::new("."),
+        &["shell", "--data", d, "-f", "/no/such/script"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("ERROR: cannot read script /no/such/script: "),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = shell_stdin(data.path(), "version\n");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(
+        Path::new("."),
+        &["shell", "--data", d],
+        b"version\n\xff\xfe\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(untimed(&out), format!("{VERSION_LINE}\nTook T seconds\n"));
+    assert!(
+        stderr(&out).starts_with("ERROR: cannot read standard input: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn garbage_input_never_panics() {
+    let data = tempfile::tempdir().unwrap();
+    let script = "}{\n\"\\u{110000}\"\n@@@\n=>\nput 1 2 3\n[\n]\n'''\n\"\\M-\"\n-\n\\\n";
+    let out = shell_stdin(data.path(), script);
+    assert_eq!(out.status.code(), Some(1));
+    for line in stdout(&out).lines() {
+        assert!(line.starts_with("ERROR: "), "{line}");
+    }
+}
+
+#[test]
+fn clap_provides_help_and_version() {
+    let out = run_in(Path::new("."), &["--version"], b"");
+    assert_eq!(
+        stdout(&out),
+        concat!("regionkv ", env!("CARGO_PKG_VERSION"), "\n")
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(Path::new("."), &["--help"], b"");
+    let text = stdout(&out);
+    assert!(text.contains("Usage: regionkv <COMMAND>"), "{text}");
+    assert!(text.contains("shell"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(Path::new("."), &["shell", "--help"], b"");
+    let text = stdout(&out);
+    assert!(
+        text.contains("--data <DIR>") && text.contains("-f, --file <SCRIPT>"),
+        "{text}"
+    );
+    let out = run_in(Path::new("."), &["shell", "--bogus"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
