@@ -91,20 +91,44 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
     let info = reader.file_info().clone();
     if opts.meta {
         writeln!(out, "Trailer:")?;
-        writeln!(out, "    formatVersion={}", regionkv_storefile::format::FORMAT_VERSION)?;
+        writeln!(
+            out,
+            "    formatVersion={}",
+            regionkv_storefile::format::FORMAT_VERSION
+        )?;
         writeln!(out, "    fileLength={}", reader.len())?;
         writeln!(out, "    dataBlockCount={}", t.data_block_count)?;
         writeln!(out, "    entryCount={}", t.cell_count)?;
         writeln!(out, "    dataSectionEnd={}", t.data_section_end)?;
-        writeln!(out, "    uncompressedDataBytes={}", t.uncompressed_data_bytes)?;
+        writeln!(
+            out,
+            "    uncompressedDataBytes={}",
+            t.uncompressed_data_bytes
+        )?;
         writeln!(out, "    numIndexLevels={}", t.index_levels)?;
-        writeln!(out, "    rootIndexOffset={} rootIndexSize={}", t.root_index_offset, t.root_index_size)?;
-        writeln!(out, "    fileInfoOffset={} fileInfoSize={}", t.file_info_offset, t.file_info_size)?;
-        writeln!(out, "    bloomOffset={} bloomSize={}", t.bloom_offset, t.bloom_size)?;
+        writeln!(
+            out,
+            "    rootIndexOffset={} rootIndexSize={}",
+            t.root_index_offset, t.root_index_size
+        )?;
+        writeln!(
+            out,
+            "    fileInfoOffset={} fileInfoSize={}",
+            t.file_info_offset, t.file_info_size
+        )?;
+        writeln!(
+            out,
+            "    bloomOffset={} bloomSize={}",
+            t.bloom_offset, t.bloom_size
+        )?;
         writeln!(out, "    compressionCodec={}", t.compression.name())?;
         writeln!(out, "    dataBlockEncoding={}", t.encoding.name())?;
         writeln!(out, "Fileinfo:")?;
-        let key = |k: &Option<Vec<u8>>| k.as_deref().map(key_string).unwrap_or_else(|| "(none)".into());
+        let key = |k: &Option<Vec<u8>>| {
+            k.as_deref()
+                .map(key_string)
+                .unwrap_or_else(|| "(none)".into())
+        };
         writeln!(out, "    FIRST_KEY = {}", key(&info.first_key))?;
         writeln!(out, "    LAST_KEY = {}", key(&info.last_key))?;
         writeln!(out, "    ENTRIES = {}", info.cell_count)?;
@@ -113,12 +137,20 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
         writeln!(out, "    AVG_VALUE_LEN = {}", info.avg_value_len)?;
         writeln!(out, "    BLOCKSIZE = {}", info.block_size)?;
         writeln!(out, "    BLOOM_FILTER_TYPE = {}", info.bloom_type.name())?;
-        writeln!(out, "    DELETE_FAMILY_COUNT = {}", info.delete_family_count)?;
+        writeln!(
+            out,
+            "    DELETE_FAMILY_COUNT = {}",
+            info.delete_family_count
+        )?;
         writeln!(out, "    DELETE_COUNT = {}", info.delete_count)?;
         writeln!(out, "    EARLIEST_PUT_TS = {}", info.earliest_put_ts)?;
         writeln!(out, "    MAJOR_COMPACTION_KEY = {}", info.major_compaction)?;
         writeln!(out, "    MAX_SEQ_ID_KEY = {}", info.max_seq_id)?;
-        writeln!(out, "    TIMERANGE = {}....{}", info.min_timestamp, info.max_timestamp)?;
+        writeln!(
+            out,
+            "    TIMERANGE = {}....{}",
+            info.min_timestamp, info.max_timestamp
+        )?;
         for (k, v) in &info.extra {
             writeln!(out, "    {k} = {}", to_string_binary(v))?;
         }
@@ -139,7 +171,11 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
         }
     }
     if opts.blocks {
-        writeln!(out, "Block index: {} level(s), {} data block(s)", t.index_levels, t.data_block_count)?;
+        writeln!(
+            out,
+            "Block index: {} level(s), {} data block(s)",
+            t.index_levels, t.data_block_count
+        )?;
         let mut next = reader.data_block_by_ordinal(0)?;
         while let Some(h) = next {
             let header = reader.block_header(h)?;
@@ -147,7 +183,8 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
             let first = {
                 let body = block.body();
                 let mut c = regionkv_storefile::block::BlockCursor::new(body).ok();
-                c.as_mut().and_then(|c| c.seek_to_first(body).ok().map(|_| c.key(body).to_vec()))
+                c.as_mut()
+                    .and_then(|c| c.seek_to_first(body).ok().map(|_| c.key(body).to_vec()))
             };
             writeln!(
                 out,
@@ -209,9 +246,18 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
             writeln!(out, "    {}", row_bytes.line("Row size (bytes)"))?;
             writeln!(out, "    {}", row_cells.line("Row size (columns)"))?;
             writeln!(out, "    Data blocks: {}", t.data_block_count)?;
-            writeln!(out, "    Uncompressed data bytes: {}", t.uncompressed_data_bytes)?;
+            writeln!(
+                out,
+                "    Uncompressed data bytes: {}",
+                t.uncompressed_data_bytes
+            )?;
             if let Some(b) = reader.bloom() {
-                writeln!(out, "    Bloom size: {} bytes, error rate {}", b.size_bytes(), b.error_rate())?;
+                writeln!(
+                    out,
+                    "    Bloom size: {} bytes, error rate {}",
+                    b.size_bytes(),
+                    b.error_rate()
+                )?;
             }
         }
         if opts.check {

@@ -1,10 +1,11 @@
-//! The `regionkv` binary: the command line of regionkv. Today it has one subcommand, `shell`,
-//! the HBase-shell-compatible REPL and script runner (see [`shell`]); the `hfile`/`wal`
-//! inspectors and the benchmark harness join it later.
+//! The `regionkv` binary: the command line of regionkv. Subcommands: `shell`, the
+//! HBase-shell-compatible REPL and script runner (see [`shell`]), and `hfile`, the storefile
+//! inspector (see [`hfile`]); the `wal` inspector and the benchmark harness join it later.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
 
+mod hfile;
 mod shell;
 
 use std::io::Write;
@@ -25,6 +26,59 @@ struct Cli {
 enum Command {
     /// Run the HBase-compatible shell on a data directory (interactively, or a script)
     Shell(shell::ShellArgs),
+    /// Inspect a storefile, like HBase's `hbase hfile` (HFilePrettyPrinter)
+    Hfile(HfileArgs),
+}
+
+/// Arguments of `regionkv hfile`, with HBase's HFilePrettyPrinter flags.
+#[derive(Debug, clap::Args)]
+struct HfileArgs {
+    /// Print the trailer, file info, midkey and bloom filter
+    #[arg(short = 'm', long = "printmeta")]
+    meta: bool,
+    /// Print the block index and every data block's offset and sizes
+    #[arg(short = 'b', long = "printblocks")]
+    blocks: bool,
+    /// Print every cell (rows escaped like Bytes.toStringBinary)
+    #[arg(short = 'p', long = "printkv")]
+    print: bool,
+    /// Print statistics: key, value and row sizes, blocks, bloom
+    #[arg(short = 's', long = "stats")]
+    stats: bool,
+    /// Check that cells are in order
+    #[arg(short = 'k', long = "checkrow")]
+    check: bool,
+    /// The storefile (HBase's -f FILE is accepted too)
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file_flag: Option<std::path::PathBuf>,
+    /// The storefile
+    #[arg(value_name = "FILE", required_unless_present = "file_flag")]
+    file: Option<std::path::PathBuf>,
+}
+
+fn run_hfile(args: &HfileArgs) -> ExitCode {
+    let Some(path) = args.file_flag.as_ref().or(args.file.as_ref()) else {
+        eprintln!("ERROR: no storefile given");
+        return ExitCode::FAILURE;
+    };
+    let opts = hfile::HfileOptions {
+        meta: args.meta,
+        blocks: args.blocks,
+        print: args.print,
+        stats: args.stats,
+        check: args.check,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = hfile::run(path, opts, &mut out);
+    let _ = out.flush();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -37,5 +91,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Shell(args) => shell::run(&args),
+        Command::Hfile(args) => run_hfile(&args),
     }
 }
