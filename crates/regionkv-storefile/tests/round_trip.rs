@@ -403,3 +403,32 @@ fn options_are_validated() {
         }
     }
 }
+
+#[test]
+fn bloom_negative_lookups_read_nothing_from_the_file() {
+    use regionkv_fs::FaultFs;
+    let dir = tempfile::tempdir().unwrap();
+    // Pread mode: every byte read goes through `read_at`, which FaultFs counts.
+    let fs = FaultFs::new(Arc::new(RealFs::with_read_mode(ReadMode::Pread)));
+    let path = dir.path().join("sf");
+    let mut w = StoreFileWriter::new(fs.create_new(&path).unwrap(), Default::default()).unwrap();
+    for i in 0..2_000u32 {
+        let c = Cell::put(format!("row{i:06}").as_bytes(), b"cf", b"q", 1, b"v").unwrap();
+        w.append(c.as_cell_ref()).unwrap();
+    }
+    w.finish().unwrap();
+    let reader = StoreFileReader::open(&fs, &path, 1, None, ReaderOptions::default()).unwrap();
+    let before = fs.op_count();
+    let mut negatives = 0;
+    for i in 0..1_000u32 {
+        if !reader.may_contain_row(format!("absent{i}").as_bytes()) {
+            negatives += 1;
+        }
+    }
+    assert!(negatives > 950, "{negatives}");
+    assert_eq!(fs.op_count(), before, "a bloom check touched the file");
+    // A positive lookup does read a data block.
+    let mut s = StoreFileScanner::new(Arc::new(reader));
+    s.seek(&OwnedKey::first_on_row(b"row000123").unwrap().view()).unwrap();
+    assert!(fs.op_count() > before);
+}
