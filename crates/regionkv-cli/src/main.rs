@@ -1,12 +1,14 @@
 //! The `regionkv` binary: the command line of regionkv. Subcommands: `shell`, the
-//! HBase-shell-compatible REPL and script runner (see [`shell`]), and `hfile`, the storefile
-//! inspector (see [`hfile`]); the `wal` inspector and the benchmark harness join it later.
+//! HBase-shell-compatible REPL and script runner (see [`shell`]), `hfile`, the storefile
+//! inspector (see [`hfile`]), and `wal`, the write-ahead log inspector (see [`wal`]); the
+//! benchmark harness joins them later.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
 
 mod hfile;
 mod shell;
+mod wal;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -28,6 +30,58 @@ enum Command {
     Shell(shell::ShellArgs),
     /// Inspect a storefile, like HBase's `hbase hfile` (HFilePrettyPrinter)
     Hfile(HfileArgs),
+    /// Inspect write-ahead log files, like HBase's `hbase wal` (WALPrettyPrinter)
+    Wal(WalArgs),
+}
+
+/// Arguments of `regionkv wal`, with HBase's WALPrettyPrinter flags.
+#[derive(Debug, clap::Args)]
+struct WalArgs {
+    /// Print values (escaped like Bytes.toStringBinary)
+    #[arg(short = 'p', long = "printvals")]
+    values: bool,
+    /// Print JSON: one array of entries across all files
+    #[arg(short = 'j', long = "json")]
+    json: bool,
+    /// Only entries of this table
+    #[arg(short = 't', long = "table", value_name = "TABLE")]
+    table: Option<String>,
+    /// Only entries of this region (its encoded name)
+    #[arg(short = 'r', long = "region", value_name = "REGION")]
+    region: Option<String>,
+    /// Only the entry with this sequence id
+    #[arg(short = 's', long = "sequence", value_name = "SEQ")]
+    sequence: Option<u64>,
+    /// Only cells of this row
+    #[arg(short = 'w', long = "row", value_name = "ROW")]
+    row: Option<String>,
+    /// The log files (wal.NNNNNNNNNNNNNNNNNNNN.log)
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<std::path::PathBuf>,
+}
+
+fn run_wal(args: WalArgs) -> ExitCode {
+    let opts = wal::WalOptions {
+        values: args.values,
+        json: args.json,
+        table: args.table,
+        region: args.region,
+        sequence: args.sequence,
+        row: args.row,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    match wal::run(&args.files, &opts, &mut out, &mut err) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            let _ = out.flush();
+            let _ = writeln!(err, "ERROR: writing output: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Arguments of `regionkv hfile`, with HBase's HFilePrettyPrinter flags.
@@ -92,5 +146,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Shell(args) => shell::run(&args),
         Command::Hfile(args) => run_hfile(&args),
+        Command::Wal(args) => run_wal(args),
     }
 }

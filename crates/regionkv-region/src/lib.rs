@@ -1,3 +1,31 @@
-//! Region and Store: memstore plus storefiles per family, query matching, flush,
-//! compaction, split and recovery. Built under the read-path, compaction and region
-//! issues; this crate reserves its place in the layering.
+//! Region and Store: per family a memstore plus storefiles; per region MVCC, row locks,
+//! the manifest of live files, flush and WAL recovery (HBase's `HRegion`, `HStore`,
+//! `MultiVersionConcurrencyControl`, `MemStoreFlusher`). Query matching, compaction and
+//! splits join under their issues.
+//!
+//! Module map: [`region`] (write path, flush, recovery), [`store`], [`mvcc`],
+//! [`row_lock`], [`manifest`] (atomic file-set changes), [`flush`] (policy),
+//! [`services`] (what regions share: WAL, flusher, global memstore budget),
+//! [`scan`] (the merging heap), [`descriptor`] (HBase's table and family options).
+
+#![forbid(unsafe_code)]
+
+pub mod descriptor;
+mod error;
+pub mod flush;
+pub mod manifest;
+pub mod mvcc;
+pub mod recovery;
+pub mod region;
+pub mod row_lock;
+pub mod scan;
+pub mod services;
+pub mod store;
+
+pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use error::{Error, Result};
+pub use manifest::{Manifest, RegionInfo};
+pub use recovery::{RecoveredWal, recover_wal};
+pub use region::{FlushResult, Region};
+pub use services::{Flusher, GlobalMemStore, RegionConfig, RegionServices};
+pub use store::Store;

@@ -429,6 +429,7 @@ fn bloom_negative_lookups_read_nothing_from_the_file() {
     assert_eq!(fs.op_count(), before, "a bloom check touched the file");
     // A positive lookup does read a data block.
     let mut s = StoreFileScanner::new(Arc::new(reader));
-    s.seek(&OwnedKey::first_on_row(b"row000123").unwrap().view()).unwrap();
+    s.seek(&OwnedKey::first_on_row(b"row000123").unwrap().view())
+        .unwrap();
     assert!(fs.op_count() > before);
 }

@@ -1,0 +1,748 @@
+//! The MSLAB arena: fixed-size chunks that a segment copies its cells into with a bump
+//! pointer, and the chunk pool shared by every memstore of a database (HBase's
+//! `MemStoreLABImpl`, `Chunk` and `ChunkCreator`).
+//!
+//! Why regionkv has an arena (HBase's reason, JVM heap fragmentation, does not apply to a
+//! program without a moving garbage collector):
+//!
+//! 1. **Allocation cost.** One `malloc` per 2 MiB chunk instead of one per cell; the common
+//!    path of an insert is one compare-and-swap on the chunk's offset and a `memcpy`.
+//! 2. **Locality.** The cells of a segment sit next to each other in a few large blocks, in
+//!    insertion order, instead of being interleaved with every other allocation of the
+//!    process; and there is no per-allocation header or size-class rounding between them.
+//! 3. **Bulk free.** A flushed segment gives back its memory as a handful of chunks (to the
+//!    pool, already faulted in, for the next active segment) instead of a million `free`s.
+//! 4. **Exact accounting.** The heap a segment holds is the sum of its chunks plus its index
+//!    entries, known at the moment it is taken, not an estimate of what the allocator does.
+//!
+//! `docs/benchmarks.md` ("MemStore") measures 1 to 3 with MSLAB on and off.
+//!
+//! The arena owns every cell byte of its segment: cells up to `max_alloc` bytes are copied
+//! into chunks; larger ones (or all, with MSLAB off) get a heap buffer of their own, linked
+//! into a list the arena frees when it drops. Both hold a cell record (`record.rs`). Nothing
+//! is freed before the arena drops, so a record's address stays valid and unique for the
+//! segment's whole life; the skiplist relies on that.
+//!
+//! Concurrency: [`MemStoreLab::copy_cell`] may be called from any number of threads at once.
+//! A thread reserves its bytes in the current chunk by a compare-and-swap on the chunk's
+//! `next_free` offset, so reservations never overlap; when a cell does not fit, one thread
+//! (under the `chunks` mutex) retires the chunk and installs a new one while the others wait
+//! for that mutex and then retry on the new chunk. Own buffers are pushed on their list by a
+//! compare-and-swap on its head.
+
+use crate::record;
+use parking_lot::Mutex;
+use std::fmt;
+use std::mem::MaybeUninit;
+use std::ptr::{self, NonNull};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+
+/// HBase's key to turn the arena on or off (default [`DEFAULT_MSLAB_ENABLED`]).
+pub const MSLAB_ENABLED_KEY: &str = "hbase.hregion.memstore.mslab.enabled";
+/// HBase's key for the chunk size in bytes (default [`DEFAULT_CHUNK_SIZE`]).
+pub const CHUNK_SIZE_KEY: &str = "hbase.hregion.memstore.mslab.chunksize";
+/// HBase's key for the largest cell copied into a chunk (default [`DEFAULT_MAX_ALLOC`]);
+/// larger cells get a heap buffer of their own.
+pub const MAX_ALLOC_KEY: &str = "hbase.hregion.memstore.mslab.max.allocation";
+/// HBase's key for the chunk pool size. HBase reads a fraction of the global memstore size;
+/// regionkv reads a number of chunks ([`ChunkPool::new`]'s `max_pooled_chunks`).
+pub const CHUNK_POOL_MAXSIZE_KEY: &str = "hbase.hregion.memstore.chunkpool.maxsize";
+
+/// HBase's default for [`MSLAB_ENABLED_KEY`].
+pub const DEFAULT_MSLAB_ENABLED: bool = true;
+/// HBase's default for [`CHUNK_SIZE_KEY`]: 2 MiB.
+pub const DEFAULT_CHUNK_SIZE: usize = 2 * 1024 * 1024;
+/// HBase's default for [`MAX_ALLOC_KEY`]: 256 KiB.
+pub const DEFAULT_MAX_ALLOC: usize = 256 * 1024;
+
+/// How one memstore lays out its cells.
+///
+/// Normalisation done by [`crate::MemStore::new`] (HBase rejects the second case at start;
+/// we log a warning and repair it, because a memstore cannot fail to open):
+/// * with a `pool`, the pool's chunk size replaces `chunk_size`;
+/// * `max_alloc` larger than the chunk size is lowered to the chunk size (a larger request
+///   could never fit in a fresh chunk);
+/// * `chunk_size == 0` or `max_alloc == 0` means every cell gets its own buffer, as with
+///   `mslab_enabled == false`.
+#[derive(Clone, Debug)]
+pub struct MemStoreConfig {
+    /// Copy cells into chunks ([`MSLAB_ENABLED_KEY`]); `false`: one heap buffer per cell.
+    pub mslab_enabled: bool,
+    /// Bytes per chunk ([`CHUNK_SIZE_KEY`]).
+    pub chunk_size: usize,
+    /// Largest cell (key + value bytes) copied into a chunk ([`MAX_ALLOC_KEY`]).
+    pub max_alloc: usize,
+    /// Pool to take chunks from and give them back to; `None`: chunks are allocated and
+    /// freed directly.
+    pub pool: Option<Arc<ChunkPool>>,
+}
+
+impl Default for MemStoreConfig {
+    /// HBase's defaults: MSLAB on, 2 MiB chunks, 256 KiB max allocation, no pool.
+    fn default() -> Self {
+        Self {
+            mslab_enabled: DEFAULT_MSLAB_ENABLED,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            max_alloc: DEFAULT_MAX_ALLOC,
+            pool: None,
+        }
+    }
+}
+
+/// [`MemStoreConfig`] after normalisation: what each segment's arena is built from.
+#[derive(Clone, Debug)]
+pub(crate) struct LabSettings {
+    pub(crate) chunk_size: usize,
+    /// Largest record (header, key, value) copied into a chunk; 0: no chunks at all.
+    pub(crate) max_alloc: usize,
+    pub(crate) pool: Option<Arc<ChunkPool>>,
+}
+
+impl LabSettings {
+    /// No chunks: every cell gets its own buffer (MSLAB off).
+    pub(crate) fn own_buffers_only() -> Self {
+        Self {
+            chunk_size: 0,
+            max_alloc: 0,
+            pool: None,
+        }
+    }
+
+    /// Applies the normalisation rules of [`MemStoreConfig`].
+    pub(crate) fn from_config(config: &MemStoreConfig) -> Self {
+        if !config.mslab_enabled {
+            return Self::own_buffers_only();
+        }
+        let chunk_size = match &config.pool {
+            Some(pool) => {
+                if pool.chunk_size() != config.chunk_size {
+                    tracing::warn!(
+                        configured = config.chunk_size,
+                        pool = pool.chunk_size(),
+                        "{CHUNK_SIZE_KEY} differs from the chunk pool's chunk size; using the pool's"
+                    );
+                }
+                pool.chunk_size()
+            }
+            None => config.chunk_size,
+        };
+        let mut max_alloc = config.max_alloc;
+        if max_alloc > chunk_size {
+            tracing::warn!(
+                max_alloc,
+                chunk_size,
+                "{MAX_ALLOC_KEY} must not exceed {CHUNK_SIZE_KEY}; lowering it to the chunk size"
+            );
+            max_alloc = chunk_size;
+        }
+        if chunk_size == 0 || max_alloc == 0 {
+            return Self::own_buffers_only();
+        }
+        Self {
+            chunk_size,
+            max_alloc,
+            pool: config.pool.clone(),
+        }
+    }
+}
+
+/// The bytes of one chunk: a heap block of `len` bytes, uninitialised until written.
+///
+/// Invariant: `block` comes from `Box::<[MaybeUninit<u8>]>::leak` and is freed exactly
+/// once, by `Drop`. It is written only through [`Chunk::try_copy`], into ranges reserved
+/// by its `next_free` counter.
+struct ChunkMemory {
+    block: NonNull<[MaybeUninit<u8>]>,
+}
+
+// SAFETY: `ChunkMemory` owns its block exclusively (like a `Box<[u8]>`, which is `Send`);
+// the raw pointer only hides that ownership from the compiler.
+unsafe impl Send for ChunkMemory {}
+// SAFETY: shared access hands out no `&mut`; concurrent writers go through
+// `Chunk::try_copy`, which writes only a range its compare-and-swap reserved for the
+// calling thread alone, and readers read only ranges whose writing finished before the
+// cell was published in the segment's index (a release/acquire pair in the skiplist).
+unsafe impl Sync for ChunkMemory {}
+
+impl ChunkMemory {
+    fn allocate(len: usize) -> Self {
+        let block: Box<[MaybeUninit<u8>]> = Box::new_uninit_slice(len);
+        Self {
+            block: NonNull::from(Box::leak(block)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.block.len()
+    }
+}
+
+impl Drop for ChunkMemory {
+    fn drop(&mut self) {
+        // SAFETY: `block` came from `Box::leak` (struct invariant) and `drop` runs once.
+        // No reference into the block outlives this: chunks are dropped or pooled only
+        // when their `MemStoreLab` drops, which happens after its segment's index (and
+        // every scanner, which holds an `Arc` of the segment) is gone.
+        drop(unsafe { Box::from_raw(self.block.as_ptr()) });
+    }
+}
+
+/// A chunk in use by one arena: its memory plus the bump offset.
+struct Chunk {
+    memory: ChunkMemory,
+    /// Offset of the first free byte. Never exceeds `memory.len()`.
+    next_free: AtomicUsize,
+}
+
+impl Chunk {
+    fn new(memory: ChunkMemory) -> Self {
+        Self {
+            memory,
+            next_free: AtomicUsize::new(0),
+        }
+    }
+
+    /// Copies the record `header`, `key`, `value` into the next free bytes and returns
+    /// where it starts, or `None` when it does not fit in what is left of the chunk.
+    fn try_copy(&self, header: &[u8], key: &[u8], value: &[u8]) -> Option<NonNull<u8>> {
+        let len = header.len() + key.len() + value.len();
+        let capacity = self.memory.len();
+        let mut start = self.next_free.load(Ordering::Relaxed);
+        loop {
+            let end = start.checked_add(len).filter(|&end| end <= capacity)?;
+            // Relaxed is enough: the read-modify-writes of one atomic are totally ordered,
+            // so no two threads get overlapping ranges. The bytes are published to readers
+            // by the skiplist insert that follows, not by this counter.
+            match self.next_free.compare_exchange_weak(
+                start,
+                end,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(current) => start = current,
+            }
+        }
+        let base = self.memory.block.cast::<u8>();
+        // SAFETY: the compare-and-swap above reserved `[start, start + len)` for this call
+        // alone, and `start + len <= capacity`, so the three copies stay inside the block
+        // and race with no other writer or reader (nobody reads the range before the
+        // caller publishes it). The sources are caller slices, outside the arena's
+        // unreserved memory, so they cannot overlap the destination.
+        let at = unsafe {
+            let at = base.add(start);
+            let dst = at.as_ptr();
+            ptr::copy_nonoverlapping(header.as_ptr(), dst, header.len());
+            let dst_key = dst.add(header.len());
+            ptr::copy_nonoverlapping(key.as_ptr(), dst_key, key.len());
+            ptr::copy_nonoverlapping(value.as_ptr(), dst_key.add(key.len()), value.len());
+            at
+        };
+        Some(at)
+    }
+
+    fn used(&self) -> usize {
+        self.next_free.load(Ordering::Relaxed)
+    }
+}
+
+/// Chunks kept for reuse across the memstores of one database (HBase's `ChunkCreator` with
+/// its `MemStoreChunkPool`).
+///
+/// A flushed segment gives its chunks back here; the next arena that needs a chunk takes
+/// one instead of allocating. At most `max_pooled_chunks` idle chunks are kept; a chunk
+/// given back to a full pool is freed (HBase instead caps the number of chunks that belong
+/// to the pool, in use or idle; both bound the idle memory by the same number).
+pub struct ChunkPool {
+    chunk_size: usize,
+    max_pooled_chunks: usize,
+    idle: Mutex<Vec<ChunkMemory>>,
+    created: AtomicU64,
+    reused: AtomicU64,
+    returned: AtomicU64,
+    dropped: AtomicU64,
+}
+
+/// Counters of a [`ChunkPool`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkPoolStats {
+    /// Chunks allocated because the pool was empty when an arena asked.
+    pub created: u64,
+    /// Requests served with a pooled chunk.
+    pub reused: u64,
+    /// Chunks idle in the pool now.
+    pub pooled: u64,
+    /// Chunks given back and kept.
+    pub returned: u64,
+    /// Chunks given back and freed because the pool was full.
+    pub dropped: u64,
+}
+
+impl ChunkPool {
+    /// A pool of `chunk_size`-byte chunks that keeps at most `max_pooled_chunks` idle ones.
+    /// It starts empty (HBase can pre-allocate a fraction; regionkv does not).
+    pub fn new(chunk_size: usize, max_pooled_chunks: usize) -> Arc<Self> {
+        Arc::new(Self {
+            chunk_size,
+            max_pooled_chunks,
+            idle: Mutex::new(Vec::new()),
+            created: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+            returned: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+        })
+    }
+
+    /// Bytes per chunk.
+    pub fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+
+    /// Most idle chunks kept.
+    pub fn max_pooled_chunks(&self) -> usize {
+        self.max_pooled_chunks
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> ChunkPoolStats {
+        let pooled = self.idle.lock().len() as u64;
+        ChunkPoolStats {
+            created: self.created.load(Ordering::Relaxed),
+            reused: self.reused.load(Ordering::Relaxed),
+            pooled,
+            returned: self.returned.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+        }
+    }
+
+    fn take(&self) -> ChunkMemory {
+        let pooled = self.idle.lock().pop();
+        match pooled {
+            Some(memory) => {
+                self.reused.fetch_add(1, Ordering::Relaxed);
+                memory
+            }
+            None => {
+                self.created.fetch_add(1, Ordering::Relaxed);
+                ChunkMemory::allocate(self.chunk_size)
+            }
+        }
+    }
+
+    fn give_back(&self, memory: ChunkMemory) {
+        let mut idle = self.idle.lock();
+        if idle.len() < self.max_pooled_chunks && memory.len() == self.chunk_size {
+            idle.push(memory);
+            drop(idle);
+            self.returned.fetch_add(1, Ordering::Relaxed);
+        } else {
+            drop(idle);
+            drop(memory);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl fmt::Debug for ChunkPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkPool")
+            .field("chunk_size", &self.chunk_size)
+            .field("max_pooled_chunks", &self.max_pooled_chunks)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// Where [`MemStoreLab::copy_cell`] put a record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Copied {
+    /// The record (header, key, value); valid and unchanged until the arena drops.
+    pub(crate) record: NonNull<u8>,
+    /// Bytes this call took from the allocator or the pool for a new chunk (0 unless it
+    /// opened one).
+    pub(crate) opened_chunk: u64,
+    /// `None`: the record is in a chunk. `Some(n)`: it got a buffer of its own of `n` bytes
+    /// (link, header, key, value).
+    pub(crate) own_buffer: Option<u64>,
+}
+
+/// Bytes in front of a record in an own buffer: the link to the next own buffer.
+pub(crate) const OWN_BUFFER_LINK_LEN: usize = size_of::<usize>();
+
+/// One segment's arena (HBase's `MemStoreLABImpl`), plus the segment's own buffers.
+///
+/// Invariants:
+/// 1. `current` is null or points to a chunk owned by an `Arc` in `chunks`; `chunks` only
+///    grows until `Drop`, so a pointer loaded from `current` stays valid while `&self` does.
+/// 2. `own_buffers` is null or the first of a singly linked list of own buffers, each a
+///    leaked `Box<[u8]>` of `OWN_BUFFER_LINK_LEN + record length` bytes whose first bytes
+///    hold the address of the next one (0 at the end); only `Drop` frees them.
+pub(crate) struct MemStoreLab {
+    chunk_size: usize,
+    max_alloc: usize,
+    pool: Option<Arc<ChunkPool>>,
+    current: AtomicPtr<Chunk>,
+    /// Every chunk this arena took, in order; the last one is `current`.
+    chunks: Mutex<Vec<Arc<Chunk>>>,
+    own_buffers: AtomicPtr<u8>,
+}
+
+impl MemStoreLab {
+    pub(crate) fn new(settings: &LabSettings) -> Self {
+        Self {
+            chunk_size: settings.chunk_size,
+            max_alloc: settings.max_alloc,
+            pool: settings.pool.clone(),
+            current: AtomicPtr::new(ptr::null_mut()),
+            chunks: Mutex::new(Vec::new()),
+            own_buffers: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// Copies the cell into the arena as a record: into a chunk when the record is at most
+    /// `max_alloc` bytes, otherwise into a buffer of its own.
+    ///
+    /// REQUIRES: `key.len() + value.len() <= record::MAX_CELL_BYTES`.
+    pub(crate) fn copy_cell(&self, key: &[u8], value: &[u8]) -> Copied {
+        let (header, header_len) = record::header(key, value);
+        let header = &header[..header_len];
+        if header_len + key.len() + value.len() > self.max_alloc {
+            return self.copy_to_own_buffer(header, key, value);
+        }
+        let mut opened_chunk = 0u64;
+        loop {
+            let seen = self.current.load(Ordering::Acquire);
+            // SAFETY: invariant 1: `seen` is null or points into an `Arc<Chunk>` held by
+            // `self.chunks` until `self` drops, and `&self` outlives this borrow.
+            if let Some(chunk) = unsafe { seen.as_ref() }
+                && let Some(record) = chunk.try_copy(header, key, value)
+            {
+                return Copied {
+                    record,
+                    opened_chunk,
+                    own_buffer: None,
+                };
+            }
+            opened_chunk += self.replace_chunk(seen);
+        }
+    }
+
+    fn copy_to_own_buffer(&self, header: &[u8], key: &[u8], value: &[u8]) -> Copied {
+        let len = OWN_BUFFER_LINK_LEN + header.len() + key.len() + value.len();
+        let mut buf = Vec::with_capacity(len);
+        buf.extend_from_slice(&[0; OWN_BUFFER_LINK_LEN]);
+        buf.extend_from_slice(header);
+        buf.extend_from_slice(key);
+        buf.extend_from_slice(value);
+        let base = NonNull::from(Box::leak(buf.into_boxed_slice())).cast::<u8>();
+        let mut head = self.own_buffers.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: `base` is the start of a buffer of `len > OWN_BUFFER_LINK_LEN` bytes
+            // that this thread owns alone until the compare-and-swap below publishes it.
+            unsafe {
+                base.as_ptr().cast::<usize>().write_unaligned(head as usize);
+            }
+            match self.own_buffers.compare_exchange_weak(
+                head,
+                base.as_ptr(),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => head = now,
+            }
+        }
+        // SAFETY: `base + OWN_BUFFER_LINK_LEN` lies inside the `len`-byte buffer.
+        let record = unsafe { base.add(OWN_BUFFER_LINK_LEN) };
+        Copied {
+            record,
+            opened_chunk: 0,
+            own_buffer: Some(len as u64),
+        }
+    }
+
+    /// Retires the chunk `seen` (null: none yet) and installs a fresh one, unless another
+    /// thread already did. Returns the bytes taken (0 if another thread did it).
+    fn replace_chunk(&self, seen: *mut Chunk) -> u64 {
+        let mut chunks = self.chunks.lock();
+        if self.current.load(Ordering::Acquire) != seen {
+            return 0;
+        }
+        let memory = match &self.pool {
+            Some(pool) => pool.take(),
+            None => ChunkMemory::allocate(self.chunk_size),
+        };
+        let chunk = Arc::new(Chunk::new(memory));
+        self.current
+            .store(Arc::as_ptr(&chunk).cast_mut(), Ordering::Release);
+        chunks.push(chunk);
+        self.chunk_size as u64
+    }
+
+    /// Chunks taken so far.
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.chunks.lock().len()
+    }
+
+    /// Bytes of records copied into the chunks so far.
+    #[cfg(test)]
+    pub(crate) fn used_bytes(&self) -> usize {
+        self.chunks.lock().iter().map(|c| c.used()).sum()
+    }
+
+    /// Bytes of the chunks not holding records: the unused tails of retired chunks plus the
+    /// free rest of the current one.
+    pub(crate) fn slack_bytes(&self) -> usize {
+        self.chunks
+            .lock()
+            .iter()
+            .map(|c| c.memory.len() - c.used())
+            .sum()
+    }
+}
+
+impl Drop for MemStoreLab {
+    fn drop(&mut self) {
+        *self.current.get_mut() = ptr::null_mut();
+        let chunks = std::mem::take(self.chunks.get_mut());
+        for chunk in chunks {
+            let Some(chunk) = Arc::into_inner(chunk) else {
+                // Unreachable: the arena never clones these `Arc`s. Dropping is still right.
+                continue;
+            };
+            match &self.pool {
+                Some(pool) => pool.give_back(chunk.memory),
+                None => drop(chunk.memory),
+            }
+        }
+        let mut next = std::mem::replace(self.own_buffers.get_mut(), ptr::null_mut());
+        while let Some(base) = NonNull::new(next) {
+            // SAFETY: invariant 2: `base` starts a live own buffer: its first bytes link to
+            // the next one and a complete record follows, whose header gives the buffer's
+            // length. `&mut self` means no reader is left (they all borrowed the segment),
+            // and each buffer is visited, and so freed, once.
+            unsafe {
+                next = base.as_ptr().cast::<usize>().read_unaligned() as *mut u8;
+                let (_, _, record_len) = record::parts(base.add(OWN_BUFFER_LINK_LEN));
+                let len = OWN_BUFFER_LINK_LEN + record_len;
+                drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
+                    base.as_ptr(),
+                    len,
+                )));
+            }
+        }
+    }
+}
+
+impl fmt::Debug for MemStoreLab {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemStoreLab")
+            .field("chunk_size", &self.chunk_size)
+            .field("max_alloc", &self.max_alloc)
+            .field("chunks", &self.chunk_count())
+            .field("pooled", &self.pool.is_some())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn lab(chunk_size: usize, max_alloc: usize, pool: Option<Arc<ChunkPool>>) -> MemStoreLab {
+        MemStoreLab::new(&LabSettings {
+            chunk_size,
+            max_alloc,
+            pool,
+        })
+    }
+
+    fn read(lab: &MemStoreLab, at: NonNull<u8>) -> (Vec<u8>, Vec<u8>) {
+        // SAFETY: (test) `at` came from `copy_cell` of `lab`, which is alive and never
+        // rewrites or frees a record before it drops.
+        let (k, v, _) = unsafe { record::parts(at) };
+        let _ = lab;
+        (k.to_vec(), v.to_vec())
+    }
+
+    #[test]
+    fn records_fill_chunks_and_never_straddle_a_boundary() {
+        let lab = lab(100, 100, None);
+        let mut placed = Vec::new();
+        // 30-byte records (2 header + 12 key + 16 value): three fit in a 100-byte chunk,
+        // the fourth opens a new chunk.
+        for i in 0..10u8 {
+            let key = [i; 12];
+            let value = [i.wrapping_add(100); 16];
+            let copied = lab.copy_cell(&key, &value);
+            assert_eq!(
+                copied.opened_chunk,
+                if i % 3 == 0 { 100 } else { 0 },
+                "cell {i}"
+            );
+            assert_eq!(copied.own_buffer, None);
+            placed.push((copied.record, key, value));
+        }
+        assert_eq!(lab.chunk_count(), 4);
+        assert_eq!(lab.used_bytes(), 300);
+        // 10 bytes unused at the end of each of 3 full chunks, 70 free in the last one.
+        assert_eq!(lab.slack_bytes(), 3 * 10 + 70);
+        for (at, key, value) in &placed {
+            assert_eq!(read(&lab, *at), (key.to_vec(), value.to_vec()));
+        }
+        // Consecutive records of one chunk are contiguous.
+        let gap = placed[1].0.as_ptr() as usize - placed[0].0.as_ptr() as usize;
+        assert_eq!(gap, 30);
+    }
+
+    #[test]
+    fn a_record_exactly_filling_a_chunk_fits() {
+        let lab = lab(64, 64, None);
+        assert_eq!(lab.copy_cell(&[1; 40], &[2; 22]).opened_chunk, 64);
+        assert_eq!(lab.slack_bytes(), 0);
+        assert_eq!(lab.copy_cell(&[3; 1], &[]).opened_chunk, 64);
+        assert_eq!(lab.chunk_count(), 2);
+    }
+
+    #[test]
+    fn records_over_max_alloc_get_their_own_buffer() {
+        let lab = lab(1024, 100, None);
+        let big = lab.copy_cell(&[4; 60], &[5; 39]);
+        assert_eq!(big.own_buffer, Some((OWN_BUFFER_LINK_LEN + 101) as u64));
+        assert_eq!(lab.chunk_count(), 0, "an own buffer takes no chunk");
+        let small = lab.copy_cell(&[6; 60], &[7; 38]);
+        assert_eq!(small.own_buffer, None);
+        let other_big = lab.copy_cell(&[8; 200], &[9; 1]);
+        assert_eq!(read(&lab, big.record), (vec![4; 60], vec![5; 39]));
+        assert_eq!(read(&lab, small.record), (vec![6; 60], vec![7; 38]));
+        assert_eq!(read(&lab, other_big.record), (vec![8; 200], vec![9; 1]));
+        // Dropping the lab frees the linked own buffers (checked for leaks and double
+        // frees by running the tests under Miri or an allocator checker).
+    }
+
+    #[test]
+    fn without_chunks_every_record_gets_its_own_buffer() {
+        let lab = MemStoreLab::new(&LabSettings::own_buffers_only());
+        let copies: Vec<Copied> = (0..100u8)
+            .map(|i| lab.copy_cell(&[i; 20], &[i; 3]))
+            .collect();
+        assert_eq!(lab.chunk_count(), 0);
+        for (i, c) in copies.iter().enumerate() {
+            assert_eq!(c.own_buffer, Some((OWN_BUFFER_LINK_LEN + 25) as u64));
+            assert_eq!(read(&lab, c.record), (vec![i as u8; 20], vec![i as u8; 3]));
+        }
+    }
+
+    #[test]
+    fn max_alloc_is_capped_at_the_chunk_size_and_zero_disables_chunks() {
+        let cfg = MemStoreConfig {
+            chunk_size: 1000,
+            max_alloc: 5000,
+            ..MemStoreConfig::default()
+        };
+        assert_eq!(LabSettings::from_config(&cfg).max_alloc, 1000);
+        let cfg = MemStoreConfig {
+            max_alloc: 0,
+            ..MemStoreConfig::default()
+        };
+        assert_eq!(LabSettings::from_config(&cfg).max_alloc, 0);
+        let cfg = MemStoreConfig {
+            mslab_enabled: false,
+            ..MemStoreConfig::default()
+        };
+        assert_eq!(LabSettings::from_config(&cfg).max_alloc, 0);
+        let pool = ChunkPool::new(4096, 1);
+        let cfg = MemStoreConfig {
+            pool: Some(pool),
+            ..MemStoreConfig::default()
+        };
+        let settings = LabSettings::from_config(&cfg);
+        assert_eq!(settings.chunk_size, 4096, "the pool's chunk size wins");
+        assert_eq!(settings.max_alloc, 4096);
+    }
+
+    #[test]
+    fn chunks_go_back_to_the_pool_up_to_its_bound_and_are_reused() {
+        let pool = ChunkPool::new(64, 2);
+        {
+            let lab = lab(64, 64, Some(Arc::clone(&pool)));
+            for _ in 0..5 {
+                lab.copy_cell(&[7; 62], &[]);
+            }
+            assert_eq!(lab.chunk_count(), 5);
+            assert_eq!(pool.stats().created, 5);
+            assert_eq!(pool.stats().pooled, 0, "chunks in use are not in the pool");
+        }
+        let after_drop = pool.stats();
+        assert_eq!(after_drop.pooled, 2);
+        assert_eq!(after_drop.returned, 2);
+        assert_eq!(after_drop.dropped, 3);
+        {
+            let lab = lab(64, 64, Some(Arc::clone(&pool)));
+            for i in 0..3u8 {
+                let at = lab.copy_cell(&[i; 62], &[]).record;
+                // A reused chunk holds the previous owner's bytes until overwritten; the
+                // new record must read back as written.
+                assert_eq!(read(&lab, at), (vec![i; 62], vec![]));
+            }
+            let s = pool.stats();
+            assert_eq!((s.reused, s.created, s.pooled), (2, 6, 0));
+        }
+        let s = pool.stats();
+        assert_eq!((s.pooled, s.returned, s.dropped), (2, 4, 4));
+    }
+
+    #[test]
+    fn concurrent_copies_get_disjoint_ranges_with_intact_bytes() {
+        const THREADS: usize = 4;
+        const PER_THREAD: usize = 5_000;
+        // Small chunks so that chunk replacement races happen often; records over 512
+        // bytes go to own buffers, so both paths race.
+        let lab = lab(4096, 512, None);
+        let placed: Vec<Vec<(usize, usize, u8)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let lab = &lab;
+                    s.spawn(move || {
+                        let mut out = Vec::with_capacity(PER_THREAD);
+                        for i in 0..PER_THREAD {
+                            let len = 1 + (i * 7 + t * 13) % 600;
+                            let fill = (t * 64 + i % 64) as u8;
+                            let bytes = vec![fill; len];
+                            let (key, value) = bytes.split_at(len / 3);
+                            let at = lab.copy_cell(key, value).record;
+                            out.push((at.as_ptr() as usize, len, fill));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<(usize, usize, u8)> = placed.into_iter().flatten().collect();
+        assert_eq!(all.len(), THREADS * PER_THREAD);
+        for &(addr, len, fill) in &all {
+            let at = NonNull::new(addr as *mut u8).unwrap();
+            let (k, v) = read(&lab, at);
+            assert_eq!(k.len() + v.len(), len);
+            assert!(
+                k.iter().chain(&v).all(|&b| b == fill),
+                "record at {addr:#x}"
+            );
+        }
+        all.sort_unstable();
+        let record_len = |len: usize| record::record_len(len / 3, len - len / 3);
+        for pair in all.windows(2) {
+            let end = pair[0].0 + record_len(pair[0].1);
+            assert!(end <= pair[1].0, "records overlap: {pair:?}");
+        }
+        let in_chunks: usize = all
+            .iter()
+            .map(|c| record_len(c.1))
+            .filter(|&n| n <= 512)
+            .sum();
+        assert_eq!(lab.used_bytes(), in_chunks);
+    }
+}

@@ -1,0 +1,124 @@
+//! Flush policies (HBase's `FlushPolicy` family), as pure functions of a snapshot of the
+//! stores' memstore sizes, so they can be tested and simulated without I/O.
+//!
+//! * [`FlushPolicy::AllLargeStores`] (HBase 2.x default, `FlushAllLargeStoresPolicy`):
+//!   flush only the stores whose memstore data size is above a lower bound, so one busy
+//!   family does not force its quiet neighbours to write many tiny files; if none is above
+//!   it, flush them all. The bound is `max(flush size / number of families, 16 MiB)`
+//!   (`hbase.hregion.percolumnfamilyflush.size.lower.bound.min`), or the table's
+//!   `hbase.hregion.percolumnfamilyflush.size.lower.bound` when set.
+//! * [`FlushPolicy::AllStores`] (`FlushAllStoresPolicy`): every store flushes together —
+//!   the behaviour of HBase before 1.1, where one family's flush drags its neighbours.
+//!
+//! A region with a single store always flushes it.
+
+/// HBase's configuration key of the per-family lower bound.
+pub const LOWER_BOUND_KEY: &str = "hbase.hregion.percolumnfamilyflush.size.lower.bound";
+/// HBase's configuration key of the minimum lower bound.
+pub const LOWER_BOUND_MIN_KEY: &str = "hbase.hregion.percolumnfamilyflush.size.lower.bound.min";
+/// Default minimum lower bound, 16 MiB.
+pub const DEFAULT_LOWER_BOUND_MIN: u64 = 16 * 1024 * 1024;
+/// HBase's configuration key selecting the policy class.
+pub const FLUSH_POLICY_KEY: &str = "hbase.regionserver.flush.policy";
+
+/// Which stores a flush writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlushPolicy {
+    /// Only the stores above the lower bound (HBase 2.x default).
+    #[default]
+    AllLargeStores,
+    /// Every store.
+    AllStores,
+}
+
+/// What the policy needs to know about the region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushPolicyConfig {
+    /// The region's flush size (MEMSTORE_FLUSHSIZE).
+    pub flush_size: u64,
+    /// `hbase.hregion.percolumnfamilyflush.size.lower.bound.min`.
+    pub lower_bound_min: u64,
+    /// The table's explicit lower bound, if set.
+    pub lower_bound: Option<u64>,
+}
+
+impl FlushPolicyConfig {
+    /// HBase's defaults for a region with `flush_size`.
+    pub fn new(flush_size: u64) -> Self {
+        Self {
+            flush_size,
+            lower_bound_min: DEFAULT_LOWER_BOUND_MIN,
+            lower_bound: None,
+        }
+    }
+
+    /// The per-family lower bound for `families` stores.
+    pub fn lower_bound(&self, families: usize) -> u64 {
+        if let Some(b) = self.lower_bound {
+            return b;
+        }
+        let average = self.flush_size / families.max(1) as u64;
+        average.max(self.lower_bound_min)
+    }
+}
+
+impl FlushPolicy {
+    /// Indexes of the stores to flush, given each store's memstore data size (in the
+    /// region's store order). Never empty for a non-empty input.
+    pub fn select(&self, config: &FlushPolicyConfig, store_data_sizes: &[u64]) -> Vec<usize> {
+        let all: Vec<usize> = (0..store_data_sizes.len()).collect();
+        if *self == FlushPolicy::AllStores || store_data_sizes.len() <= 1 {
+            return all;
+        }
+        let bound = config.lower_bound(store_data_sizes.len());
+        let large: Vec<usize> = store_data_sizes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > bound)
+            .map(|(i, _)| i)
+            .collect();
+        if large.is_empty() { all } else { large }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: u64 = 1024 * 1024;
+
+    #[test]
+    fn lower_bound_is_average_or_minimum() {
+        let c = FlushPolicyConfig::new(128 * MB);
+        assert_eq!(c.lower_bound(2), 64 * MB);
+        assert_eq!(c.lower_bound(4), 32 * MB);
+        assert_eq!(c.lower_bound(16), 16 * MB, "floored at the 16 MiB minimum");
+        let explicit = FlushPolicyConfig {
+            lower_bound: Some(5 * MB),
+            ..c
+        };
+        assert_eq!(explicit.lower_bound(2), 5 * MB);
+    }
+
+    #[test]
+    fn all_large_stores_flushes_only_big_families() {
+        let c = FlushPolicyConfig::new(128 * MB);
+        let p = FlushPolicy::AllLargeStores;
+        // Three families, bound max(128/3, 16) ≈ 42.7 MiB: only the 100 MiB one flushes.
+        assert_eq!(p.select(&c, &[100 * MB, MB, 20 * MB]), vec![0]);
+        assert_eq!(p.select(&c, &[100 * MB, 0, 50 * MB]), vec![0, 2]);
+        // None above the bound: flush all.
+        assert_eq!(p.select(&c, &[10 * MB, MB, 20 * MB]), vec![0, 1, 2]);
+        // One family: always that one.
+        assert_eq!(p.select(&c, &[1]), vec![0]);
+    }
+
+    #[test]
+    fn all_stores_drags_neighbours() {
+        let c = FlushPolicyConfig::new(128 * MB);
+        assert_eq!(
+            FlushPolicy::AllStores.select(&c, &[100 * MB, 1, 2]),
+            vec![0, 1, 2]
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! Starting the WAL after a restart: read every edit the logs hold, then open a new log
+//! and hand the old logs to the WAL's accounting, so they are deleted once the regions
+//! that reopen from them have flushed (the region side of replay is `Region::open`).
+//!
+//! Order matters: edits are read before the new log exists, and old logs are adopted only
+//! after the new log is open, so a crash at any point leaves every unflushed edit in some
+//! log that the next start reads again.
+
+use crate::error::Result;
+use regionkv_fs::Fs;
+use regionkv_wal::{RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The WAL after recovery, and the edits to replay into regions.
+#[derive(Debug)]
+pub struct RecoveredWal {
+    /// The open WAL, writing to a new log.
+    pub wal: Arc<Wal>,
+    /// Every edit of the old logs, in log order (regions filter them by sequence id).
+    pub edits: Vec<WalEdit>,
+    /// What replay read, dropped and skipped.
+    pub report: ReplayReport,
+}
+
+/// Reads the old logs in `dir`, opens the WAL on a new log, and adopts the old ones.
+pub fn recover_wal(
+    fs: Arc<dyn Fs>,
+    dir: &Path,
+    config: WalConfig,
+    mode: RecoveryMode,
+) -> Result<RecoveredWal> {
+    let span = tracing::info_span!("recovery", wal = %dir.display());
+    let _enter = span.enter();
+    let (edits, report) = replay(fs.as_ref(), dir, mode)?.read_all()?;
+    let wal = Arc::new(Wal::open(fs, dir, config)?);
+    wal.adopt_replayed(&report)?;
+    tracing::info!(
+        edits = edits.len(),
+        logs = report.logs.len(),
+        "WAL replayed"
+    );
+    Ok(RecoveredWal { wal, edits, report })
+}

@@ -1,0 +1,680 @@
+//! `Region`: one key range of one table — its stores, MVCC, row locks, manifest, and its
+//! share of the Db's WAL (HBase's `HRegion`).
+//!
+//! Write path (`mutate_row`): wait while the region or the Db is over its memstore limit
+//! (bounded) → row lock → shared updates lock → stamp "latest" timestamps with the clock →
+//! MVCC begin (the write number is the edit's sequence id) → WAL append at the mutation's
+//! durability → memstore insert → MVCC complete (the whole row mutation becomes visible at
+//! once) → release → ask for a flush when the memstore passed the flush size.
+//!
+//! Flush: flush lock → exclusive updates lock, wait for in-flight writes, snapshot the
+//! selected stores, note the flush sequence id → (no lock held) write each snapshot as a
+//! storefile → record the files and each store's flushed sequence id in the manifest
+//! (atomic replace) → swap the files in, drop the snapshots → tell the WAL which edits are
+//! now in storefiles.
+//!
+//! Recovery (`open`): read the manifest, delete files it does not name, open the rest,
+//! and replay the WAL edits of this region whose sequence id is above the flushed sequence
+//! id of their store.
+//!
+//! Invariants:
+//! 1. A storefile is live iff the manifest names it; the manifest is replaced atomically.
+//! 2. For every store, every edit with sequence id ≤ its `flushed_seq_id` is in a live
+//!    storefile; every acknowledged edit above it is in the WAL (unless SKIP_WAL).
+//! 3. A failed WAL write, flush or manifest update poisons the region: later writes fail
+//!    until it is reopened (the memstore still holds the data, so reads stay correct).
+
+use crate::descriptor::TableDescriptor;
+use crate::error::{Error, Result};
+use crate::flush::policy::FlushPolicyConfig;
+use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
+use crate::mvcc::Mvcc;
+use crate::row_lock::RowLocks;
+use crate::scan::heap::KeyValueHeap;
+use crate::services::RegionServices;
+use crate::store::{STOREFILE_EXT, Store, StoreFileHandle};
+use parking_lot::{Condvar, Mutex, RwLock};
+use regionkv_cell::bytes::to_string_binary;
+use regionkv_cell::key::LATEST_TIMESTAMP;
+use regionkv_cell::{Cell, OwnedKey};
+use regionkv_memstore::Segment;
+use regionkv_wal::{Durability, WalEdit, WalKey};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// What a flush did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlushResult {
+    /// Sequence id the flush covers.
+    pub flush_seq_id: u64,
+    /// Families that wrote a file.
+    pub flushed_families: Vec<Vec<u8>>,
+    /// Files written.
+    pub files: Vec<StoreFileMeta>,
+}
+
+/// Region-level counters (HBase's region metrics).
+#[derive(Debug, Default)]
+pub struct RegionMetrics {
+    /// Row mutations applied.
+    pub write_requests: AtomicU64,
+    /// Read requests served.
+    pub read_requests: AtomicU64,
+    /// Flushes that wrote at least one file.
+    pub flushes: AtomicU64,
+    /// Times a writer waited for a blocked memstore.
+    pub blocked_writes: AtomicU64,
+    /// WAL edits replayed at open.
+    pub replayed_edits: AtomicU64,
+}
+
+/// One region.
+#[derive(Debug)]
+pub struct Region {
+    info: RegionInfo,
+    encoded: String,
+    dir: PathBuf,
+    table: TableDescriptor,
+    stores: BTreeMap<Vec<u8>, Arc<Store>>,
+    mvcc: Mvcc,
+    row_locks: RowLocks,
+    services: RegionServices,
+    manifest: Mutex<Manifest>,
+    /// Writers hold it shared; a flush takes it exclusively to snapshot (HBase's
+    /// `updatesLock`).
+    updates: RwLock<()>,
+    flush_lock: Mutex<()>,
+    memstore_size: AtomicU64,
+    flushed: (Mutex<()>, Condvar),
+    poisoned: Mutex<Option<String>>,
+    closed: AtomicBool,
+    metrics: RegionMetrics,
+}
+
+impl Region {
+    /// Creates a new, empty region in `dir` (which must not hold one) and opens it.
+    pub fn create(
+        dir: &Path,
+        info: RegionInfo,
+        table: TableDescriptor,
+        services: RegionServices,
+    ) -> Result<Arc<Self>> {
+        table.validate()?;
+        let fs = services.fs.clone();
+        fs.create_dir_all(dir)?;
+        if Manifest::read(fs.as_ref(), dir)?.is_some() {
+            return Err(Error::InvalidDescriptor(format!(
+                "a region already exists in {}",
+                dir.display()
+            )));
+        }
+        let families: Vec<Vec<u8>> = table.families.iter().map(|f| f.name.clone()).collect();
+        Manifest::new(info, &families).write(fs.as_ref(), dir)?;
+        if let Some(parent) = dir.parent() {
+            fs.sync_dir(parent)?;
+        }
+        Self::open(dir, table, services, &[])
+    }
+
+    /// Opens the region in `dir`, replaying `edits` (the WAL's, for every region; only this
+    /// region's and only those not yet flushed are applied).
+    pub fn open(
+        dir: &Path,
+        table: TableDescriptor,
+        services: RegionServices,
+        edits: &[WalEdit],
+    ) -> Result<Arc<Self>> {
+        let span = tracing::info_span!("recovery", region = %dir.display());
+        let _enter = span.enter();
+        let fs = services.fs.clone();
+        let mut manifest = Manifest::read(fs.as_ref(), dir)?.ok_or_else(|| Error::Corrupt {
+            what: "region",
+            path: Manifest::path(dir),
+            offset: 0,
+            reason: "the region directory has no manifest".to_string(),
+        })?;
+        if manifest.region.table != table.name {
+            return Err(Error::InvalidDescriptor(format!(
+                "region in {} belongs to table {}, not {}",
+                dir.display(),
+                manifest.region.table,
+                table.name
+            )));
+        }
+        let encoded = manifest.region.encoded_name();
+        let mut stores = BTreeMap::new();
+        let mut max_seq = 0u64;
+        for family in &table.families {
+            let sm = manifest
+                .stores
+                .entry(family.name.clone())
+                .or_default()
+                .clone();
+            max_seq = max_seq.max(sm.flushed_seq_id);
+            max_seq = max_seq.max(sm.files.iter().map(|f| f.max_seq_id).max().unwrap_or(0));
+            let store = Store::open(
+                fs.clone(),
+                dir,
+                family.clone(),
+                &sm,
+                services.block_cache.clone(),
+                services.memstore.clone(),
+            )?;
+            stores.insert(family.name.clone(), Arc::new(store));
+        }
+        let region = Self {
+            info: manifest.region.clone(),
+            encoded,
+            dir: dir.to_path_buf(),
+            table,
+            stores,
+            mvcc: Mvcc::new(max_seq),
+            row_locks: RowLocks::new(),
+            services,
+            manifest: Mutex::new(manifest),
+            updates: RwLock::new(()),
+            flush_lock: Mutex::new(()),
+            memstore_size: AtomicU64::new(0),
+            flushed: (Mutex::new(()), Condvar::new()),
+            poisoned: Mutex::new(None),
+            closed: AtomicBool::new(false),
+            metrics: RegionMetrics::default(),
+        };
+        region.replay(edits)?;
+        // Logs holding only edits that are already in storefiles can go.
+        let min_flushed = region.min_flushed_seq_id();
+        region
+            .services
+            .wal
+            .mark_flushed(region.encoded.as_bytes(), min_flushed)?;
+        let region = Arc::new(region);
+        if let Some(f) = &region.services.flusher {
+            f.register(&region);
+        }
+        tracing::info!(
+            region = %region.encoded,
+            seq = region.mvcc.read_point(),
+            replayed = region.metrics.replayed_edits.load(Ordering::Relaxed),
+            "region opened"
+        );
+        Ok(region)
+    }
+
+    /// Applies the WAL edits of this region that are not in its storefiles.
+    fn replay(&self, edits: &[WalEdit]) -> Result<()> {
+        let flushed: BTreeMap<Vec<u8>, u64> = {
+            let m = self.manifest.lock();
+            m.stores
+                .iter()
+                .map(|(f, s)| (f.clone(), s.flushed_seq_id))
+                .collect()
+        };
+        let mut max_seq = self.mvcc.read_point();
+        let mut replayed = 0u64;
+        for edit in edits {
+            if edit.key.region != self.encoded.as_bytes() {
+                continue;
+            }
+            let mut applied = false;
+            for cell in &edit.cells {
+                let Some(store) = self.stores.get(cell.family()) else {
+                    // A family dropped since the edit was written.
+                    continue;
+                };
+                if edit.key.seq_id <= flushed.get(cell.family()).copied().unwrap_or(0) {
+                    continue;
+                }
+                let mut c = cell.clone();
+                c.set_seq_id(edit.key.seq_id);
+                let delta = store.add(c.as_cell_ref());
+                self.account_add(delta.data_size);
+                applied = true;
+            }
+            if applied {
+                replayed += 1;
+                max_seq = max_seq.max(edit.key.seq_id);
+            }
+        }
+        self.mvcc.advance_to(max_seq);
+        self.metrics
+            .replayed_edits
+            .fetch_add(replayed, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The region's identity.
+    pub fn info(&self) -> &RegionInfo {
+        &self.info
+    }
+    /// HBase-style encoded name.
+    pub fn encoded_name(&self) -> &str {
+        &self.encoded
+    }
+    /// The region directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    /// The table descriptor.
+    pub fn table(&self) -> &TableDescriptor {
+        &self.table
+    }
+    /// The stores by family.
+    pub fn stores(&self) -> &BTreeMap<Vec<u8>, Arc<Store>> {
+        &self.stores
+    }
+    /// MVCC.
+    pub fn mvcc(&self) -> &Mvcc {
+        &self.mvcc
+    }
+    /// Counters.
+    pub fn metrics(&self) -> &RegionMetrics {
+        &self.metrics
+    }
+    /// Sum of the stores' memstore data sizes.
+    pub fn memstore_data_size(&self) -> u64 {
+        self.memstore_size.load(Ordering::Acquire)
+    }
+    /// A copy of the current manifest.
+    pub fn manifest(&self) -> Manifest {
+        self.manifest.lock().clone()
+    }
+
+    /// The smallest flushed sequence id over the stores: every edit of this region at or
+    /// below it is in a storefile.
+    fn min_flushed_seq_id(&self) -> u64 {
+        self.manifest
+            .lock()
+            .stores
+            .values()
+            .map(|s| s.flushed_seq_id)
+            .min()
+            .unwrap_or(0)
+    }
+
+    fn account_add(&self, bytes: u64) {
+        self.memstore_size.fetch_add(bytes, Ordering::AcqRel);
+        self.services.global.add(bytes);
+    }
+
+    fn account_sub(&self, bytes: u64) {
+        let _ = self
+            .memstore_size
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+                Some(s.saturating_sub(bytes))
+            });
+        self.services.global.sub(bytes);
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed(self.encoded.clone()));
+        }
+        if let Some(cause) = self.poisoned.lock().clone() {
+            return Err(Error::Poisoned {
+                region: self.encoded.clone(),
+                cause,
+            });
+        }
+        Ok(())
+    }
+
+    fn poison(&self, cause: &Error) {
+        let mut p = self.poisoned.lock();
+        if p.is_none() {
+            tracing::error!(region = %self.encoded, error = %cause, "region poisoned: refusing writes until reopened");
+            *p = Some(cause.to_string());
+        }
+    }
+
+    fn blocking_size(&self) -> u64 {
+        self.table
+            .memstore_flush_size
+            .saturating_mul(self.services.config.block_multiplier)
+    }
+
+    /// Waits (bounded) while this region's memstore is above its blocking size or the Db
+    /// is above its global limit (HBase's `checkResources`).
+    fn check_resources(self: &Arc<Self>) -> Result<()> {
+        let limit = self.blocking_size();
+        if self.memstore_data_size() > limit {
+            self.metrics.blocked_writes.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                region = %self.encoded,
+                size = self.memstore_data_size(),
+                limit,
+                "blocking updates: memstore above the blocking limit"
+            );
+            self.request_flush();
+            let deadline = Instant::now() + self.services.config.busy_wait;
+            let mut g = self.flushed.0.lock();
+            while self.memstore_data_size() > limit {
+                if self.flushed.1.wait_until(&mut g, deadline).timed_out()
+                    && self.memstore_data_size() > limit
+                {
+                    return Err(Error::RegionTooBusy {
+                        region: self.encoded.clone(),
+                        size: self.memstore_data_size(),
+                        limit,
+                    });
+                }
+            }
+        }
+        let global = &self.services.global;
+        if global.size() > global.limit() {
+            tracing::warn!(
+                size = global.size(),
+                limit = global.limit(),
+                "blocking updates: global memstore above its limit"
+            );
+            match &self.services.flusher {
+                Some(f) => f.request_global(),
+                None => {
+                    // No background flusher: relieve the pressure here.
+                    self.flush()?;
+                }
+            }
+            if !global.wait_below_limit(self.services.config.busy_wait) {
+                return Err(Error::RegionTooBusy {
+                    region: self.encoded.clone(),
+                    size: global.size(),
+                    limit: global.limit(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn request_flush(self: &Arc<Self>) {
+        if let Some(f) = &self.services.flusher {
+            f.request(self);
+        }
+    }
+
+    /// Applies one row mutation atomically: every cell must be of `row` and of a family of
+    /// the table. Cells whose timestamp is `LATEST_TIMESTAMP` get the clock's time. Returns
+    /// the mutation's sequence id.
+    pub fn mutate_row(
+        self: &Arc<Self>,
+        row: &[u8],
+        mut cells: Vec<Cell>,
+        durability: Durability,
+    ) -> Result<u64> {
+        self.check_open()?;
+        regionkv_cell::limits::check_row(row)?;
+        if !self.info.contains_row(row) {
+            return Err(Error::WrongRegion {
+                row: to_string_binary(row),
+                region: self.encoded.clone(),
+                start: to_string_binary(&self.info.start_key),
+                end: to_string_binary(&self.info.end_key),
+            });
+        }
+        for c in &cells {
+            if c.row() != row {
+                return Err(Error::InvalidDescriptor(format!(
+                    "cell of row {} in a mutation of row {}",
+                    to_string_binary(c.row()),
+                    to_string_binary(row)
+                )));
+            }
+            if !self.stores.contains_key(c.family()) {
+                return Err(Error::NoSuchColumnFamily {
+                    family: to_string_binary(c.family()),
+                    region: self.encoded.clone(),
+                    table: self.table.name.clone(),
+                });
+            }
+        }
+        if cells.is_empty() {
+            return Ok(self.mvcc.read_point());
+        }
+        self.check_resources()?;
+        let durability = self.table.effective_durability(durability);
+
+        let _row = self
+            .row_locks
+            .lock(row, self.services.config.row_lock_wait)
+            .ok_or_else(|| Error::RowLockTimeout(to_string_binary(row)))?;
+        let updates = self.updates.read();
+        self.check_open()?;
+        let now = self.services.clock.now_millis();
+        let entry = self.mvcc.begin();
+        let seq = entry.write_number();
+        for c in &mut cells {
+            if c.timestamp() == LATEST_TIMESTAMP {
+                c.set_timestamp(now);
+            }
+            c.set_seq_id(seq);
+        }
+        if durability != Durability::SkipWal {
+            let edit = WalEdit {
+                key: WalKey {
+                    region: self.encoded.as_bytes().to_vec(),
+                    table: self.table.name.clone(),
+                    seq_id: seq,
+                    write_time: now,
+                },
+                cells,
+            };
+            if let Err(e) = self.services.wal.append(&edit, durability) {
+                let e = Error::from(e);
+                self.poison(&e);
+                // Nothing of this write reached the memstore: complete the entry as empty.
+                self.mvcc.complete(entry);
+                return Err(e);
+            }
+            cells = edit.cells;
+        }
+        let mut added = 0u64;
+        for c in &cells {
+            if let Some(store) = self.stores.get(c.family()) {
+                added += store.add(c.as_cell_ref()).data_size;
+            }
+        }
+        self.account_add(added);
+        self.mvcc.complete_and_wait(entry);
+        drop(updates);
+        drop(_row);
+        self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
+        if self.memstore_data_size() > self.table.memstore_flush_size {
+            self.request_flush();
+        }
+        if self.services.global.size() > self.services.global.limit()
+            && let Some(f) = &self.services.flusher
+        {
+            f.request_global();
+        }
+        Ok(seq)
+    }
+
+    /// Flushes the stores the flush policy selects (HBase's `flushcache`).
+    pub fn flush(&self) -> Result<FlushResult> {
+        self.flush_with(false)
+    }
+
+    /// Flushes every store, whatever the policy says (an explicit `Admin::flush`).
+    pub fn flush_all(&self) -> Result<FlushResult> {
+        self.flush_with(true)
+    }
+
+    fn flush_with(&self, all: bool) -> Result<FlushResult> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed(self.encoded.clone()));
+        }
+        let _flush = self.flush_lock.lock();
+        let span = tracing::info_span!("flush", region = %self.encoded);
+        let _enter = span.enter();
+
+        // 1. Snapshot under the exclusive updates lock: no write is half-way in.
+        let stores: Vec<(&Vec<u8>, &Arc<Store>)> = self.stores.iter().collect();
+        let (flush_seq, snapshots, empty_at_snapshot) = {
+            let _u = self.updates.write();
+            self.mvcc.wait_for_all();
+            let flush_seq = self.mvcc.read_point();
+            let sizes: Vec<u64> = stores
+                .iter()
+                .map(|(_, s)| s.memstore().size().data_size)
+                .collect();
+            let selected: Vec<usize> = if all {
+                (0..stores.len()).collect()
+            } else {
+                let cfg = FlushPolicyConfig {
+                    flush_size: self.table.memstore_flush_size,
+                    lower_bound_min: self.services.config.flush_lower_bound_min,
+                    lower_bound: None,
+                };
+                self.services.config.flush_policy.select(&cfg, &sizes)
+            };
+            let mut snapshots: Vec<(usize, Arc<Segment>)> = Vec::new();
+            let mut empty = Vec::new();
+            for (i, (_, store)) in stores.iter().enumerate() {
+                if selected.contains(&i)
+                    && let Some(seg) = store.memstore().snapshot()
+                {
+                    snapshots.push((i, seg));
+                }
+                empty.push(store.memstore().size().data_size == 0);
+            }
+            (flush_seq, snapshots, empty)
+        };
+
+        // 2. Write the files, holding no lock writers need.
+        let mut written: Vec<(usize, Arc<Segment>, Option<StoreFileHandle>)> = Vec::new();
+        for (i, seg) in snapshots {
+            if seg.is_empty() {
+                written.push((i, seg, None));
+                continue;
+            }
+            let name = {
+                let mut m = self.manifest.lock();
+                let id = m.next_file_id;
+                m.next_file_id += 1;
+                format!("{id}.{STOREFILE_EXT}")
+            };
+            match stores[i].1.write_snapshot(&seg, &name) {
+                Ok(h) => written.push((i, seg, Some(h))),
+                Err(e) => {
+                    self.poison(&e);
+                    return Err(e);
+                }
+            }
+        }
+
+        // 3. Record them in the manifest (the commit point), then make them live.
+        let mut result = FlushResult {
+            flush_seq_id: flush_seq,
+            ..FlushResult::default()
+        };
+        let min_flushed = {
+            let mut m = self.manifest.lock();
+            let mut next = m.clone();
+            for (i, _, h) in &written {
+                let sm = next.stores.entry(stores[*i].0.clone()).or_default();
+                if let Some(h) = h {
+                    sm.files.push(h.meta.clone());
+                    result.flushed_families.push(stores[*i].0.clone());
+                    result.files.push(h.meta.clone());
+                }
+                sm.flushed_seq_id = sm.flushed_seq_id.max(flush_seq);
+            }
+            // Stores whose memstore was empty at the snapshot have nothing unflushed up to
+            // the flush sequence id either.
+            for (i, (family, _)) in stores.iter().enumerate() {
+                if empty_at_snapshot[i] {
+                    let sm = next.stores.entry((*family).clone()).or_default();
+                    sm.flushed_seq_id = sm.flushed_seq_id.max(flush_seq);
+                }
+            }
+            if next != *m {
+                if let Err(e) = next.write(self.services.fs.as_ref(), &self.dir) {
+                    self.poison(&e);
+                    return Err(e);
+                }
+                *m = next;
+            }
+            m.stores
+                .values()
+                .map(|s| s.flushed_seq_id)
+                .min()
+                .unwrap_or(0)
+        };
+        let mut freed = 0u64;
+        for (i, seg, h) in written {
+            let store = stores[i].1;
+            if let Some(h) = h {
+                store.commit_files(vec![h]);
+            }
+            freed += seg.size().data_size;
+            store.memstore().clear_snapshot(seg.id());
+        }
+        self.account_sub(freed);
+        if !result.files.is_empty() {
+            self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
+        }
+        {
+            let _g = self.flushed.0.lock();
+            self.flushed.1.notify_all();
+        }
+        if let Err(e) = self
+            .services
+            .wal
+            .mark_flushed(self.encoded.as_bytes(), min_flushed)
+        {
+            // The data is safe in storefiles; only WAL trimming failed.
+            tracing::warn!(region = %self.encoded, error = %e, "could not trim the WAL after a flush");
+        }
+        tracing::info!(
+            region = %self.encoded,
+            seq = flush_seq,
+            files = result.files.len(),
+            freed,
+            "flushed"
+        );
+        Ok(result)
+    }
+
+    /// Every cell (all versions, delete markers included) of rows in `[start, stop)` (an
+    /// empty `stop` means no bound) visible at the current read point, in key order — the
+    /// raw view the read path's query matching works on.
+    pub fn scan_raw(&self, start: &[u8], stop: &[u8]) -> Result<Vec<Cell>> {
+        self.check_not_closed()?;
+        self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
+        let read_point = self.mvcc.read_point();
+        let first = OwnedKey::first_on_row(start)?;
+        let mut scanners = Vec::new();
+        for store in self.stores.values() {
+            scanners.extend(store.scanners(read_point, &first.view(), start, stop)?);
+        }
+        let mut heap = KeyValueHeap::new(scanners);
+        let mut out = Vec::new();
+        while let Some(c) = heap.peek() {
+            if !stop.is_empty() && c.row() >= stop {
+                break;
+            }
+            out.push(c.to_cell());
+            heap.advance()?;
+        }
+        Ok(out)
+    }
+
+    fn check_not_closed(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed(self.encoded.clone()));
+        }
+        Ok(())
+    }
+
+    /// Flushes (unless poisoned) and closes the region: later calls fail with `Closed`.
+    pub fn close(&self) -> Result<()> {
+        let flushed = if self.poisoned.lock().is_none() {
+            self.flush_all().map(|_| ())
+        } else {
+            Ok(())
+        };
+        self.closed.store(true, Ordering::Release);
+        flushed
+    }
+}

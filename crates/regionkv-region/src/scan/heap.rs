@@ -1,0 +1,144 @@
+//! `KeyValueHeap`: merges several sorted scanners into one sorted stream (HBase's
+//! `KeyValueHeap`). The heap holds the scanners that still have a current cell, ordered by
+//! that cell's key; `peek` is the smallest, `advance` moves its scanner and re-sifts.
+//!
+//! Invariant: every scanner in the heap has `peek() != None`; scanners are dropped from the
+//! heap when they run out. Ties between equal keys cannot arise between distinct cells,
+//! because keys include the sequence id.
+
+use crate::error::{Error, Result};
+use regionkv_cell::{CellRef, KeyValueScanner, KeyView, compare_keys};
+use regionkv_memstore::SegmentScanner;
+use regionkv_storefile::StoreFileScanner;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// A scanner of one source of a store.
+#[derive(Debug)]
+pub enum SourceScanner {
+    /// A memstore segment.
+    Memstore(SegmentScanner),
+    /// A storefile.
+    File(StoreFileScanner),
+}
+
+impl KeyValueScanner for SourceScanner {
+    type Error = Error;
+
+    fn peek(&self) -> Option<CellRef<'_>> {
+        match self {
+            SourceScanner::Memstore(s) => s.peek(),
+            SourceScanner::File(s) => s.peek(),
+        }
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        match self {
+            SourceScanner::Memstore(s) => {
+                let Ok(()) = s.advance();
+                Ok(())
+            }
+            SourceScanner::File(s) => Ok(s.advance()?),
+        }
+    }
+
+    fn seek(&mut self, key: &KeyView<'_>) -> Result<bool> {
+        match self {
+            SourceScanner::Memstore(s) => {
+                let Ok(found) = s.seek(key);
+                Ok(found)
+            }
+            SourceScanner::File(s) => Ok(s.seek(key)?),
+        }
+    }
+
+    fn reseek(&mut self, key: &KeyView<'_>) -> Result<bool> {
+        match self {
+            SourceScanner::Memstore(s) => {
+                let Ok(found) = s.reseek(key);
+                Ok(found)
+            }
+            SourceScanner::File(s) => Ok(s.reseek(key)?),
+        }
+    }
+}
+
+/// A heap entry: ordered so that `BinaryHeap` (a max-heap) pops the smallest key.
+#[derive(Debug)]
+struct Entry(SourceScanner);
+
+impl Entry {
+    fn key(&self) -> &[u8] {
+        // Invariant: scanners in the heap have a current cell.
+        self.0.peek().map(|c| c.key_bytes()).unwrap_or_default()
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_keys(other.key(), self.key())
+    }
+}
+
+/// Merges scanners.
+#[derive(Debug, Default)]
+pub struct KeyValueHeap {
+    heap: BinaryHeap<Entry>,
+    exhausted: Vec<SourceScanner>,
+}
+
+impl KeyValueHeap {
+    /// A heap over `scanners`, each already positioned (seeked); empty ones are set aside.
+    pub fn new(scanners: Vec<SourceScanner>) -> Self {
+        let mut h = Self::default();
+        for s in scanners {
+            if s.peek().is_some() {
+                h.heap.push(Entry(s));
+            } else {
+                h.exhausted.push(s);
+            }
+        }
+        h
+    }
+
+    /// Re-positions every scanner (including exhausted ones) at the first cell ≥ `key`.
+    pub fn seek(&mut self, key: &KeyView<'_>) -> Result<bool> {
+        let mut all: Vec<SourceScanner> = std::mem::take(&mut self.exhausted);
+        all.extend(self.heap.drain().map(|e| e.0));
+        for s in &mut all {
+            s.seek(key)?;
+        }
+        *self = Self::new(all);
+        Ok(self.peek().is_some())
+    }
+
+    /// The smallest current cell.
+    pub fn peek(&self) -> Option<CellRef<'_>> {
+        self.heap.peek().and_then(|e| e.0.peek())
+    }
+
+    /// Moves past the smallest current cell.
+    pub fn advance(&mut self) -> Result<()> {
+        let Some(mut top) = self.heap.pop() else {
+            return Ok(());
+        };
+        top.0.advance()?;
+        if top.0.peek().is_some() {
+            self.heap.push(top);
+        } else {
+            self.exhausted.push(top.0);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,289 @@
+//! `RegionServices`: what every region of a Db shares — the file system, the WAL, the
+//! clock, the block cache, the memstore chunk pool, the flusher and the global memstore
+//! accounting (the parts of HBase's `HRegionServer` a region talks to).
+//!
+//! The flusher is HBase's `MemStoreFlusher`: background threads that flush regions whose
+//! memstore passed the flush size, and, when the sum of all memstores passes the global
+//! limit, flush the largest regions first until the sum is below the lower limit. Writers
+//! wait (bounded) while a region is above its blocking size or the Db is above the global
+//! limit.
+
+use crate::flush::policy::FlushPolicy;
+use crate::region::Region;
+use parking_lot::{Condvar, Mutex};
+use regionkv_cell::SharedClock;
+use regionkv_fs::Fs;
+use regionkv_memstore::MemStoreConfig;
+use regionkv_storefile::StoreFileBlockCache;
+use regionkv_wal::Wal;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// HBase's `hbase.hregion.memstore.block.multiplier`.
+pub const BLOCK_MULTIPLIER_KEY: &str = "hbase.hregion.memstore.block.multiplier";
+/// HBase's `hbase.regionserver.global.memstore.size`.
+pub const GLOBAL_MEMSTORE_SIZE_KEY: &str = "hbase.regionserver.global.memstore.size";
+/// HBase's `hbase.regionserver.global.memstore.size.lower.limit`.
+pub const GLOBAL_MEMSTORE_LOWER_LIMIT_KEY: &str =
+    "hbase.regionserver.global.memstore.size.lower.limit";
+/// HBase's `hbase.busy.wait.duration`.
+pub const BUSY_WAIT_DURATION_KEY: &str = "hbase.busy.wait.duration";
+
+/// Region behaviour knobs (HBase's names in the field docs).
+#[derive(Debug, Clone)]
+pub struct RegionConfig {
+    /// `hbase.hregion.memstore.block.multiplier` (4): writes wait while a region's
+    /// memstore is above flush size × this.
+    pub block_multiplier: u64,
+    /// `hbase.busy.wait.duration` (60 s): the longest a write waits for a blocked region
+    /// before failing with RegionTooBusy.
+    pub busy_wait: Duration,
+    /// `hbase.rowlock.wait.duration` (30 s).
+    pub row_lock_wait: Duration,
+    /// `hbase.regionserver.flush.policy`.
+    pub flush_policy: FlushPolicy,
+    /// `hbase.hregion.percolumnfamilyflush.size.lower.bound.min` (16 MiB).
+    pub flush_lower_bound_min: u64,
+}
+
+impl Default for RegionConfig {
+    fn default() -> Self {
+        Self {
+            block_multiplier: 4,
+            busy_wait: Duration::from_secs(60),
+            row_lock_wait: crate::row_lock::DEFAULT_ROW_LOCK_WAIT,
+            flush_policy: FlushPolicy::AllLargeStores,
+            flush_lower_bound_min: crate::flush::policy::DEFAULT_LOWER_BOUND_MIN,
+        }
+    }
+}
+
+/// The Db-wide memstore budget (HBase: 40% of the heap, lower limit 95% of that).
+#[derive(Debug)]
+pub struct GlobalMemStore {
+    size: AtomicU64,
+    limit: u64,
+    lower_limit: u64,
+    changed: (Mutex<()>, Condvar),
+}
+
+impl GlobalMemStore {
+    /// A budget of `limit` bytes; flushing stops below `lower_fraction × limit`.
+    pub fn new(limit: u64, lower_fraction: f64) -> Self {
+        Self {
+            size: AtomicU64::new(0),
+            limit,
+            lower_limit: (limit as f64 * lower_fraction) as u64,
+            changed: (Mutex::new(()), Condvar::new()),
+        }
+    }
+    /// Current sum of memstore data sizes.
+    pub fn size(&self) -> u64 {
+        self.size.load(Ordering::Acquire)
+    }
+    /// The limit above which writes wait.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+    /// The level flushing brings the sum back under.
+    pub fn lower_limit(&self) -> u64 {
+        self.lower_limit
+    }
+    pub(crate) fn add(&self, delta: u64) {
+        self.size.fetch_add(delta, Ordering::AcqRel);
+    }
+    pub(crate) fn sub(&self, delta: u64) {
+        let _ = self
+            .size
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+                Some(s.saturating_sub(delta))
+            });
+        let _g = self.changed.0.lock();
+        self.changed.1.notify_all();
+    }
+    /// Waits up to `timeout` for the sum to drop to the limit; true when it did.
+    pub(crate) fn wait_below_limit(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut g = self.changed.0.lock();
+        while self.size() > self.limit {
+            if self.changed.1.wait_until(&mut g, deadline).timed_out() {
+                return self.size() <= self.limit;
+            }
+        }
+        true
+    }
+}
+
+/// What the regions of a Db share.
+#[derive(Debug, Clone)]
+pub struct RegionServices {
+    /// The I/O seam.
+    pub fs: Arc<dyn Fs>,
+    /// The Db's write-ahead log.
+    pub wal: Arc<Wal>,
+    /// The engine clock.
+    pub clock: SharedClock,
+    /// The shared block cache.
+    pub block_cache: Option<Arc<StoreFileBlockCache>>,
+    /// Memstore arena settings (with the shared chunk pool).
+    pub memstore: MemStoreConfig,
+    /// Region knobs.
+    pub config: RegionConfig,
+    /// The background flusher; `None` means regions flush only when asked.
+    pub flusher: Option<Arc<Flusher>>,
+    /// The Db-wide memstore budget.
+    pub global: Arc<GlobalMemStore>,
+}
+
+#[derive(Debug, Default)]
+struct FlushQueue {
+    queue: VecDeque<Weak<Region>>,
+    regions: Vec<Weak<Region>>,
+    shutdown: bool,
+}
+
+/// Background flush threads (HBase's `MemStoreFlusher`).
+#[derive(Debug)]
+pub struct Flusher {
+    state: Mutex<FlushQueue>,
+    wake: Condvar,
+    idle: Condvar,
+    busy: AtomicU64,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    global: Arc<GlobalMemStore>,
+}
+
+impl Flusher {
+    /// Starts `threads` flush threads (HBase's `hbase.hstore.flusher.count`, default 2).
+    pub fn start(threads: usize, global: Arc<GlobalMemStore>) -> Arc<Self> {
+        let f = Arc::new(Self {
+            state: Mutex::new(FlushQueue::default()),
+            wake: Condvar::new(),
+            idle: Condvar::new(),
+            busy: AtomicU64::new(0),
+            threads: Mutex::new(Vec::new()),
+            global,
+        });
+        for i in 0..threads.max(1) {
+            let me = Arc::downgrade(&f);
+            let handle = std::thread::Builder::new()
+                .name(format!("regionkv-flush-{i}"))
+                .spawn(move || Self::run(me));
+            match handle {
+                Ok(h) => f.threads.lock().push(h),
+                Err(e) => tracing::error!(error = %e, "could not start a flush thread"),
+            }
+        }
+        f
+    }
+
+    /// Makes `region` known to global-pressure flushing.
+    pub fn register(&self, region: &Arc<Region>) {
+        let mut s = self.state.lock();
+        s.regions.retain(|w| w.strong_count() > 0);
+        s.regions.push(Arc::downgrade(region));
+    }
+
+    /// Queues a flush of `region` (deduplicated).
+    pub fn request(&self, region: &Arc<Region>) {
+        let mut s = self.state.lock();
+        if s.queue.iter().any(|w| w.as_ptr() == Arc::as_ptr(region)) {
+            return;
+        }
+        s.queue.push_back(Arc::downgrade(region));
+        self.wake.notify_one();
+    }
+
+    /// Queues flushes of the largest regions until the queued sizes bring the global sum
+    /// under the lower limit.
+    pub fn request_global(&self) {
+        let regions: Vec<Arc<Region>> = {
+            let s = self.state.lock();
+            s.regions.iter().filter_map(Weak::upgrade).collect()
+        };
+        let mut by_size: Vec<(u64, Arc<Region>)> = regions
+            .into_iter()
+            .map(|r| (r.memstore_data_size(), r))
+            .collect();
+        by_size.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut projected = self.global.size();
+        for (size, region) in by_size {
+            if projected <= self.global.lower_limit() || size == 0 {
+                break;
+            }
+            self.request(&region);
+            projected = projected.saturating_sub(size);
+        }
+    }
+
+    /// Waits until no flush is queued or running (a deterministic hook for tests).
+    pub fn wait_idle(&self) {
+        let mut s = self.state.lock();
+        while !s.queue.is_empty() || self.busy.load(Ordering::Acquire) > 0 {
+            self.idle.wait(&mut s);
+        }
+    }
+
+    /// Stops the threads after the queued flushes.
+    pub fn shutdown(&self) {
+        {
+            let mut s = self.state.lock();
+            s.shutdown = true;
+            self.wake.notify_all();
+        }
+        let threads: Vec<JoinHandle<()>> = std::mem::take(&mut *self.threads.lock());
+        for t in threads {
+            if t.thread().id() != std::thread::current().id() {
+                let _ = t.join();
+            }
+        }
+    }
+
+    fn run(me: Weak<Self>) {
+        loop {
+            // Hold a strong reference only while working, so dropping the last handle of
+            // the Flusher lets its threads end.
+            let Some(f) = me.upgrade() else { return };
+            let job = {
+                let mut s = f.state.lock();
+                if s.queue.is_empty() && !s.shutdown {
+                    f.wake.wait_for(&mut s, Duration::from_millis(200));
+                }
+                match s.queue.pop_front() {
+                    Some(r) => {
+                        f.busy.fetch_add(1, Ordering::AcqRel);
+                        Some(r)
+                    }
+                    None if s.shutdown => return,
+                    None => None,
+                }
+            };
+            let Some(weak) = job else { continue };
+            if let Some(region) = weak.upgrade() {
+                if let Err(e) = region.flush() {
+                    tracing::error!(region = %region.encoded_name(), error = %e, "background flush failed");
+                }
+                if f.global.size() > f.global.limit() {
+                    f.request_global();
+                }
+            }
+            // Decrement under the queue lock so `wait_idle` sees queue and busy together.
+            let s = f.state.lock();
+            f.busy.fetch_sub(1, Ordering::AcqRel);
+            if s.queue.is_empty() && f.busy.load(Ordering::Acquire) == 0 {
+                f.idle.notify_all();
+            }
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        let mut s = self.state.lock();
+        s.shutdown = true;
+        self.wake.notify_all();
+    }
+}

@@ -1,0 +1,230 @@
+//! `Store`: one column family of one region — its memstore and its live storefiles
+//! (HBase's `HStore`). The region drives it: writes add cells to the memstore; a flush
+//! writes the memstore snapshot into a new storefile and then, once the manifest records
+//! the file, swaps it into the file list and drops the snapshot.
+//!
+//! Thread safety: `add` runs concurrently from many writers (the memstore is concurrent);
+//! the file list is copy-on-write behind a read-write lock, so scanners take a cheap
+//! snapshot of it and keep reading files that a later flush or compaction replaces.
+
+use crate::descriptor::ColumnFamilyDescriptor;
+use crate::error::Result;
+use crate::manifest::{StoreFileMeta, StoreManifest};
+use crate::scan::heap::SourceScanner;
+use parking_lot::RwLock;
+use regionkv_cell::{CellRef, KeyValueScanner, KeyView};
+use regionkv_fs::Fs;
+use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
+use regionkv_storefile::{
+    ReaderOptions, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
+};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Block cache ids must be unique among all open readers of a process.
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Extension of storefile names.
+pub const STOREFILE_EXT: &str = "sf";
+
+/// A live storefile: its manifest entry and its open reader.
+#[derive(Debug, Clone)]
+pub struct StoreFileHandle {
+    /// The manifest entry.
+    pub meta: StoreFileMeta,
+    /// The open reader.
+    pub reader: Arc<StoreFileReader>,
+}
+
+/// Counters of one store (HBase's store metrics).
+#[derive(Debug, Default)]
+pub struct StoreMetrics {
+    /// Flushes that wrote a file for this store.
+    pub flush_count: AtomicU64,
+    /// Bytes of storefiles written by flushes.
+    pub flushed_bytes: AtomicU64,
+    /// Cells written by flushes.
+    pub flushed_cells: AtomicU64,
+}
+
+/// One column family of a region.
+#[derive(Debug)]
+pub struct Store {
+    family: ColumnFamilyDescriptor,
+    dir: PathBuf,
+    fs: Arc<dyn Fs>,
+    memstore: MemStore,
+    files: RwLock<Arc<Vec<StoreFileHandle>>>,
+    cache: Option<Arc<StoreFileBlockCache>>,
+    metrics: StoreMetrics,
+}
+
+impl Store {
+    /// Opens the store of `family` in `region_dir`: creates its directory if needed, opens
+    /// the files the manifest names and deletes every other file in the directory (the
+    /// leftovers of an interrupted flush or compaction).
+    pub fn open(
+        fs: Arc<dyn Fs>,
+        region_dir: &Path,
+        family: ColumnFamilyDescriptor,
+        manifest: &StoreManifest,
+        cache: Option<Arc<StoreFileBlockCache>>,
+        memstore_config: MemStoreConfig,
+    ) -> Result<Self> {
+        let dir = region_dir.join(String::from_utf8_lossy(&family.name).as_ref());
+        fs.create_dir_all(&dir)?;
+        let mut removed = false;
+        for name in fs.list(&dir)? {
+            if !manifest.files.iter().any(|f| f.name == name) {
+                tracing::info!(file = %dir.join(&name).display(), "removing storefile not in the manifest");
+                fs.remove_file(&dir.join(&name))?;
+                removed = true;
+            }
+        }
+        if removed {
+            fs.sync_dir(&dir)?;
+        }
+        let mut files = Vec::with_capacity(manifest.files.len());
+        for meta in &manifest.files {
+            let reader = Self::open_reader(fs.as_ref(), &dir, meta, cache.clone(), &family)?;
+            files.push(StoreFileHandle {
+                meta: meta.clone(),
+                reader,
+            });
+        }
+        Ok(Self {
+            family,
+            dir,
+            fs,
+            memstore: MemStore::new(memstore_config),
+            files: RwLock::new(Arc::new(files)),
+            cache,
+            metrics: StoreMetrics::default(),
+        })
+    }
+
+    fn open_reader(
+        fs: &dyn Fs,
+        dir: &Path,
+        meta: &StoreFileMeta,
+        cache: Option<Arc<StoreFileBlockCache>>,
+        family: &ColumnFamilyDescriptor,
+    ) -> Result<Arc<StoreFileReader>> {
+        let cache = cache.filter(|_| family.block_cache_enabled);
+        let reader = StoreFileReader::open(
+            fs,
+            &dir.join(&meta.name),
+            NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache,
+            ReaderOptions {
+                in_memory: family.in_memory,
+            },
+        )?;
+        Ok(Arc::new(reader))
+    }
+
+    /// The family.
+    pub fn family(&self) -> &ColumnFamilyDescriptor {
+        &self.family
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The memstore.
+    pub fn memstore(&self) -> &MemStore {
+        &self.memstore
+    }
+
+    /// Counters.
+    pub fn metrics(&self) -> &StoreMetrics {
+        &self.metrics
+    }
+
+    /// Adds a cell (already stamped with timestamp and sequence id) to the memstore.
+    pub fn add(&self, cell: CellRef<'_>) -> MemStoreSize {
+        self.memstore.add(cell)
+    }
+
+    /// The live files, oldest first (a snapshot: later flushes do not change it).
+    pub fn files(&self) -> Arc<Vec<StoreFileHandle>> {
+        self.files.read().clone()
+    }
+
+    /// Writes a memstore snapshot into the new file `name` (fully written and synced, its
+    /// directory entry synced) and opens it. The file is not live until the manifest names
+    /// it and [`Self::commit_files`] swaps it in.
+    pub fn write_snapshot(&self, snapshot: &Arc<Segment>, name: &str) -> Result<StoreFileHandle> {
+        let path = self.dir.join(name);
+        let mut writer = StoreFileWriter::new(
+            self.fs.create_new(&path)?,
+            self.family.writer_options(false),
+        )?;
+        let mut scanner = snapshot.scanner(u64::MAX);
+        scanner.seek_to_first();
+        while let Some(cell) = scanner.peek() {
+            writer.append(cell)?;
+            let Ok(()) = scanner.advance();
+        }
+        let written = writer.finish()?;
+        self.fs.sync_dir(&self.dir)?;
+        let meta = StoreFileMeta {
+            name: name.to_string(),
+            size: written.size,
+            max_seq_id: written.file_info.max_seq_id,
+            cell_count: written.file_info.cell_count,
+        };
+        let reader = Self::open_reader(
+            self.fs.as_ref(),
+            &self.dir,
+            &meta,
+            self.cache.clone(),
+            &self.family,
+        )?;
+        self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
+        self.metrics
+            .flushed_bytes
+            .fetch_add(written.size, Ordering::Relaxed);
+        self.metrics
+            .flushed_cells
+            .fetch_add(written.file_info.cell_count, Ordering::Relaxed);
+        Ok(StoreFileHandle { meta, reader })
+    }
+
+    /// Makes `added` live (after the manifest recorded them).
+    pub fn commit_files(&self, added: Vec<StoreFileHandle>) {
+        let mut files = self.files.write();
+        let mut next: Vec<StoreFileHandle> = files.as_ref().clone();
+        next.extend(added);
+        *files = Arc::new(next);
+    }
+
+    /// Scanners over every source of the store at `read_point`, each positioned at the
+    /// first cell ≥ `key`. Files that cannot hold rows in `[start_row, stop_row)` are
+    /// skipped.
+    pub fn scanners(
+        &self,
+        read_point: u64,
+        key: &KeyView<'_>,
+        start_row: &[u8],
+        stop_row: &[u8],
+    ) -> Result<Vec<SourceScanner>> {
+        let mut out = Vec::new();
+        for mut s in self.memstore.scanners(read_point) {
+            let Ok(_) = s.seek(key);
+            out.push(SourceScanner::Memstore(s));
+        }
+        for f in self.files().iter() {
+            if !f.reader.may_contain_rows(start_row, stop_row) {
+                continue;
+            }
+            let mut s = StoreFileScanner::new(f.reader.clone());
+            s.seek(key)?;
+            out.push(SourceScanner::File(s));
+        }
+        Ok(out)
+    }
+}

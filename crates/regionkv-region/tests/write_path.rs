@@ -1,0 +1,571 @@
+//! The region write path end to end on the in-memory file system: atomic row mutations,
+//! flush to storefiles through the manifest, the flush policies, WAL replay on reopen
+//! (including after simulated power loss), blocking writes, and poisoning after a failed
+//! WAL sync.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
+use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
+use regionkv_memstore::MemStoreConfig;
+use regionkv_region::flush::policy::FlushPolicy;
+use regionkv_region::{
+    ColumnFamilyDescriptor, Error, Flusher, GlobalMemStore, RecoveredWal, Region, RegionConfig,
+    RegionInfo, RegionServices, TableDescriptor, recover_wal,
+};
+use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+const ROOT: &str = "/db";
+
+fn table(flush_size: u64, families: &[&[u8]]) -> TableDescriptor {
+    let fams = families
+        .iter()
+        .map(|f| ColumnFamilyDescriptor::new(f).unwrap())
+        .collect();
+    let mut t = TableDescriptor::new("t1", fams).unwrap();
+    t.memstore_flush_size = flush_size;
+    t
+}
+
+/// A one-region "Db" on an arbitrary file system, that can be restarted.
+struct Harness {
+    fs: Arc<dyn Fs>,
+    table: TableDescriptor,
+    config: RegionConfig,
+    with_flusher: bool,
+    clock: ManualClock,
+    region: Option<Arc<Region>>,
+    wal: Option<Arc<Wal>>,
+    flusher: Option<Arc<Flusher>>,
+}
+
+fn wal_dir() -> PathBuf {
+    Path::new(ROOT).join("wal")
+}
+fn region_dir() -> PathBuf {
+    Path::new(ROOT).join("data/default/t1/r")
+}
+
+impl Harness {
+    fn new(
+        fs: Arc<dyn Fs>,
+        table: TableDescriptor,
+        config: RegionConfig,
+        with_flusher: bool,
+    ) -> Self {
+        let mut h = Self {
+            fs,
+            table,
+            config,
+            with_flusher,
+            clock: ManualClock::new(1_000),
+            region: None,
+            wal: None,
+            flusher: None,
+        };
+        h.start().unwrap();
+        h
+    }
+
+    fn start(&mut self) -> regionkv_region::Result<()> {
+        let fs = self.fs.clone();
+        fs.create_dir_all(Path::new(ROOT))?;
+        let RecoveredWal { wal, edits, .. } = recover_wal(
+            fs.clone(),
+            &wal_dir(),
+            WalConfig::default(),
+            RecoveryMode::TolerateCorruptedTail,
+        )?;
+        let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
+        let flusher = self.with_flusher.then(|| Flusher::start(1, global.clone()));
+        let services = RegionServices {
+            fs: fs.clone(),
+            wal: wal.clone(),
+            clock: Arc::new(self.clock.clone()) as SharedClock,
+            block_cache: None,
+            memstore: MemStoreConfig::default(),
+            config: self.config.clone(),
+            flusher: flusher.clone(),
+            global,
+        };
+        let region = if regionkv_region::Manifest::read(fs.as_ref(), &region_dir())?.is_some() {
+            Region::open(&region_dir(), self.table.clone(), services, &edits)?
+        } else {
+            let info = RegionInfo {
+                table: "t1".into(),
+                start_key: vec![],
+                end_key: vec![],
+                region_id: 1,
+            };
+            Region::create(&region_dir(), info, self.table.clone(), services)?
+        };
+        self.region = Some(region);
+        self.wal = Some(wal);
+        self.flusher = flusher;
+        Ok(())
+    }
+
+    /// Drops everything without flushing (a process exit), then opens again.
+    fn restart(&mut self) {
+        self.stop();
+        self.start().unwrap();
+    }
+
+    fn stop(&mut self) {
+        if let Some(f) = self.flusher.take() {
+            f.shutdown();
+        }
+        self.region = None;
+        self.wal = None;
+    }
+
+    fn region(&self) -> &Arc<Region> {
+        self.region.as_ref().unwrap()
+    }
+
+    fn put(
+        &self,
+        row: &str,
+        fam: &[u8],
+        q: &str,
+        v: &str,
+        d: Durability,
+    ) -> regionkv_region::Result<u64> {
+        let c = Cell::put(row.as_bytes(), fam, q.as_bytes(), i64::MAX, v.as_bytes()).unwrap();
+        self.region().mutate_row(row.as_bytes(), vec![c], d)
+    }
+
+    /// (row, family, qualifier, ts, type, value) of every raw cell.
+    fn dump(&self) -> Vec<(String, String, String, i64, CellType, String)> {
+        self.region()
+            .scan_raw(b"", b"")
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    String::from_utf8_lossy(c.row()).into_owned(),
+                    String::from_utf8_lossy(c.family()).into_owned(),
+                    String::from_utf8_lossy(c.qualifier()).into_owned(),
+                    c.timestamp(),
+                    c.cell_type(),
+                    String::from_utf8_lossy(c.value()).into_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn puts_are_stamped_sequenced_and_survive_restart_without_flush() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    let s1 = h.put("r1", b"cf", "q", "v1", Durability::SyncWal).unwrap();
+    h.clock.advance(5);
+    let s2 = h.put("r1", b"cf", "q", "v2", Durability::SyncWal).unwrap();
+    assert!(s2 > s1);
+    let before = h.dump();
+    assert_eq!(
+        before,
+        vec![
+            (
+                "r1".into(),
+                "cf".into(),
+                "q".into(),
+                1005,
+                CellType::Put,
+                "v2".into()
+            ),
+            (
+                "r1".into(),
+                "cf".into(),
+                "q".into(),
+                1000,
+                CellType::Put,
+                "v1".into()
+            ),
+        ]
+    );
+    h.restart();
+    assert_eq!(h.dump(), before, "replayed from the WAL");
+    assert_eq!(
+        h.region()
+            .metrics()
+            .replayed_edits
+            .load(std::sync::atomic::Ordering::Relaxed),
+        2
+    );
+    // Sequence ids keep increasing after recovery.
+    let s3 = h.put("r2", b"cf", "q", "v3", Durability::SyncWal).unwrap();
+    assert!(s3 > s2, "{s3} > {s2}");
+}
+
+#[test]
+fn flush_writes_a_storefile_and_replay_skips_flushed_edits() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    for i in 0..100 {
+        h.put(
+            &format!("row{i:03}"),
+            b"cf",
+            "q",
+            &format!("v{i}"),
+            Durability::SyncWal,
+        )
+        .unwrap();
+    }
+    let r = h.region().flush().unwrap();
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].cell_count, 100);
+    assert_eq!(h.region().memstore_data_size(), 0);
+    let m = h.region().manifest();
+    assert_eq!(m.stores[&b"cf"[..]].files.len(), 1);
+    assert_eq!(m.stores[&b"cf"[..]].flushed_seq_id, r.flush_seq_id);
+    h.put("row999", b"cf", "q", "after", Durability::SyncWal)
+        .unwrap();
+    let before = h.dump();
+    assert_eq!(before.len(), 101);
+    h.restart();
+    assert_eq!(h.dump(), before);
+    // Only the edit after the flush was replayed.
+    assert_eq!(
+        h.region()
+            .metrics()
+            .replayed_edits
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+}
+
+#[test]
+fn row_mutations_are_atomic_across_families_and_replay() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"a", b"b"]),
+        RegionConfig::default(),
+        false,
+    );
+    let cells = vec![
+        Cell::put(b"r", b"a", b"q", i64::MAX, b"1").unwrap(),
+        Cell::put(b"r", b"b", b"q", i64::MAX, b"2").unwrap(),
+        Cell::delete_marker(b"r", b"b", b"", 500, CellType::DeleteFamily).unwrap(),
+    ];
+    let seq = h
+        .region()
+        .mutate_row(b"r", cells, Durability::FsyncWal)
+        .unwrap();
+    let cells = h.region().scan_raw(b"", b"").unwrap();
+    assert_eq!(cells.len(), 3);
+    assert!(
+        cells.iter().all(|c| c.seq_id() == seq),
+        "one sequence id per row mutation"
+    );
+    fs.crash(CrashMode::DropUnsynced);
+    h.restart();
+    assert_eq!(h.region().scan_raw(b"", b"").unwrap(), cells);
+}
+
+#[test]
+fn fsync_wal_writes_survive_power_loss_and_sync_wal_ones_survive_process_death() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    for i in 0..20 {
+        h.put(&format!("f{i:02}"), b"cf", "q", "v", Durability::FsyncWal)
+            .unwrap();
+    }
+    h.region().flush().unwrap();
+    for i in 0..20 {
+        h.put(&format!("g{i:02}"), b"cf", "q", "v", Durability::FsyncWal)
+            .unwrap();
+    }
+    for i in 0..5 {
+        h.put(&format!("s{i:02}"), b"cf", "q", "v", Durability::SyncWal)
+            .unwrap();
+    }
+    // A process death keeps what reached the OS: everything.
+    h.restart();
+    assert_eq!(h.dump().len(), 45);
+    // A power loss keeps at least every FSYNC_WAL write (flushed or not).
+    h.stop();
+    fs.crash(CrashMode::DropUnsynced);
+    h.start().unwrap();
+    let rows: Vec<String> = h.dump().into_iter().map(|c| c.0).collect();
+    for i in 0..20 {
+        assert!(rows.contains(&format!("f{i:02}")));
+        assert!(rows.contains(&format!("g{i:02}")));
+    }
+}
+
+#[test]
+fn skip_wal_writes_are_lost_on_restart_unless_flushed() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    h.put("flushed", b"cf", "q", "v", Durability::SkipWal)
+        .unwrap();
+    h.region().flush().unwrap();
+    h.put("lost", b"cf", "q", "v", Durability::SkipWal).unwrap();
+    h.restart();
+    let rows: Vec<String> = h.dump().into_iter().map(|c| c.0).collect();
+    assert_eq!(rows, vec!["flushed".to_string()]);
+}
+
+#[test]
+fn all_large_stores_policy_flushes_only_the_big_family_and_all_stores_drags_neighbours() {
+    for (policy, expect_small_flushed) in [
+        (FlushPolicy::AllLargeStores, false),
+        (FlushPolicy::AllStores, true),
+    ] {
+        let fs = MemFs::new();
+        let config = RegionConfig {
+            flush_policy: policy,
+            flush_lower_bound_min: 1024,
+            ..RegionConfig::default()
+        };
+        let h = Harness::new(
+            Arc::new(fs.clone()),
+            table(64 * 1024, &[b"big", b"small"]),
+            config,
+            false,
+        );
+        for i in 0..400 {
+            h.put(
+                &format!("r{i:04}"),
+                b"big",
+                "q",
+                &"x".repeat(100),
+                Durability::SkipWal,
+            )
+            .unwrap();
+        }
+        h.put("r0000", b"small", "q", "tiny", Durability::SkipWal)
+            .unwrap();
+        let r = h.region().flush().unwrap();
+        let flushed: Vec<&[u8]> = r.flushed_families.iter().map(|f| f.as_slice()).collect();
+        assert!(flushed.contains(&&b"big"[..]));
+        assert_eq!(
+            flushed.contains(&&b"small"[..]),
+            expect_small_flushed,
+            "{policy:?}"
+        );
+        let small = &h.region().stores()[&b"small"[..]];
+        assert_eq!(
+            small
+                .metrics()
+                .flush_count
+                .load(std::sync::atomic::Ordering::Relaxed),
+            u64::from(expect_small_flushed),
+            "the metric shows whether the neighbour was dragged along"
+        );
+        // Whatever flushed, every cell is still readable.
+        assert_eq!(h.dump().len(), 401);
+    }
+}
+
+#[test]
+fn selective_flush_keeps_the_unflushed_family_in_the_wal() {
+    let fs = MemFs::new();
+    let config = RegionConfig {
+        flush_lower_bound_min: 1024,
+        ..RegionConfig::default()
+    };
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(64 * 1024, &[b"big", b"small"]),
+        config,
+        false,
+    );
+    h.put("r", b"small", "q", "only-in-wal", Durability::SyncWal)
+        .unwrap();
+    for i in 0..400 {
+        h.put(
+            &format!("r{i:04}"),
+            b"big",
+            "q",
+            &"x".repeat(100),
+            Durability::SyncWal,
+        )
+        .unwrap();
+    }
+    let r = h.region().flush().unwrap();
+    assert_eq!(r.flushed_families, vec![b"big".to_vec()]);
+    h.restart();
+    let small: Vec<_> = h.dump().into_iter().filter(|c| c.1 == "small").collect();
+    assert_eq!(small.len(), 1, "the small family's edit was replayed");
+    assert_eq!(small[0].5, "only-in-wal");
+}
+
+#[test]
+fn background_flusher_keeps_memstore_bounded() {
+    let fs = MemFs::new();
+    let h = Harness::new(
+        Arc::new(fs.clone()),
+        table(16 * 1024, &[b"cf"]),
+        RegionConfig::default(),
+        true,
+    );
+    for i in 0..2000 {
+        h.put(
+            &format!("r{i:05}"),
+            b"cf",
+            "q",
+            &"v".repeat(100),
+            Durability::SkipWal,
+        )
+        .unwrap();
+    }
+    h.flusher.as_ref().unwrap().wait_idle();
+    let m = h.region().manifest();
+    assert!(
+        m.stores[&b"cf"[..]].files.len() >= 5,
+        "{} files",
+        m.stores[&b"cf"[..]].files.len()
+    );
+    assert!(h.region().memstore_data_size() <= 4 * 16 * 1024 + 1024);
+    assert_eq!(h.dump().len(), 2000);
+}
+
+#[test]
+fn writes_block_then_fail_when_no_flush_relieves_the_memstore() {
+    let fs = MemFs::new();
+    let config = RegionConfig {
+        block_multiplier: 2,
+        busy_wait: Duration::from_millis(50),
+        ..RegionConfig::default()
+    };
+    let h = Harness::new(
+        Arc::new(fs.clone()),
+        table(4 * 1024, &[b"cf"]),
+        config,
+        false,
+    );
+    let mut err = None;
+    for i in 0..1000 {
+        if let Err(e) = h.put(
+            &format!("r{i:05}"),
+            b"cf",
+            "q",
+            &"v".repeat(100),
+            Durability::SkipWal,
+        ) {
+            err = Some(e);
+            break;
+        }
+    }
+    let err = err.expect("writes must be held back once over flush size × multiplier");
+    assert!(matches!(err, Error::RegionTooBusy { .. }), "{err}");
+    assert!(
+        h.region().memstore_data_size() <= 2 * 4 * 1024 + 200,
+        "bounded growth"
+    );
+    // A flush relieves it.
+    h.region().flush().unwrap();
+    h.put("after", b"cf", "q", "v", Durability::SkipWal)
+        .unwrap();
+}
+
+#[test]
+fn failed_wal_sync_poisons_the_region_until_reopened() {
+    let mem = MemFs::new();
+    let fault = FaultFs::new(Arc::new(mem.clone()));
+    let mut h = Harness::new(
+        Arc::new(fault.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    h.put("ok", b"cf", "q", "v", Durability::FsyncWal).unwrap();
+    fault.fail_at(
+        fault.op_count(),
+        FaultKind::EioOnSync,
+        Persistence::Transient,
+    );
+    assert!(h.put("bad", b"cf", "q", "v", Durability::FsyncWal).is_err());
+    let again = h
+        .put("later", b"cf", "q", "v", Durability::FsyncWal)
+        .unwrap_err();
+    assert!(
+        matches!(again, Error::Poisoned { .. }) || matches!(again, Error::Wal(_)),
+        "{again}"
+    );
+    // The failed write is not visible.
+    assert!(h.dump().iter().all(|c| c.0 != "bad"));
+    h.restart();
+    h.put("later", b"cf", "q", "v", Durability::FsyncWal)
+        .unwrap();
+    let rows: Vec<String> = h.dump().into_iter().map(|c| c.0).collect();
+    assert!(rows.contains(&"ok".to_string()) && rows.contains(&"later".to_string()));
+}
+
+#[test]
+fn orphan_files_from_an_interrupted_flush_are_removed_on_open() {
+    let fs = MemFs::new();
+    let mut h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    h.put("r", b"cf", "q", "v", Durability::SyncWal).unwrap();
+    let orphan = region_dir().join("cf/99.sf");
+    let mut f = fs.create_new(&orphan).unwrap();
+    f.append(b"half a storefile").unwrap();
+    drop(f);
+    h.restart();
+    assert!(!fs.exists(&orphan).unwrap());
+    assert_eq!(h.dump().len(), 1);
+}
+
+#[test]
+fn mutations_are_validated() {
+    let fs = MemFs::new();
+    let h = Harness::new(
+        Arc::new(fs.clone()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    let e = h
+        .put("r", b"nope", "q", "v", Durability::SyncWal)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "Column family nope does not exist in region {} in table t1",
+            h.region().encoded_name()
+        )
+    );
+    let c = Cell::put(b"other", b"cf", b"q", 1, b"v").unwrap();
+    assert!(
+        h.region()
+            .mutate_row(b"r", vec![c], Durability::SyncWal)
+            .is_err()
+    );
+    assert!(
+        h.region()
+            .mutate_row(b"", vec![], Durability::SyncWal)
+            .is_err()
+    );
+}

@@ -1,0 +1,773 @@
+//! The on-disk format of a log file, specified in `docs/wal-format.md`: file names, the file
+//! header, record framing and the edit payload. Everything here is pure: bytes in, bytes out.
+//!
+//! ```text
+//! file   = header(44) record*
+//! record = len:u32 | type:u8 | header_crc:u32 | record_crc:u32 | payload[len]
+//! ```
+//!
+//! The header CRC covers `len | type`, so a damaged length is caught before it is trusted;
+//! the record CRC covers `len | type | payload`. Both are CRC-32 (IEEE, crc32fast), masked as
+//! LevelDB masks its CRCs, so a run of zero bytes never verifies (the CRC-32 of empty input is
+//! 0, RELIABILITY.md F3). This module is part of the file format: its constants never change
+//! within a format version.
+
+#![deny(clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use regionkv_cell::Cell;
+
+use crate::edit::{WalEdit, WalKey};
+use crate::error::{Error, Result};
+
+/// The first 8 bytes of every log file.
+pub const MAGIC: [u8; 8] = *b"RKWALLOG";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes of the file header.
+pub const HEADER_LEN: usize = 44;
+/// Bytes of a record's frame header (length, type, two CRCs).
+pub const FRAME_HEADER_LEN: usize = 13;
+/// The largest payload a record may carry (256 MiB).
+pub const MAX_PAYLOAD_LEN: u32 = 256 << 20;
+/// Record type of an edit.
+pub const RECORD_TYPE_EDIT: u8 = 1;
+
+/// Added to the rotated CRC by [`mask_crc`] (LevelDB's `kMaskDelta`).
+const MASK_DELTA: u32 = 0xA282_EAD8;
+
+/// Masks a CRC so that the CRC of data that embeds CRCs, or of all-zero bytes, is not a
+/// fixed point: rotate right by 15 bits, add a constant.
+pub fn mask_crc(crc: u32) -> u32 {
+    crc.rotate_right(15).wrapping_add(MASK_DELTA)
+}
+
+/// The masked CRC-32 of the concatenation of `parts`.
+pub fn masked_crc(parts: &[&[u8]]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    for p in parts {
+        h.update(p);
+    }
+    mask_crc(h.finalize())
+}
+
+/// The file name of log `number`: `wal.` + 20 zero-padded digits + `.log`, so that names
+/// sort in log order.
+pub fn log_file_name(number: u64) -> String {
+    format!("wal.{number:020}.log")
+}
+
+/// The path of log `number` in `dir`.
+pub fn log_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(log_file_name(number))
+}
+
+/// The temporary name a log is written under until its header is durable.
+pub fn temp_log_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(format!("{}.tmp", log_file_name(number)))
+}
+
+/// What a file name in a WAL directory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogName {
+    /// A log file with this number.
+    Log(u64),
+    /// A log left half-created by a crash (its header may not be durable); safe to delete.
+    Temp(u64),
+}
+
+/// Parses a file name made by [`log_file_name`] or [`temp_log_path`]; `None` for anything
+/// else.
+pub fn parse_log_name(name: &str) -> Option<LogName> {
+    let rest = name.strip_prefix("wal.")?;
+    let (digits, temp) = match rest.strip_suffix(".log.tmp") {
+        Some(d) => (d, true),
+        None => (rest.strip_suffix(".log")?, false),
+    };
+    if digits.len() != 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let number = digits.parse().ok()?;
+    Some(if temp {
+        LogName::Temp(number)
+    } else {
+        LogName::Log(number)
+    })
+}
+
+/// Why a log file was started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogOrigin {
+    /// By [`Wal::open`](crate::Wal::open): the first log of a process. Its
+    /// [`prev_log`](LogHeader::prev_log) is the newest log that existed then, which that
+    /// earlier process may have left with a torn tail.
+    Open,
+    /// By a roll: the previous log was synced completely before this one was created.
+    Roll,
+}
+
+impl LogOrigin {
+    fn code(self) -> u8 {
+        match self {
+            LogOrigin::Open => 1,
+            LogOrigin::Roll => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<LogOrigin> {
+        match code {
+            1 => Some(LogOrigin::Open),
+            2 => Some(LogOrigin::Roll),
+            _ => None,
+        }
+    }
+
+    /// A lower-case name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogOrigin::Open => "open",
+            LogOrigin::Roll => "roll",
+        }
+    }
+}
+
+/// The header at the start of every log file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LogHeader {
+    /// The format version.
+    pub version: u32,
+    /// Why the log was started.
+    pub origin: LogOrigin,
+    /// The log's number (also in its file name).
+    pub number: u64,
+    /// When it was created, in milliseconds since the epoch.
+    pub created_ms: i64,
+    /// For [`LogOrigin::Open`], the number of the newest log in the directory at the time (0
+    /// if none); for [`LogOrigin::Roll`], the number of the log rolled from.
+    pub prev_log: u64,
+}
+
+impl LogHeader {
+    /// The header's bytes.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut out = [0u8; HEADER_LEN];
+        let fields: [(usize, &[u8]); 6] = [
+            (0, &MAGIC),
+            (8, &self.version.to_be_bytes()),
+            (12, &[self.origin.code()]),
+            (16, &self.number.to_be_bytes()),
+            (24, &self.created_ms.to_be_bytes()),
+            (32, &self.prev_log.to_be_bytes()),
+        ];
+        for (at, bytes) in fields {
+            if let Some(slot) = out.get_mut(at..at + bytes.len()) {
+                slot.copy_from_slice(bytes);
+            }
+        }
+        let crc = masked_crc(&[out.get(..40).unwrap_or_default()]);
+        if let Some(slot) = out.get_mut(40..) {
+            slot.copy_from_slice(&crc.to_be_bytes());
+        }
+        out
+    }
+
+    /// Parses and verifies the header at the start of `bytes` (the first bytes of the file
+    /// at `path`; `file_len` is the whole file's length, for the message).
+    pub fn decode(path: &Path, bytes: &[u8], file_len: u64) -> Result<LogHeader> {
+        let corrupt = |reason: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            offset: 0,
+            reason,
+        };
+        if bytes.get(..MAGIC.len()).is_some_and(|m| m != MAGIC) || bytes.len() < MAGIC.len() {
+            return Err(Error::NotAWal {
+                path: path.to_path_buf(),
+                reason: if bytes.len() < MAGIC.len() {
+                    format!("{file_len} bytes is too short for a WAL header")
+                } else {
+                    "wrong magic".into()
+                },
+            });
+        }
+        let Some(h) = bytes.get(..HEADER_LEN) else {
+            return Err(corrupt(format!(
+                "file of {file_len} bytes is too short for the {HEADER_LEN}-byte WAL header"
+            )));
+        };
+        let stored = be_u32(h, 40);
+        let computed = masked_crc(&[h.get(..40).unwrap_or_default()]);
+        if stored != computed {
+            return Err(corrupt(format!(
+                "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+            )));
+        }
+        let version = be_u32(h, 8);
+        if version != FORMAT_VERSION {
+            return Err(Error::UnsupportedVersion {
+                path: path.to_path_buf(),
+                version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let origin_code = h.get(12).copied().unwrap_or_default();
+        let origin = LogOrigin::from_code(origin_code)
+            .ok_or_else(|| corrupt(format!("unknown log origin code {origin_code}")))?;
+        Ok(LogHeader {
+            version,
+            origin,
+            number: be_u64(h, 16),
+            created_ms: be_u64(h, 24) as i64,
+            prev_log: be_u64(h, 32),
+        })
+    }
+}
+
+/// Reads a big-endian u32 at `at` (0 if out of range; callers check lengths first).
+fn be_u32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u32::from_be_bytes)
+}
+
+/// Reads a big-endian u64 at `at` (0 if out of range; callers check lengths first).
+fn be_u64(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u64::from_be_bytes)
+}
+
+/// The payload length of `edit`, checking the format's limits.
+fn payload_len(edit: &WalEdit) -> Result<usize> {
+    if edit.key.region.len() > usize::from(u16::MAX) {
+        return Err(Error::InvalidEdit("region name longer than 65535 bytes"));
+    }
+    if edit.key.table.len() > usize::from(u16::MAX) {
+        return Err(Error::InvalidEdit("table name longer than 65535 bytes"));
+    }
+    let mut len: u64 = (2 + edit.key.region.len() + 2 + edit.key.table.len() + 8 + 8 + 4) as u64;
+    for c in &edit.cells {
+        len += (4 + c.key_bytes().len() + 4 + c.value().len()) as u64;
+    }
+    if len > u64::from(MAX_PAYLOAD_LEN) || edit.cells.len() > u32::MAX as usize {
+        return Err(Error::EditTooLarge {
+            size: len,
+            max: u64::from(MAX_PAYLOAD_LEN),
+        });
+    }
+    Ok(len as usize)
+}
+
+/// Encodes `edit` as one framed record, appended to `out`. Returns the record's length.
+pub fn encode_record_into(out: &mut Vec<u8>, edit: &WalEdit) -> Result<usize> {
+    let len = payload_len(edit)?;
+    let start = out.len();
+    out.reserve(FRAME_HEADER_LEN + len);
+    let [l0, l1, l2, l3] = (len as u32).to_be_bytes();
+    let head = [l0, l1, l2, l3, RECORD_TYPE_EDIT];
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&masked_crc(&[&head]).to_be_bytes());
+    out.extend_from_slice(&[0; 4]); // the record CRC, filled in below
+    let payload_start = out.len();
+    let k = &edit.key;
+    // Lengths were checked by payload_len, so these narrowing casts are exact.
+    out.extend_from_slice(&(k.region.len() as u16).to_be_bytes());
+    out.extend_from_slice(&k.region);
+    out.extend_from_slice(&(k.table.len() as u16).to_be_bytes());
+    out.extend_from_slice(k.table.as_bytes());
+    out.extend_from_slice(&k.seq_id.to_be_bytes());
+    out.extend_from_slice(&k.write_time.to_be_bytes());
+    out.extend_from_slice(&(edit.cells.len() as u32).to_be_bytes());
+    for c in &edit.cells {
+        out.extend_from_slice(&(c.key_bytes().len() as u32).to_be_bytes());
+        out.extend_from_slice(c.key_bytes());
+        out.extend_from_slice(&(c.value().len() as u32).to_be_bytes());
+        out.extend_from_slice(c.value());
+    }
+    debug_assert_eq!(out.len() - payload_start, len);
+    let crc = masked_crc(&[&head, out.get(payload_start..).unwrap_or_default()]);
+    if let Some(slot) = out.get_mut(payload_start - 4..payload_start) {
+        slot.copy_from_slice(&crc.to_be_bytes());
+    }
+    Ok(out.len() - start)
+}
+
+/// Encodes `edit` as one framed record.
+pub fn encode_record(edit: &WalEdit) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    encode_record_into(&mut out, edit)?;
+    Ok(out)
+}
+
+/// What is wrong with the bytes where a record should start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Damage {
+    /// Fewer bytes are left than a frame header needs.
+    IncompleteHeader {
+        /// Bytes left in the file.
+        available: usize,
+    },
+    /// The frame header verifies, but the file ends before its payload does.
+    IncompletePayload {
+        /// Payload length the header announces.
+        len: u32,
+        /// Payload bytes present.
+        available: usize,
+    },
+    /// Every byte from here to the end of the file is zero.
+    ZeroTail {
+        /// How many zero bytes.
+        len: usize,
+    },
+    /// The frame header's checksum does not match its length and type.
+    HeaderChecksum {
+        /// Stored in the file.
+        stored: u32,
+        /// Computed from the bytes.
+        computed: u32,
+    },
+    /// The frame header verifies but announces a payload larger than the format allows.
+    TooLong {
+        /// Announced length.
+        len: u32,
+    },
+    /// The record's checksum does not match its bytes.
+    RecordChecksum {
+        /// Stored in the file.
+        stored: u32,
+        /// Computed from the bytes.
+        computed: u32,
+    },
+    /// A verified record of a type this build does not know.
+    UnknownType(u8),
+    /// A verified record whose payload does not decode.
+    BadPayload(String),
+}
+
+impl Damage {
+    /// True for what a crash mid-append leaves behind (see [`RecoveryMode`](crate::RecoveryMode)).
+    pub fn is_torn(&self) -> bool {
+        matches!(
+            self,
+            Damage::IncompleteHeader { .. }
+                | Damage::IncompletePayload { .. }
+                | Damage::ZeroTail { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Damage::IncompleteHeader { available } => write!(
+                f,
+                "incomplete record: {available} bytes left, a record header needs {FRAME_HEADER_LEN}"
+            ),
+            Damage::IncompletePayload { len, available } => write!(
+                f,
+                "incomplete record: header announces {len} payload bytes, {available} present"
+            ),
+            Damage::ZeroTail { len } => write!(f, "zero-filled tail of {len} bytes"),
+            Damage::HeaderChecksum { stored, computed } => write!(
+                f,
+                "record header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+            ),
+            Damage::TooLong { len } => write!(
+                f,
+                "record announces {len} payload bytes, more than the maximum {MAX_PAYLOAD_LEN}"
+            ),
+            Damage::RecordChecksum { stored, computed } => write!(
+                f,
+                "record checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+            ),
+            Damage::UnknownType(t) => write!(f, "unknown record type {t}"),
+            Damage::BadPayload(why) => write!(f, "malformed edit payload: {why}"),
+        }
+    }
+}
+
+/// Parses the record starting at `pos` of a log file's bytes `data`: the decoded edit and
+/// the offset just past the record, or what is wrong there. `pos` must be below `data.len()`.
+pub fn parse_record(data: &[u8], pos: usize) -> std::result::Result<(WalEdit, usize), Damage> {
+    let rest = data.get(pos..).unwrap_or_default();
+    let damage = match parse_frame(rest) {
+        Ok((payload, len)) => match decode_payload(payload) {
+            Ok(edit) => return Ok((edit, pos + len)),
+            Err(why) => Damage::BadPayload(why),
+        },
+        Err(d) => d,
+    };
+    if !damage.is_torn() && rest.iter().all(|&b| b == 0) {
+        return Err(Damage::ZeroTail { len: rest.len() });
+    }
+    Err(damage)
+}
+
+/// Verifies the frame at the start of `rest`: its payload and the frame's total length.
+fn parse_frame(rest: &[u8]) -> std::result::Result<(&[u8], usize), Damage> {
+    let Some(head) = rest.get(..5) else {
+        return Err(Damage::IncompleteHeader {
+            available: rest.len(),
+        });
+    };
+    if rest.len() < FRAME_HEADER_LEN {
+        return Err(Damage::IncompleteHeader {
+            available: rest.len(),
+        });
+    }
+    let stored = be_u32(rest, 5);
+    let computed = masked_crc(&[head]);
+    if stored != computed {
+        return Err(Damage::HeaderChecksum { stored, computed });
+    }
+    let len = be_u32(rest, 0);
+    if len > MAX_PAYLOAD_LEN {
+        return Err(Damage::TooLong { len });
+    }
+    let end = FRAME_HEADER_LEN + len as usize;
+    let Some(payload) = rest.get(FRAME_HEADER_LEN..end) else {
+        return Err(Damage::IncompletePayload {
+            len,
+            available: rest.len() - FRAME_HEADER_LEN,
+        });
+    };
+    let stored = be_u32(rest, 9);
+    let computed = masked_crc(&[head, payload]);
+    if stored != computed {
+        return Err(Damage::RecordChecksum { stored, computed });
+    }
+    let record_type = head.get(4).copied().unwrap_or_default();
+    if record_type != RECORD_TYPE_EDIT {
+        return Err(Damage::UnknownType(record_type));
+    }
+    Ok((payload, end))
+}
+
+/// A bounds-checked reader over a payload.
+struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize, what: &str) -> std::result::Result<&'a [u8], String> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
+        match end.and_then(|e| self.buf.get(self.pos..e)) {
+            Some(s) => {
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(format!(
+                "{what} of {n} bytes at payload offset {} runs past the payload ({} bytes)",
+                self.pos,
+                self.buf.len()
+            )),
+        }
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> std::result::Result<[u8; N], String> {
+        let s = self.take(N, what)?;
+        s.try_into().map_err(|_| format!("{what}: short read"))
+    }
+
+    fn u16(&mut self, what: &str) -> std::result::Result<u16, String> {
+        self.array(what).map(u16::from_be_bytes)
+    }
+
+    fn u32(&mut self, what: &str) -> std::result::Result<u32, String> {
+        self.array(what).map(u32::from_be_bytes)
+    }
+
+    fn u64(&mut self, what: &str) -> std::result::Result<u64, String> {
+        self.array(what).map(u64::from_be_bytes)
+    }
+
+    fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+}
+
+/// Decodes an edit payload. Every length is checked against the bytes left before anything
+/// is allocated.
+pub fn decode_payload(payload: &[u8]) -> std::result::Result<WalEdit, String> {
+    let mut c = Cursor {
+        buf: payload,
+        pos: 0,
+    };
+    let region_len = c.u16("region length")?;
+    let region = c.take(usize::from(region_len), "region name")?.to_vec();
+    let table_len = c.u16("table length")?;
+    let table = std::str::from_utf8(c.take(usize::from(table_len), "table name")?)
+        .map_err(|_| "table name is not UTF-8".to_string())?
+        .to_owned();
+    let seq_id = c.u64("sequence id")?;
+    let write_time = c.u64("write time")? as i64;
+    let count = c.u32("cell count")? as usize;
+    // Each cell takes at least 8 bytes (two lengths): bound the count before allocating.
+    if count > c.remaining() / 8 {
+        return Err(format!(
+            "cell count {count} cannot fit in the {} bytes left",
+            c.remaining()
+        ));
+    }
+    let mut cells = Vec::with_capacity(count);
+    for i in 0..count {
+        let key_len = c.u32("cell key length")? as usize;
+        let key = c.take(key_len, "cell key")?.to_vec();
+        let value_len = c.u32("cell value length")? as usize;
+        let value = c.take(value_len, "cell value")?.to_vec();
+        let cell = Cell::from_parts(key, value).map_err(|e| format!("cell {i}: {e}"))?;
+        cells.push(cell);
+    }
+    if c.remaining() != 0 {
+        return Err(format!(
+            "{} trailing bytes after the last cell",
+            c.remaining()
+        ));
+    }
+    Ok(WalEdit {
+        key: WalKey {
+            region,
+            table,
+            seq_id,
+            write_time,
+        },
+        cells,
+    })
+}
+
+/// The offset of the first record at or after `from` that verifies and decodes, or
+/// `data.len()` if there is none (used by [`RecoveryMode::SkipAnyCorrupted`](crate::RecoveryMode)).
+/// The cheap frame-header check rejects almost every offset before a payload CRC is computed.
+pub fn find_next_record(data: &[u8], from: usize) -> usize {
+    (from..data.len())
+        .find(|&p| {
+            let rest = data.get(p..).unwrap_or_default();
+            rest.get(4) == Some(&RECORD_TYPE_EDIT)
+                && parse_frame(rest).is_ok_and(|(payload, _)| decode_payload(payload).is_ok())
+        })
+        .unwrap_or(data.len())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use regionkv_cell::CellType;
+
+    fn edit(seq: u64) -> WalEdit {
+        WalEdit::new(
+            WalKey {
+                region: b"1588230740".to_vec(),
+                table: "ns:t1".into(),
+                seq_id: seq,
+                write_time: 1_700_000_000_000,
+            },
+            vec![
+                Cell::put(b"row\x00", b"cf", b"q", 42, b"value")
+                    .unwrap()
+                    .with_seq_id(seq),
+                Cell::delete_marker(b"row\x00", b"cf", b"", 41, CellType::DeleteFamily)
+                    .unwrap()
+                    .with_seq_id(seq),
+            ],
+        )
+    }
+
+    #[test]
+    fn record_round_trips_and_has_the_documented_layout() {
+        let e = edit(7);
+        let rec = encode_record(&e).unwrap();
+        let len = u32::from_be_bytes(rec[0..4].try_into().unwrap()) as usize;
+        assert_eq!(rec.len(), FRAME_HEADER_LEN + len);
+        assert_eq!(rec[4], RECORD_TYPE_EDIT);
+        assert_eq!(
+            u32::from_be_bytes(rec[5..9].try_into().unwrap()),
+            masked_crc(&[&rec[..5]])
+        );
+        assert_eq!(
+            u32::from_be_bytes(rec[9..13].try_into().unwrap()),
+            masked_crc(&[&rec[..5], &rec[13..]])
+        );
+        // Payload: region, table, seq, write time, cell count.
+        assert_eq!(&rec[13..15], &10u16.to_be_bytes());
+        assert_eq!(&rec[15..25], b"1588230740");
+        assert_eq!(&rec[25..27], &5u16.to_be_bytes());
+        assert_eq!(&rec[27..32], b"ns:t1");
+        assert_eq!(&rec[32..40], &7u64.to_be_bytes());
+        assert_eq!(&rec[48..52], &2u32.to_be_bytes());
+        let (back, end) = parse_record(&rec, 0).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(end, rec.len());
+    }
+
+    #[test]
+    fn header_round_trips_with_the_documented_layout() {
+        let h = LogHeader {
+            version: FORMAT_VERSION,
+            origin: LogOrigin::Open,
+            number: 3,
+            created_ms: 1_700_000_000_123,
+            prev_log: 2,
+        };
+        let b = h.encode();
+        assert_eq!(&b[..8], b"RKWALLOG");
+        assert_eq!(&b[8..12], &1u32.to_be_bytes());
+        assert_eq!(b[12], 1);
+        assert_eq!(&b[13..16], &[0, 0, 0]);
+        assert_eq!(&b[16..24], &3u64.to_be_bytes());
+        assert_eq!(&b[32..40], &2u64.to_be_bytes());
+        let p = Path::new("/w/x");
+        assert_eq!(LogHeader::decode(p, &b, 44).unwrap(), h);
+        for i in 0..HEADER_LEN {
+            let mut bad = b;
+            bad[i] ^= 0x10;
+            let err = LogHeader::decode(p, &bad, 44).unwrap_err();
+            assert!(err.is_corruption(), "byte {i}: {err}");
+        }
+        assert!(matches!(
+            LogHeader::decode(p, &b[..20], 20),
+            Err(Error::Corrupt { offset: 0, .. })
+        ));
+        assert!(matches!(
+            LogHeader::decode(p, b"hello", 5),
+            Err(Error::NotAWal { .. })
+        ));
+    }
+
+    #[test]
+    fn unsupported_version_is_reported_as_such() {
+        let mut b = LogHeader {
+            version: 2,
+            origin: LogOrigin::Roll,
+            number: 1,
+            created_ms: 0,
+            prev_log: 0,
+        }
+        .encode();
+        // encode() writes whatever version it is given; the CRC is valid.
+        let err = LogHeader::decode(Path::new("/w/x"), &b, 44).unwrap_err();
+        assert!(
+            matches!(err, Error::UnsupportedVersion { version: 2, .. }),
+            "{err}"
+        );
+        b[0] = b'X';
+        assert!(matches!(
+            LogHeader::decode(Path::new("/w/x"), &b, 44),
+            Err(Error::NotAWal { .. })
+        ));
+    }
+
+    #[test]
+    fn zeros_never_verify() {
+        // F3: the CRC-32 of empty input is 0, so an unmasked all-zero frame would "verify".
+        assert_eq!(crc32fast::hash(&[]), 0);
+        assert_ne!(mask_crc(0), 0);
+        assert_ne!(masked_crc(&[&[0u8; 5]]), 0);
+        for n in [1, 5, FRAME_HEADER_LEN, 100, 4096] {
+            let zeros = vec![0u8; n];
+            let damage = parse_record(&zeros, 0).unwrap_err();
+            assert!(damage.is_torn(), "{n}: {damage}");
+            if n >= FRAME_HEADER_LEN {
+                assert_eq!(damage, Damage::ZeroTail { len: n });
+            }
+            assert_eq!(find_next_record(&zeros, 0), n);
+        }
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_detected() {
+        let rec = encode_record(&edit(1)).unwrap();
+        for i in 0..rec.len() {
+            for bit in 0..8 {
+                let mut bad = rec.clone();
+                bad[i] ^= 1 << bit;
+                let damage = parse_record(&bad, 0).unwrap_err();
+                // A flip in the length can make the record look longer than the file:
+                // the header CRC catches that first.
+                assert!(!matches!(damage, Damage::ZeroTail { .. }), "{i}/{bit}");
+                assert!(!damage.is_torn(), "byte {i} bit {bit}: {damage}");
+            }
+        }
+    }
+
+    #[test]
+    fn truncations_are_torn() {
+        let rec = encode_record(&edit(1)).unwrap();
+        for cut in 1..rec.len() {
+            let d = parse_record(&rec[..cut], 0).unwrap_err();
+            assert!(d.is_torn(), "cut {cut}: {d}");
+        }
+    }
+
+    #[test]
+    fn huge_counts_and_lengths_are_rejected_before_allocating() {
+        let mut p = Vec::new();
+        p.extend_from_slice(&0u16.to_be_bytes());
+        p.extend_from_slice(&0u16.to_be_bytes());
+        p.extend_from_slice(&[0; 16]);
+        p.extend_from_slice(&u32::MAX.to_be_bytes());
+        assert!(decode_payload(&p).unwrap_err().contains("cell count"));
+        let mut p2 = p[..20].to_vec();
+        p2.extend_from_slice(&1u32.to_be_bytes());
+        p2.extend_from_slice(&u32::MAX.to_be_bytes());
+        p2.extend_from_slice(&[0; 8]);
+        assert!(decode_payload(&p2).unwrap_err().contains("cell key"));
+        // A frame announcing more than the maximum is refused even with a valid header CRC.
+        let mut head = Vec::new();
+        head.extend_from_slice(&u32::MAX.to_be_bytes());
+        head.push(RECORD_TYPE_EDIT);
+        let crc = masked_crc(&[&head]);
+        head.extend_from_slice(&crc.to_be_bytes());
+        head.extend_from_slice(&[1; 4]);
+        assert_eq!(
+            parse_record(&head, 0),
+            Err(Damage::TooLong { len: u32::MAX })
+        );
+    }
+
+    #[test]
+    fn find_next_record_skips_garbage() {
+        let a = encode_record(&edit(1)).unwrap();
+        let b = encode_record(&edit(2)).unwrap();
+        let mut data = a.clone();
+        data.extend_from_slice(b"garbage!garbage!");
+        let at = data.len();
+        data.extend_from_slice(&b);
+        assert_eq!(find_next_record(&data, 1), at);
+        assert_eq!(find_next_record(&data, at + 1), data.len());
+    }
+
+    #[test]
+    fn names_sort_and_parse() {
+        assert_eq!(log_file_name(1), "wal.00000000000000000001.log");
+        assert_eq!(
+            parse_log_name("wal.00000000000000000012.log"),
+            Some(LogName::Log(12))
+        );
+        assert_eq!(
+            parse_log_name("wal.00000000000000000012.log.tmp"),
+            Some(LogName::Temp(12))
+        );
+        for bad in [
+            "wal.12.log",
+            "wal.0000000000000000001x.log",
+            "wal.00000000000000000012.LOG",
+            ".DS_Store",
+            "wal.00000000000000000012.log.bak",
+        ] {
+            assert_eq!(parse_log_name(bad), None, "{bad}");
+        }
+        assert!(log_file_name(9) < log_file_name(10));
+    }
+
+    #[test]
+    fn edits_the_format_cannot_hold_are_refused() {
+        let mut e = edit(1);
+        e.key.region = vec![b'r'; 70_000];
+        assert!(matches!(encode_record(&e), Err(Error::InvalidEdit(_))));
+        let mut e = edit(1);
+        e.key.table = "t".repeat(70_000);
+        assert!(matches!(encode_record(&e), Err(Error::InvalidEdit(_))));
+    }
+}

@@ -1,0 +1,317 @@
+//! [`WalReader`]: reads the edits of one log file, applying a [`RecoveryMode`] to damage.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use regionkv_fs::{Fs, ReadableFile};
+
+use crate::config::RecoveryMode;
+use crate::edit::WalEdit;
+use crate::error::{Error, Result};
+use crate::format::{self, Damage, HEADER_LEN, LogHeader, LogName};
+
+/// A stretch of a log file that replay did not use: a dropped torn tail, or a range skipped
+/// by [`RecoveryMode::SkipAnyCorrupted`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DamagedRange {
+    /// The log file.
+    pub path: PathBuf,
+    /// Offset of the first byte not used.
+    pub offset: u64,
+    /// How many bytes were not used.
+    pub len: u64,
+    /// What was wrong at `offset`.
+    pub reason: String,
+}
+
+/// What one log file held, as far as it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSummary {
+    /// The log file.
+    pub path: PathBuf,
+    /// Its header.
+    pub header: LogHeader,
+    /// How many edits were read.
+    pub edits: u64,
+    /// The offset just past the last record read (the header length if none).
+    pub valid_len: u64,
+    /// For every region with edits in the log, the largest sequence id among them
+    /// (what [`Wal::adopt_replayed`](crate::Wal::adopt_replayed) needs to know when the log
+    /// may be deleted).
+    pub max_seq_by_region: BTreeMap<Vec<u8>, u64>,
+}
+
+/// Where the reader is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Reading,
+    Done,
+    Failed,
+}
+
+/// Reads the edits of one log file in order.
+///
+/// On damage it does what its [`RecoveryMode`] says. Torn damage (see [`RecoveryMode`]) is
+/// dropped only when the reader was told the file's tail may be torn
+/// ([`tail_may_be_torn`](WalReader::tail_may_be_torn), the default: a file read on its own
+/// may be the last one its process wrote). [`replay`](crate::replay) sets it per file.
+///
+/// The whole file is read through [`ReadableFile::as_slice`] when the file system offers it
+/// (memory-mapped or in-memory files), otherwise loaded into memory on the first read.
+#[derive(Debug)]
+pub struct WalReader {
+    file: Arc<dyn ReadableFile>,
+    /// The file's contents when `file` has no slice; loaded lazily.
+    owned: Option<Vec<u8>>,
+    path: PathBuf,
+    header: LogHeader,
+    pos: usize,
+    mode: RecoveryMode,
+    tail_may_be_torn: bool,
+    skipped: Vec<DamagedRange>,
+    dropped_tail: Option<DamagedRange>,
+    edits: u64,
+    valid_len: usize,
+    max_seq_by_region: BTreeMap<Vec<u8>, u64>,
+    state: State,
+}
+
+impl WalReader {
+    /// Opens the log file at `path` and verifies its header. The reader starts in
+    /// [`RecoveryMode::TolerateCorruptedTail`] with a tail that may be torn.
+    pub fn open(fs: &dyn Fs, path: &Path) -> Result<Self> {
+        let file = fs.open_read(path)?;
+        let len = file.len();
+        let head_len = HEADER_LEN.min(usize::try_from(len).unwrap_or(HEADER_LEN));
+        let mut head = vec![0; head_len];
+        file.read_at(0, &mut head)?;
+        let header = LogHeader::decode(path, &head, len)?;
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(format::parse_log_name);
+        if let Some(LogName::Log(n)) = named
+            && n != header.number
+        {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                offset: 0,
+                reason: format!(
+                    "header says log number {} but the file is named for log {n}",
+                    header.number
+                ),
+            });
+        }
+        Ok(WalReader {
+            file,
+            owned: None,
+            path: path.to_path_buf(),
+            header,
+            pos: HEADER_LEN,
+            mode: RecoveryMode::default(),
+            tail_may_be_torn: true,
+            skipped: Vec::new(),
+            dropped_tail: None,
+            edits: 0,
+            valid_len: HEADER_LEN,
+            max_seq_by_region: BTreeMap::new(),
+            state: State::Reading,
+        })
+    }
+
+    /// Sets the recovery mode.
+    #[must_use]
+    pub fn with_mode(mut self, mode: RecoveryMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Says whether torn damage at the end of this file is to be expected (the file was the
+    /// last one its process wrote) and so may be dropped in
+    /// [`RecoveryMode::TolerateCorruptedTail`]. When `false`, torn damage is corruption.
+    #[must_use]
+    pub fn tail_may_be_torn(mut self, torn: bool) -> Self {
+        self.tail_may_be_torn = torn;
+        self
+    }
+
+    /// The file's header.
+    pub fn header(&self) -> &LogHeader {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.file.len()
+    }
+
+    /// Whether the file is empty (never true for a file that opened: it has a header).
+    pub fn is_empty(&self) -> bool {
+        self.file.is_empty()
+    }
+
+    /// The offset of the next record: just past the last edit returned.
+    pub fn offset(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// The ranges skipped so far ([`RecoveryMode::SkipAnyCorrupted`] only).
+    pub fn skipped(&self) -> &[DamagedRange] {
+        &self.skipped
+    }
+
+    /// The torn tail that was dropped, once the reader has reached it.
+    pub fn dropped_tail(&self) -> Option<&DamagedRange> {
+        self.dropped_tail.as_ref()
+    }
+
+    /// What the file held, as far as it has been read.
+    pub fn summary(&self) -> LogSummary {
+        LogSummary {
+            path: self.path.clone(),
+            header: self.header,
+            edits: self.edits,
+            valid_len: self.valid_len as u64,
+            max_seq_by_region: self.max_seq_by_region.clone(),
+        }
+    }
+
+    /// The file's bytes, loading them on first use when the file has no slice.
+    fn load(&mut self) -> Result<()> {
+        if self.file.as_slice().is_none() && self.owned.is_none() {
+            let len = usize::try_from(self.file.len()).map_err(|_| Error::Corrupt {
+                path: self.path.clone(),
+                offset: 0,
+                reason: "file too large to read on this platform".into(),
+            })?;
+            self.owned = Some(self.file.read_to_vec(0, len)?);
+        }
+        Ok(())
+    }
+
+    fn data(&self) -> &[u8] {
+        match &self.owned {
+            Some(v) => v,
+            None => self.file.as_slice().unwrap_or_default(),
+        }
+    }
+
+    fn corrupt(&self, offset: usize, reason: String) -> Error {
+        Error::Corrupt {
+            path: self.path.clone(),
+            offset: offset as u64,
+            reason,
+        }
+    }
+
+    /// The next edit, `None` at the end of the file (or of its usable part), or the error the
+    /// recovery mode makes of damage. After an error the reader returns `None`.
+    pub fn next_edit(&mut self) -> Result<Option<WalEdit>> {
+        if self.state != State::Reading {
+            return Ok(None);
+        }
+        if let Err(e) = self.load() {
+            self.state = State::Failed;
+            return Err(e);
+        }
+        loop {
+            let len = self.data().len();
+            if self.pos >= len {
+                self.state = State::Done;
+                return Ok(None);
+            }
+            match format::parse_record(self.data(), self.pos) {
+                Ok((edit, end)) => {
+                    self.pos = end;
+                    self.valid_len = end;
+                    self.edits += 1;
+                    let region = &edit.key.region;
+                    match self.max_seq_by_region.get_mut(region) {
+                        Some(max) => *max = (*max).max(edit.key.seq_id),
+                        None => {
+                            self.max_seq_by_region
+                                .insert(region.clone(), edit.key.seq_id);
+                        }
+                    }
+                    return Ok(Some(edit));
+                }
+                Err(damage) => {
+                    if let Err(e) = self.on_damage(damage) {
+                        self.state = State::Failed;
+                        return Err(e);
+                    }
+                    if self.state != State::Reading {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies the recovery mode to `damage` at the current position: an error, the end of
+    /// the file (a dropped tail), or a skip to the next good record.
+    fn on_damage(&mut self, damage: Damage) -> Result<()> {
+        let at = self.pos;
+        let rest = self.data().len() - at;
+        match self.mode {
+            RecoveryMode::AbsoluteConsistency => Err(self.corrupt(at, damage.to_string())),
+            RecoveryMode::TolerateCorruptedTail if damage.is_torn() && self.tail_may_be_torn => {
+                tracing::warn!(
+                    path = %self.path.display(),
+                    offset = at,
+                    bytes = rest,
+                    %damage,
+                    "dropping the torn tail of the last log"
+                );
+                self.dropped_tail = Some(DamagedRange {
+                    path: self.path.clone(),
+                    offset: at as u64,
+                    len: rest as u64,
+                    reason: damage.to_string(),
+                });
+                self.state = State::Done;
+                Ok(())
+            }
+            RecoveryMode::TolerateCorruptedTail if damage.is_torn() => Err(self.corrupt(
+                at,
+                format!(
+                    "{damage}, in a log that is not the last one its process wrote (a torn tail is \
+                     tolerated only there)"
+                ),
+            )),
+            RecoveryMode::TolerateCorruptedTail => Err(self.corrupt(at, damage.to_string())),
+            RecoveryMode::SkipAnyCorrupted => {
+                let next = format::find_next_record(self.data(), at + 1);
+                tracing::warn!(
+                    path = %self.path.display(),
+                    offset = at,
+                    bytes = next - at,
+                    %damage,
+                    "skipping a damaged stretch of the log"
+                );
+                self.skipped.push(DamagedRange {
+                    path: self.path.clone(),
+                    offset: at as u64,
+                    len: (next - at) as u64,
+                    reason: damage.to_string(),
+                });
+                self.pos = next;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Iterator for WalReader {
+    type Item = Result<WalEdit>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_edit().transpose()
+    }
+}

@@ -1,0 +1,824 @@
+//! [`Wal`]: the write side of the log — appends with per-edit durability, group commit, the
+//! background syncer, rolling, and deleting logs whose edits are all flushed.
+//!
+//! # Group commit
+//!
+//! Every appender encodes its edit into a framed record *before* taking the lock (the CRC is
+//! the expensive part), then, under one mutex, copies the record into a pending buffer and
+//! notes the logical position where it ends (`appended`; positions count record bytes over
+//! the WAL's whole life, across log files). Three more positions describe progress:
+//! `written` (handed to the OS with `write(2)`), `synced` (covered by an `fdatasync`), and
+//! `fsync_wanted` (the highest position some waiter needs synced). Then:
+//!
+//! - `AsyncWal` returns at once; the background syncer writes and syncs the buffer every
+//!   [`async_sync_interval`](crate::WalConfig::async_sync_interval) (and an appender writes it
+//!   early once it exceeds 1 MiB, to bound memory).
+//! - `SyncWal` waits until `written` covers its end; `FsyncWal` raises `fsync_wanted` to its
+//!   end and waits until `synced` covers it.
+//! - A waiter that finds no I/O in progress (`busy` is false) becomes the *leader*: it takes the
+//!   whole pending buffer and the log file out of the state, sets `busy`, drops the lock,
+//!   writes the buffer with one `append`, `fdatasync`s if `fsync_wanted` is past `synced`,
+//!   retakes the lock, publishes the new positions, clears `busy` and wakes everyone
+//!   (`notify_all` on one condition variable). Followers wake, find their position covered and
+//!   return, or find it not covered and lead the next round.
+//!
+//! While a leader is inside `fdatasync` (about 1–2 ms on the work disk), new appenders pile
+//! into the buffer; the next leader writes and syncs them all with one call each.
+//!
+//! ## Gathering
+//!
+//! That alone does not batch a small closed loop. With two threads each doing `FsyncWal`
+//! appends back to back, thread A syncs its record while B's record arrives; when A's round
+//! ends, B leads a round holding only its own record while A is still on its way back with
+//! the next one, and so on: one sync per append, strictly alternating (the first version of
+//! this module did exactly that; `tests/durability.rs` caught it). So a thread about to lead
+//! a round that will `fdatasync` first *gathers*: it waits, at most a quarter of the last
+//! sync's duration (capped at 500 µs), until as many records are pending as the last round
+//! wrote plus those left waiting at its end, i.e. until the writers the last round released
+//! are back. Others arriving meanwhile only enqueue and wake it. A lone writer never waits
+//! (the estimate is its own one record), nor does anyone when syncs are instant (in-memory
+//! file systems) or the last round is long past. This is PostgreSQL's `commit_delay` /
+//! `commit_siblings`, made adaptive. Two threads then share every sync (measured: see
+//! `tests/durability.rs` `two_fsync_writers_share_syncs` and `examples/wal_group_commit.rs`).
+//!
+//! Failure: if the leader's write or sync fails, the WAL is *poisoned*: the error is kept, the
+//! log file is dropped, every waiter and every later call gets [`Error::Poisoned`]. Nothing is
+//! retried: after a failed `fsync` Linux may have dropped the dirty pages and would report the
+//! next `fsync` as a success (fsyncgate, RELIABILITY.md F7). Reopen and replay to recover.
+//!
+//! ## Roads not taken
+//!
+//! - **A dedicated writer thread** (HBase's `FSHLog` ring buffer with sync runners, or a
+//!   channel to a log thread): every commit pays two thread hand-offs even when it is alone,
+//!   which on a 2-core machine costs more than the lock it saves. Here an uncontended
+//!   appender writes on its own thread with no hand-off at all.
+//! - **LevelDB's writer deque** (`DBImpl::Write`: the front writer gathers a batch group,
+//!   each writer waits on its own condition variable): equivalent in effect. Byte positions
+//!   make the follower's test a single comparison and need no per-writer queue nodes; the
+//!   price is that `notify_all` wakes followers whose position is not covered yet, a small
+//!   herd with a handful of writers.
+//! - **Pebble's `commitPipeline`**, which lets new batches be *written* while an earlier sync
+//!   is still in flight (the log writer's flush loop syncs behind the writes): a `SyncWal`
+//!   appender here waits behind an in-flight `fdatasync`, because one leader owns the file
+//!   for the whole round and [`WritableFile`] needs `&mut` to sync. Worth revisiting if mixed
+//!   `SyncWal`/`FsyncWal` latency matters; it needs a second handle on the file from the `Fs`
+//!   seam.
+//! - **Syncing per appender**: one `fdatasync` per `FsyncWal` write, ~600 writes/s on the work
+//!   disk whatever the concurrency.
+//!
+//! # Rolling
+//!
+//! When the current log reaches [`roll_size`](crate::WalConfig::roll_size) (checked by the
+//! leader after each write), or on [`Wal::roll`], the leader `fdatasync`s the old log if needed
+//! and starts the next: the header is written under a temporary name, synced, renamed into
+//! place and the directory synced, so a log file with a log name always has a durable,
+//! complete header, and the new log's name survives a power loss (F5). Syncing the old log
+//! first is what lets replay treat damage at the end of a rolled-away log as corruption.
+//!
+//! # Log deletion
+//!
+//! See [`Accounting`](crate::accounting): a log that is not the current one is deleted once
+//! every region with edits in it has called [`Wal::mark_flushed`] with a sequence id at or
+//! above the log's largest one for that region, or [`Wal::forget_region`].
+
+use std::collections::HashMap;
+use std::mem;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use regionkv_fs::{Fs, WritableFile};
+
+use crate::accounting::Accounting;
+use crate::config::{Durability, WalConfig};
+use crate::edit::WalEdit;
+use crate::error::{Error, Result};
+use crate::format::{
+    self, FORMAT_VERSION, LogHeader, LogName, LogOrigin, log_path, parse_log_name, temp_log_path,
+};
+use crate::replay::ReplayReport;
+
+/// Past this many buffered bytes an `AsyncWal` appender writes the buffer itself.
+const ASYNC_BUFFER_LIMIT: usize = 1 << 20;
+/// A written batch buffer up to this size is kept for reuse.
+const RECYCLE_LIMIT: usize = 4 << 20;
+/// The longest a leader gathers before an `fdatasync` round (see "Gathering").
+const MAX_GATHER: Duration = Duration::from_micros(500);
+
+/// Counters of one [`Wal`] since it was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WalStats {
+    /// Edits appended (not counting [`Durability::SkipWal`]).
+    pub appends: u64,
+    /// Record bytes appended.
+    pub bytes: u64,
+    /// `write(2)` calls on log files: one per group-commit round that had records to write.
+    pub writes: u64,
+    /// `fdatasync` calls on log data (a new log's header sync is not counted).
+    pub syncs: u64,
+    /// Logs started after the first one.
+    pub rolls: u64,
+    /// Logs deleted because all their edits were flushed.
+    pub logs_deleted: u64,
+    /// Logs live now, the current one included.
+    pub live_logs: u64,
+}
+
+/// What a caller of [`Shared::await_position`] waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// `written` to reach the target.
+    Written,
+    /// `synced` to reach the target.
+    Synced,
+    /// `synced` to reach the target, gathering before leading (an `FsyncWal` appender).
+    SyncedGathering,
+}
+
+/// The log file being appended to.
+#[derive(Debug)]
+struct LogWriter {
+    file: Box<dyn WritableFile>,
+    number: u64,
+}
+
+/// Everything under the WAL's mutex. Invariants: `synced <= written <= appended`,
+/// `appended - written == pending.len()` unless `busy` (a leader holds the difference);
+/// `writer` is `None` while `busy`, after a failure and after close.
+#[derive(Debug)]
+struct State {
+    /// Encoded records not yet handed to a leader.
+    pending: Vec<u8>,
+    /// Region → largest sequence id among the edits in `pending`.
+    pending_regions: HashMap<Vec<u8>, u64>,
+    /// How many records `pending` holds.
+    pending_records: u64,
+    appended: u64,
+    written: u64,
+    synced: u64,
+    fsync_wanted: u64,
+    /// A leader (appender, syncer, roll) is doing log I/O and owns the log file.
+    busy: bool,
+    /// A would-be leader is gathering records before its round (see "Gathering").
+    gathering: bool,
+    /// Records written by the last round that wrote any.
+    last_round_records: u64,
+    /// Records left pending when that round ended (their writers were still waiting).
+    leftover_records: u64,
+    /// When that round ended.
+    last_round_end: Option<Instant>,
+    /// How long the last `fdatasync` took.
+    last_sync: Duration,
+    writer: Option<LogWriter>,
+    /// The failure that poisoned the WAL.
+    failure: Option<Arc<regionkv_fs::Error>>,
+    /// The background syncer must stop.
+    shutdown: bool,
+    /// `close` or drop has begun: the final sync must not start a new log.
+    closing: bool,
+    accounting: Accounting,
+    next_number: u64,
+    stats: WalStats,
+}
+
+/// What the WAL's threads share.
+#[derive(Debug)]
+struct Shared {
+    fs: Arc<dyn Fs>,
+    dir: PathBuf,
+    config: WalConfig,
+    state: Mutex<State>,
+    /// Signalled when a leader publishes progress, fails, or stops being busy.
+    progress: Condvar,
+    /// Wakes the background syncer (for shutdown).
+    wake_syncer: Condvar,
+    /// Wakes a gathering would-be leader when a record is enqueued.
+    gather: Condvar,
+}
+
+/// The write-ahead log of one Db: one log file at a time, shared by every region.
+///
+/// `Send + Sync`; share it as `Arc<Wal>`. See the module docs for group commit, rolling and
+/// log deletion.
+#[derive(Debug)]
+pub struct Wal {
+    shared: Arc<Shared>,
+    syncer: Option<JoinHandle<()>>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Creates log `number` in `dir`: header written under a temporary name and synced, renamed
+/// into place, directory synced. Returns it open for appending.
+fn create_log(
+    fs: &dyn Fs,
+    dir: &Path,
+    number: u64,
+    origin: LogOrigin,
+    prev_log: u64,
+) -> regionkv_fs::Result<LogWriter> {
+    let header = LogHeader {
+        version: FORMAT_VERSION,
+        origin,
+        number,
+        created_ms: now_ms(),
+        prev_log,
+    };
+    let tmp = temp_log_path(dir, number);
+    let path = log_path(dir, number);
+    {
+        let mut f = fs.create_new(&tmp)?;
+        f.append(&header.encode())?;
+        f.sync_data()?;
+    }
+    fs.rename(&tmp, &path)?;
+    fs.sync_dir(dir)?;
+    let file = fs.open_append(&path)?;
+    tracing::debug!(path = %path.display(), ?origin, prev_log, "started a WAL log");
+    Ok(LogWriter { file, number })
+}
+
+impl Wal {
+    /// Opens the WAL in `dir` (created if missing) and starts a new log after any existing
+    /// ones; it never appends to an old log and does not replay. Leftover temporary logs of a
+    /// crashed roll are deleted. Existing logs stay until their edits are flushed: pass
+    /// what [`replay`](crate::replay) found to [`adopt_replayed`](Wal::adopt_replayed), or
+    /// they are kept for ever.
+    pub fn open(fs: Arc<dyn Fs>, dir: &Path, config: WalConfig) -> Result<Self> {
+        config.validate()?;
+        fs.create_dir_all(dir)?;
+        let mut accounting = Accounting::default();
+        let mut newest_log = 0;
+        let mut newest_any = 0;
+        for name in fs.list(dir)? {
+            match parse_log_name(&name) {
+                Some(LogName::Log(n)) => {
+                    accounting.add_inherited(n, dir.join(&name));
+                    newest_log = newest_log.max(n);
+                    newest_any = newest_any.max(n);
+                }
+                Some(LogName::Temp(n)) => {
+                    tracing::info!(dir = %dir.display(), %name, "deleting a half-created log");
+                    fs.remove_file(&dir.join(&name))?;
+                    newest_any = newest_any.max(n);
+                }
+                None => {
+                    tracing::warn!(dir = %dir.display(), %name, "ignoring a file that is not a WAL log")
+                }
+            }
+        }
+        let number = newest_any + 1;
+        let writer = create_log(&*fs, dir, number, LogOrigin::Open, newest_log)?;
+        accounting.add_current(number, log_path(dir, number), LogOrigin::Open);
+        let shared = Arc::new(Shared {
+            fs,
+            dir: dir.to_path_buf(),
+            config,
+            state: Mutex::new(State {
+                pending: Vec::new(),
+                pending_regions: HashMap::new(),
+                pending_records: 0,
+                appended: 0,
+                written: 0,
+                synced: 0,
+                fsync_wanted: 0,
+                busy: false,
+                gathering: false,
+                last_round_records: 0,
+                leftover_records: 0,
+                last_round_end: None,
+                last_sync: Duration::ZERO,
+                writer: Some(writer),
+                failure: None,
+                shutdown: false,
+                closing: false,
+                accounting,
+                next_number: number + 1,
+                stats: WalStats::default(),
+            }),
+            progress: Condvar::new(),
+            wake_syncer: Condvar::new(),
+            gather: Condvar::new(),
+        });
+        let for_thread = Arc::clone(&shared);
+        let syncer = std::thread::Builder::new()
+            .name("regionkv-wal-sync".into())
+            .spawn(move || run_syncer(&for_thread))
+            .map_err(|e| regionkv_fs::Error::io("spawn WAL syncer", dir, e))?;
+        Ok(Wal {
+            shared,
+            syncer: Some(syncer),
+        })
+    }
+
+    /// The WAL's directory.
+    pub fn dir(&self) -> &Path {
+        &self.shared.dir
+    }
+
+    /// Appends `edit` and returns once it is as durable as `durability` promises:
+    ///
+    /// - [`SkipWal`](Durability::SkipWal): nothing is written;
+    /// - [`AsyncWal`](Durability::AsyncWal): the edit is in the log buffer; the background
+    ///   syncer writes and `fdatasync`s it within
+    ///   [`async_sync_interval`](WalConfig::async_sync_interval);
+    /// - [`SyncWal`](Durability::SyncWal) (and [`UseDefault`](Durability::UseDefault)): the
+    ///   record has been handed to the OS (`write(2)` returned): it survives a killed process;
+    /// - [`FsyncWal`](Durability::FsyncWal): the log has been `fdatasync`ed past the record:
+    ///   it survives a power loss.
+    ///
+    /// Concurrent appenders share writes and syncs (see the module docs). An error means the
+    /// edit is not acknowledged; it may or may not be in the log.
+    pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
+        let durability = durability.resolve(Durability::TABLE_DEFAULT);
+        if durability == Durability::SkipWal {
+            return Ok(());
+        }
+        let record = format::encode_record(edit)?;
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        shared.check_open(&st)?;
+        st.pending.extend_from_slice(&record);
+        let region = &edit.key.region;
+        let seq = edit.key.seq_id;
+        match st.pending_regions.get_mut(region) {
+            Some(max) => *max = (*max).max(seq),
+            None => {
+                st.pending_regions.insert(region.clone(), seq);
+            }
+        }
+        st.appended += record.len() as u64;
+        st.pending_records += 1;
+        if st.gathering {
+            shared.gather.notify_one();
+        }
+        st.stats.appends += 1;
+        st.stats.bytes += record.len() as u64;
+        let end = st.appended;
+        match durability {
+            Durability::AsyncWal => {
+                if st.pending.len() >= ASYNC_BUFFER_LIMIT && !st.busy {
+                    shared.lead(&mut st);
+                }
+                shared.check_open(&st)
+            }
+            Durability::FsyncWal => {
+                st.fsync_wanted = st.fsync_wanted.max(end);
+                shared.await_position(&mut st, end, Wait::SyncedGathering)
+            }
+            Durability::SyncWal | Durability::UseDefault | Durability::SkipWal => {
+                shared.await_position(&mut st, end, Wait::Written)
+            }
+        }
+    }
+
+    /// Makes everything appended so far `fdatasync`-durable.
+    pub fn sync(&self) -> Result<()> {
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        shared.check_open(&st)?;
+        let target = st.appended;
+        if st.synced >= target {
+            return Ok(());
+        }
+        st.fsync_wanted = st.fsync_wanted.max(target);
+        shared.await_position(&mut st, target, Wait::Synced)
+    }
+
+    /// Starts a new log file now. Everything appended before the call is written to the old
+    /// log, which is synced before the new one is created. Also done automatically when the
+    /// current log reaches [`roll_size`](WalConfig::roll_size).
+    pub fn roll(&self) -> Result<()> {
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        let target = st.appended;
+        shared.await_position(&mut st, target, Wait::Written)?;
+        loop {
+            shared.check_open(&st)?;
+            if !st.busy {
+                break;
+            }
+            shared.progress.wait(&mut st);
+        }
+        let Some(writer) = st.writer.take() else {
+            return Err(Error::Closed);
+        };
+        st.busy = true;
+        let deletable = shared.roll_from(&mut st, writer)?;
+        shared.delete_logs(&mut st, deletable)
+    }
+
+    /// Records that every edit of `region` with a sequence id up to `flushed_seq_id` is in a
+    /// storefile, and deletes the logs (never the current one) that no region needs any more.
+    pub fn mark_flushed(&self, region: &[u8], flushed_seq_id: u64) -> Result<()> {
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        st.accounting.mark_flushed(region, flushed_seq_id);
+        let deletable = st.accounting.take_deletable();
+        shared.delete_logs(&mut st, deletable)
+    }
+
+    /// Stops holding logs for `region`, which was closed, split or dropped after its last
+    /// flush (or whose edits are no longer wanted). Edits of it still in the buffer are
+    /// written first, so they are accounted to their log before it is forgotten. The region
+    /// must not append again until it is reopened.
+    pub fn forget_region(&self, region: &[u8]) -> Result<()> {
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        if st.failure.is_none() && (st.writer.is_some() || st.busy) {
+            let target = st.appended;
+            shared.await_position(&mut st, target, Wait::Written)?;
+        }
+        st.accounting.forget(region);
+        let deletable = st.accounting.take_deletable();
+        shared.delete_logs(&mut st, deletable)
+    }
+
+    /// Tells the WAL what [`replay`](crate::replay) found in the logs that existed when it
+    /// was opened, so they can be deleted once their regions flush. Call it after
+    /// [`open`](Wal::open) with the report of the replay that preceded it; then call
+    /// [`mark_flushed`](Wal::mark_flushed) for every region (with its flushed sequence id) and
+    /// [`forget_region`](Wal::forget_region) for regions that no longer exist.
+    pub fn adopt_replayed(&self, report: &ReplayReport) -> Result<()> {
+        let shared = &*self.shared;
+        let mut st = shared.state.lock();
+        st.accounting.adopt(&report.logs);
+        let deletable = st.accounting.take_deletable();
+        shared.delete_logs(&mut st, deletable)
+    }
+
+    /// When more than [`max_logs`](WalConfig::max_logs) logs are live: the encoded names of the
+    /// regions with unflushed edits in the oldest log (HBase's `findRegionsToForceFlush`),
+    /// sorted. Flushing them (and calling [`mark_flushed`](Wal::mark_flushed)) frees that
+    /// log. Empty otherwise.
+    pub fn regions_to_flush(&self) -> Vec<Vec<u8>> {
+        let st = self.shared.state.lock();
+        st.accounting.regions_to_flush(self.shared.config.max_logs)
+    }
+
+    /// The live log files, oldest first; the last is the current one.
+    pub fn log_files(&self) -> Vec<PathBuf> {
+        self.shared.state.lock().accounting.paths()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> WalStats {
+        let st = self.shared.state.lock();
+        WalStats {
+            live_logs: st.accounting.live() as u64,
+            ..st.stats
+        }
+    }
+
+    /// Syncs everything appended and closes the log. The background syncer is stopped even
+    /// when the sync fails (the error is returned).
+    pub fn close(mut self) -> Result<()> {
+        self.shared.state.lock().closing = true;
+        let result = self.sync();
+        self.shutdown();
+        result
+    }
+
+    /// Stops the syncer and closes the log file. Idempotent.
+    fn shutdown(&mut self) {
+        let shared = &*self.shared;
+        {
+            let mut st = shared.state.lock();
+            st.shutdown = true;
+            shared.wake_syncer.notify_all();
+        }
+        if let Some(handle) = self.syncer.take()
+            && handle.join().is_err()
+        {
+            tracing::error!("the WAL syncer thread panicked");
+        }
+        let mut st = shared.state.lock();
+        while st.busy {
+            shared.progress.wait(&mut st);
+        }
+        st.writer = None;
+    }
+}
+
+impl Drop for Wal {
+    /// Syncs what was appended (best effort: errors are logged) and stops the syncer. Call
+    /// [`Wal::close`] to see the error.
+    fn drop(&mut self) {
+        if self.syncer.is_none() {
+            return;
+        }
+        self.shared.state.lock().closing = true;
+        if let Err(e) = self.sync()
+            && !matches!(e, Error::Poisoned { .. } | Error::Closed)
+        {
+            tracing::warn!(error = %e, "syncing the WAL on drop failed");
+        }
+        self.shutdown();
+    }
+}
+
+impl Shared {
+    /// `Ok` if the WAL accepts calls: not poisoned, not closed.
+    fn check_open(&self, st: &State) -> Result<()> {
+        if let Some(cause) = &st.failure {
+            return Err(Error::Poisoned {
+                cause: Arc::clone(cause),
+            });
+        }
+        if st.writer.is_none() && !st.busy {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    /// Waits until `written` (or `synced`) reaches `target`, leading rounds whenever no one
+    /// else is.
+    fn await_position(
+        &self,
+        st: &mut MutexGuard<'_, State>,
+        target: u64,
+        wait: Wait,
+    ) -> Result<()> {
+        // A waiter for `synced` must have asked for it, or no round would ever sync.
+        debug_assert!(wait == Wait::Written || st.fsync_wanted >= target);
+        let mut gathered = false;
+        loop {
+            if let Some(cause) = &st.failure {
+                return Err(Error::Poisoned {
+                    cause: Arc::clone(cause),
+                });
+            }
+            let reached = match wait {
+                Wait::Written => st.written >= target,
+                Wait::Synced | Wait::SyncedGathering => st.synced >= target,
+            };
+            if reached {
+                return Ok(());
+            }
+            if st.busy || st.gathering {
+                self.progress.wait(st);
+                continue;
+            }
+            if st.writer.is_none() {
+                return Err(Error::Closed);
+            }
+            if wait == Wait::SyncedGathering && !gathered {
+                gathered = true;
+                self.gather(st);
+                continue;
+            }
+            self.lead(st);
+        }
+    }
+
+    /// Before leading an `fdatasync` round, waits briefly for the writers the last round
+    /// released to enqueue again (see "Gathering" in the module docs).
+    fn gather(&self, st: &mut MutexGuard<'_, State>) {
+        let Some(last_end) = st.last_round_end else {
+            return;
+        };
+        let patience = (st.last_sync / 4).min(MAX_GATHER);
+        let expected = st.last_round_records + st.leftover_records;
+        if patience.is_zero()
+            || st.pending_records >= expected
+            || last_end.elapsed() > st.last_sync * 2
+        {
+            return;
+        }
+        let deadline = Instant::now() + patience;
+        st.gathering = true;
+        while st.pending_records < expected && st.failure.is_none() {
+            if self.gather.wait_until(st, deadline).timed_out() {
+                break;
+            }
+        }
+        st.gathering = false;
+        // Whoever queued behind the gathering may lead now if this thread does not.
+        self.progress.notify_all();
+    }
+
+    /// One group-commit round (see the module docs). Requires `!busy` and a writer.
+    fn lead(&self, st: &mut MutexGuard<'_, State>) {
+        let Some(mut writer) = st.writer.take() else {
+            return;
+        };
+        st.busy = true;
+        let batch = mem::take(&mut st.pending);
+        let regions = mem::take(&mut st.pending_regions);
+        let records = mem::take(&mut st.pending_records);
+        let end = st.appended;
+        let sync = st.fsync_wanted > st.synced;
+        let mut sync_time = Duration::ZERO;
+        let result = MutexGuard::unlocked(st, || {
+            if !batch.is_empty() {
+                writer.file.append(&batch)?;
+            }
+            if sync {
+                let start = Instant::now();
+                writer.file.sync_data()?;
+                sync_time = start.elapsed();
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            self.poison(st, e);
+            return;
+        }
+        if !batch.is_empty() {
+            st.stats.writes += 1;
+        }
+        st.written = end;
+        if sync {
+            st.synced = end;
+            st.stats.syncs += 1;
+            st.last_sync = sync_time;
+        }
+        if records > 0 {
+            st.last_round_records = records;
+            st.leftover_records = st.pending_records;
+            st.last_round_end = Some(Instant::now());
+        }
+        st.accounting.record(writer.number, regions);
+        if st.pending.is_empty() && batch.capacity() <= RECYCLE_LIMIT {
+            let mut batch = batch;
+            batch.clear();
+            st.pending = batch;
+        }
+        if writer.file.len() >= self.config.roll_size && !st.closing {
+            // Let the writers whose records are out go before rolling.
+            self.progress.notify_all();
+            match self.roll_from(st, writer) {
+                Ok(deletable) => {
+                    if let Err(e) = self.delete_logs(st, deletable) {
+                        tracing::warn!(error = %e, "deleting flushed WAL logs failed");
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "rolling the WAL failed"),
+            }
+        } else {
+            st.writer = Some(writer);
+            st.busy = false;
+            self.progress.notify_all();
+        }
+    }
+
+    /// Rolls from `old` to a new log. Requires `busy`, with `old` taken out of the state;
+    /// clears `busy`. Returns the logs that became deletable.
+    fn roll_from(
+        &self,
+        st: &mut MutexGuard<'_, State>,
+        mut old: LogWriter,
+    ) -> Result<Vec<(u64, PathBuf)>> {
+        let number = st.next_number;
+        st.next_number += 1;
+        let written = st.written;
+        let sync_old = st.synced < written;
+        let result = MutexGuard::unlocked(st, || {
+            if sync_old {
+                old.file.sync_data()?;
+            }
+            let new = create_log(&*self.fs, &self.dir, number, LogOrigin::Roll, old.number)?;
+            drop(old);
+            Ok(new)
+        });
+        match result {
+            Ok(new) => {
+                if sync_old {
+                    st.synced = st.synced.max(written);
+                    st.stats.syncs += 1;
+                }
+                st.accounting
+                    .add_current(number, log_path(&self.dir, number), LogOrigin::Roll);
+                st.stats.rolls += 1;
+                st.writer = Some(new);
+                st.busy = false;
+                self.progress.notify_all();
+                Ok(st.accounting.take_deletable())
+            }
+            Err(e) => Err(self.poison(st, e)),
+        }
+    }
+
+    /// Records `e` as the WAL's failure (the first one wins), releases `busy` and wakes
+    /// every waiter. Returns the error to give the caller.
+    fn poison(&self, st: &mut MutexGuard<'_, State>, e: regionkv_fs::Error) -> Error {
+        tracing::error!(error = %e, dir = %self.dir.display(), "WAL I/O failed; the WAL is poisoned until reopened");
+        let cause = st.failure.get_or_insert_with(|| Arc::new(e)).clone();
+        st.busy = false;
+        st.writer = None;
+        self.progress.notify_all();
+        Error::Poisoned { cause }
+    }
+
+    /// Deletes `logs` (outside the lock) and syncs the directory. Files already gone count
+    /// as deleted.
+    fn delete_logs(&self, st: &mut MutexGuard<'_, State>, logs: Vec<(u64, PathBuf)>) -> Result<()> {
+        if logs.is_empty() {
+            return Ok(());
+        }
+        let (deleted, result) = MutexGuard::unlocked(st, || {
+            let mut deleted = 0;
+            for (number, path) in &logs {
+                match self.fs.remove_file(path) {
+                    Ok(()) => deleted += 1,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => deleted += 1,
+                    Err(e) => return (deleted, Err(e)),
+                }
+                tracing::debug!(number, path = %path.display(), "deleted a flushed WAL log");
+            }
+            (deleted, self.fs.sync_dir(&self.dir))
+        });
+        st.stats.logs_deleted += deleted;
+        Ok(result?)
+    }
+}
+
+/// The background syncer: every interval, writes and syncs whatever is not yet synced
+/// (AsyncWal edits, and SyncWal edits written but not synced). A panic poisons the WAL
+/// rather than leaving it silently without a syncer.
+fn run_syncer(shared: &Shared) {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut st = shared.state.lock();
+        while !st.shutdown {
+            shared
+                .wake_syncer
+                .wait_for(&mut st, shared.config.async_sync_interval);
+            if st.shutdown || st.failure.is_some() {
+                continue;
+            }
+            if st.synced < st.appended {
+                let target = st.appended;
+                st.fsync_wanted = st.fsync_wanted.max(target);
+                if let Err(e) = shared.await_position(&mut st, target, Wait::Synced) {
+                    tracing::warn!(error = %e, "background WAL sync failed");
+                }
+            }
+        }
+    }));
+    if outcome.is_err() {
+        let mut st = shared.state.lock();
+        let e = regionkv_fs::Error::io(
+            "background sync",
+            &shared.dir,
+            std::io::Error::other("the WAL syncer thread panicked"),
+        );
+        shared.poison(&mut st, e);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use regionkv_fs::MemFs;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn wal_is_send_and_sync() {
+        assert_send_sync::<Wal>();
+    }
+
+    #[test]
+    fn open_starts_a_new_log_after_existing_ones_and_removes_temp_files() {
+        let fs = MemFs::new();
+        let dir = Path::new("/db/wal");
+        let wal = Wal::open(Arc::new(fs.clone()), dir, WalConfig::default()).unwrap();
+        assert_eq!(wal.log_files(), [dir.join("wal.00000000000000000001.log")]);
+        wal.close().unwrap();
+        drop(fs.create_new(&temp_log_path(dir, 2)).unwrap());
+        let wal = Wal::open(Arc::new(fs.clone()), dir, WalConfig::default()).unwrap();
+        assert_eq!(
+            wal.log_files(),
+            [
+                dir.join("wal.00000000000000000001.log"),
+                dir.join("wal.00000000000000000003.log")
+            ]
+        );
+        assert!(!fs.exists(&temp_log_path(dir, 2)).unwrap());
+        drop(wal);
+        // A log name always has a complete, durable header: nothing is lost by a crash.
+        fs.crash(regionkv_fs::CrashMode::DropUnsynced);
+        for f in fs.files() {
+            assert_eq!(fs.contents(&f).unwrap().len(), format::HEADER_LEN, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn calls_after_close_in_drop_order_are_safe() {
+        let fs = MemFs::new();
+        let wal = Wal::open(Arc::new(fs), Path::new("/w"), WalConfig::default()).unwrap();
+        let mut wal = wal;
+        wal.shutdown();
+        assert!(matches!(wal.sync(), Err(Error::Closed)));
+        assert!(matches!(wal.roll(), Err(Error::Closed)));
+        drop(wal);
+    }
+}

@@ -1,0 +1,173 @@
+//! Helpers shared by the integration tests: edit builders, a WAL on a `MemFs`, and a file
+//! system wrapper whose syncs are slow (to make group commit observable).
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use regionkv_cell::{Cell, CellType};
+use regionkv_fs::{FileLock, Fs, MemFs, ReadableFile, WritableFile};
+use regionkv_wal::format::{HEADER_LEN, encode_record};
+use regionkv_wal::{RecoveryMode, Wal, WalConfig, WalEdit, WalKey, replay};
+
+pub const DIR: &str = "/db/wal";
+
+pub fn dir() -> &'static Path {
+    Path::new(DIR)
+}
+
+/// An edit of `region` with sequence id `seq` and `cells` cells.
+pub fn edit(region: &str, seq: u64, cells: usize) -> WalEdit {
+    let cells = (0..cells)
+        .map(|i| {
+            let row = format!("row-{seq:06}");
+            if i % 5 == 4 {
+                Cell::delete_marker(row.as_bytes(), b"cf", b"", 7, CellType::DeleteFamily)
+            } else {
+                Cell::put(
+                    row.as_bytes(),
+                    b"cf",
+                    format!("q{i}").as_bytes(),
+                    1_700_000_000_000 + i as i64,
+                    format!("value-{seq}-{i}").as_bytes(),
+                )
+            }
+            .unwrap()
+            .with_seq_id(seq)
+        })
+        .collect();
+    WalEdit::new(
+        WalKey {
+            region: region.as_bytes().to_vec(),
+            table: "t1".into(),
+            seq_id: seq,
+            write_time: 1_700_000_000_000 + seq as i64,
+        },
+        cells,
+    )
+}
+
+/// A config with a syncer that stays out of the way (1 hour) unless a test wants it.
+pub fn quiet_config() -> WalConfig {
+    WalConfig {
+        async_sync_interval: Duration::from_secs(3600),
+        ..WalConfig::default()
+    }
+}
+
+pub fn open(fs: &MemFs, config: WalConfig) -> Wal {
+    Wal::open(Arc::new(fs.clone()), dir(), config).unwrap()
+}
+
+/// Every edit replay returns, or the error.
+pub fn replay_all(fs: &dyn Fs, mode: RecoveryMode) -> regionkv_wal::Result<Vec<WalEdit>> {
+    replay(fs, dir(), mode)?.read_all().map(|(edits, _)| edits)
+}
+
+/// Writes `edits` into one fresh log (closed afterwards) and returns its path and the offset
+/// of each record.
+pub fn write_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u64>) {
+    let wal = open(fs, quiet_config());
+    for e in edits {
+        wal.append(e, regionkv_wal::Durability::SyncWal).unwrap();
+    }
+    let path = wal.log_files().last().unwrap().clone();
+    wal.close().unwrap();
+    let mut offsets = Vec::new();
+    let mut at = HEADER_LEN as u64;
+    for e in edits {
+        offsets.push(at);
+        at += encode_record(e).unwrap().len() as u64;
+    }
+    assert_eq!(fs.contents(&path).unwrap().len() as u64, at);
+    (path, offsets)
+}
+
+/// Replaces the contents of the file at `path`.
+pub fn overwrite(fs: &MemFs, path: &Path, bytes: &[u8]) {
+    fs.truncate(path, 0).unwrap();
+    let mut w = fs.open_append(path).unwrap();
+    w.append(bytes).unwrap();
+    w.sync_data().unwrap();
+}
+
+/// A file system whose `sync_data`/`sync_all` sleep first, like a real disk's fdatasync.
+#[derive(Debug, Clone)]
+pub struct SlowSyncFs {
+    pub inner: Arc<dyn Fs>,
+    pub delay: Duration,
+}
+
+#[derive(Debug)]
+struct SlowFile {
+    inner: Box<dyn WritableFile>,
+    delay: Duration,
+}
+
+impl WritableFile for SlowFile {
+    fn append(&mut self, buf: &[u8]) -> regionkv_fs::Result<()> {
+        self.inner.append(buf)
+    }
+    fn sync_data(&mut self) -> regionkv_fs::Result<()> {
+        std::thread::sleep(self.delay);
+        self.inner.sync_data()
+    }
+    fn sync_all(&mut self) -> regionkv_fs::Result<()> {
+        std::thread::sleep(self.delay);
+        self.inner.sync_all()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+}
+
+impl Fs for SlowSyncFs {
+    fn create_dir_all(&self, path: &Path) -> regionkv_fs::Result<()> {
+        self.inner.create_dir_all(path)
+    }
+    fn create_new(&self, path: &Path) -> regionkv_fs::Result<Box<dyn WritableFile>> {
+        Ok(Box::new(SlowFile {
+            inner: self.inner.create_new(path)?,
+            delay: self.delay,
+        }))
+    }
+    fn open_append(&self, path: &Path) -> regionkv_fs::Result<Box<dyn WritableFile>> {
+        Ok(Box::new(SlowFile {
+            inner: self.inner.open_append(path)?,
+            delay: self.delay,
+        }))
+    }
+    fn open_read(&self, path: &Path) -> regionkv_fs::Result<Arc<dyn ReadableFile>> {
+        self.inner.open_read(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> regionkv_fs::Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn remove_file(&self, path: &Path) -> regionkv_fs::Result<()> {
+        self.inner.remove_file(path)
+    }
+    fn remove_dir_all(&self, path: &Path) -> regionkv_fs::Result<()> {
+        self.inner.remove_dir_all(path)
+    }
+    fn list(&self, dir: &Path) -> regionkv_fs::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
+    fn exists(&self, path: &Path) -> regionkv_fs::Result<bool> {
+        self.inner.exists(path)
+    }
+    fn file_len(&self, path: &Path) -> regionkv_fs::Result<u64> {
+        self.inner.file_len(path)
+    }
+    fn sync_dir(&self, dir: &Path) -> regionkv_fs::Result<()> {
+        std::thread::sleep(self.delay);
+        self.inner.sync_dir(dir)
+    }
+    fn lock(&self, path: &Path) -> regionkv_fs::Result<Box<dyn FileLock>> {
+        self.inner.lock(path)
+    }
+}

@@ -1,0 +1,28 @@
+//! Writes the seed corpus under `seeds/<target>/` (next to this crate's Cargo.toml):
+//! valid storefiles for `storefile_open` and `storefile_open_crc_fixed`, block bodies and
+//! framed blocks for `block_decode`, and encoded cell lists for `storefile_roundtrip`.
+//! Deterministic: running it again rewrites the same bytes.
+//!
+//! Run (stable is fine): `cargo run --release --example gen_seeds` from `fuzz/`.
+
+use std::path::PathBuf;
+
+fn main() -> std::io::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds");
+    let files = regionkv_fuzz::seed_storefiles();
+    let sets = [
+        ("storefile_open", files.clone()),
+        ("storefile_open_crc_fixed", files),
+        ("block_decode", regionkv_fuzz::seed_blocks()),
+        ("storefile_roundtrip", regionkv_fuzz::seed_roundtrip()),
+    ];
+    for (target, seeds) in sets {
+        let dir = root.join(target);
+        std::fs::create_dir_all(&dir)?;
+        for (name, bytes) in &seeds {
+            std::fs::write(dir.join(name), bytes)?;
+        }
+        println!("{}: {} seeds", dir.display(), seeds.len());
+    }
+    Ok(())
+}
