@@ -4,6 +4,8 @@
 //! to the `heap_size` the memstore accounted and the "raw" size of a cell (row + value +
 //! family + qualifier + timestamp 8 + type 1). Each mode runs in a child process of its own,
 //! so that memory freed by one mode cannot be reused by the next and hide its growth.
+//! It also reports the CPU time (from `/proc/thread-self/schedstat`, so that other load on
+//! the machine does not inflate it) of the inserts, per cell, and of dropping the memstore.
 //!
 //! Run: `cargo run --release -p regionkv-memstore --example memory_per_cell`
 //! (one mode: append `-- child mslab` or `-- child no-mslab`).
@@ -43,6 +45,12 @@ fn row(i: u64) -> [u8; 16] {
     row
 }
 
+/// Nanoseconds this thread has run on a CPU.
+fn cpu_ns() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+    stat.split_whitespace().next().unwrap().parse().unwrap()
+}
+
 fn vm_rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
@@ -62,6 +70,7 @@ fn measure(mode: &str) {
     let mut value = [0u8; VALUE_LEN];
     let memstore = MemStore::new(config);
     let before = vm_rss_kib();
+    let cpu_before = cpu_ns();
     let mut reported = MemStoreSize::default();
     for i in 0..CELLS {
         key.clear();
@@ -78,23 +87,28 @@ fn measure(mode: &str) {
         value[..8].copy_from_slice(&mix(!i).to_le_bytes());
         reported += memstore.add(CellRef::parse(&key, &value).unwrap());
     }
+    let insert_cpu_ns = cpu_ns() - cpu_before;
     let after = vm_rss_kib();
     assert_eq!(reported, memstore.size());
     let growth = (after - before) * 1024;
     let started = Instant::now();
+    let cpu_before_drop = cpu_ns();
     drop(memstore);
+    let drop_cpu_ms = (cpu_ns() - cpu_before_drop) as f64 / 1e6;
     let drop_ms = started.elapsed().as_secs_f64() * 1e3;
     let after_drop = vm_rss_kib();
     let per_cell = growth as f64 / CELLS as f64;
     println!(
-        "| {mode:<8} | {:>6.1} | {:>6.1} | {:>6.1} | {:>5.2}x | {:>6.1} | {:>7.0} | {:>5.1} |",
+        "| {mode:<8} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.1} | {:.1} | {:.0} | {:.0} ({:.0} wall) |",
         reported.data_size as f64 / CELLS as f64,
         reported.heap_size as f64 / CELLS as f64,
         per_cell,
         per_cell / RAW_BYTES as f64,
-        after_drop.saturating_sub(before) as f64 / 1024.0,
-        drop_ms,
         (after - before) as f64 / 1024.0,
+        after_drop.saturating_sub(before) as f64 / 1024.0,
+        insert_cpu_ns as f64 / CELLS as f64,
+        drop_cpu_ms,
+        drop_ms,
     );
 }
 
@@ -110,9 +124,9 @@ fn main() {
         "{CELLS} cells: 16-byte row, family cf, qualifier q, {VALUE_LEN}-byte value; raw = {RAW_BYTES} bytes/cell"
     );
     println!(
-        "| mode     | data/cell | heap/cell | RSS/cell | RSS/raw | RSS left after drop (MiB) | drop (ms) | RSS growth (MiB) |"
+        "| mode | data/cell (B) | heap/cell (B) | RSS/cell (B) | RSS/raw | RSS growth (MiB) | RSS still held after drop (MiB) | insert CPU/cell (ns) | drop CPU (ms) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().unwrap();
     for mode in ["mslab", "no-mslab"] {
         let status = Command::new(&exe).args(["child", mode]).status().unwrap();
