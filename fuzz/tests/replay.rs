@@ -121,17 +121,13 @@ const DATA_BLOCK_COUNT_FIELD: std::ops::Range<usize> = 40..48;
 #[test]
 fn crc_fixed_byte_changes_reach_the_parsers_without_panicking() {
     // Every single-byte change of a small valid file, with checksums fixed: an exhaustive
-    // sweep of the parsers behind the checksums for one shape. Skips the trailer's data
-    // block count, which hits the known bug of `known_bug_trailer_data_block_count_allocation`
-    // (remove the skip once that is fixed).
+    // sweep of the parsers behind the checksums for one shape.
     let files = regionkv_fuzz::seed_storefiles();
     let (_, file) = files
         .iter()
         .find(|(name, _)| name == "none_row_3")
         .expect("the none_row_3 seed");
-    let trailer = file.len() - 100;
-    let skip = trailer + DATA_BLOCK_COUNT_FIELD.start..trailer + DATA_BLOCK_COUNT_FIELD.end;
-    for at in (0..file.len()).filter(|at| !skip.contains(at)) {
+    for at in 0..file.len() {
         for x in [0x01u8, 0x80, 0xff] {
             let mut input = file.clone();
             input[at] ^= x;
@@ -140,15 +136,13 @@ fn crc_fixed_byte_changes_reach_the_parsers_without_panicking() {
     }
 }
 
-/// Known bug, found by `storefile_open_crc_fixed`: `StoreFileReader::from_file` sizes its
-/// per-block "checksum verified" bitmap from the trailer's data block count without
-/// bounding it by the file's length, so a trailer with a valid CRC and a large count makes
-/// it allocate up to 2^61 bytes: the process aborts ("memory allocation of
-/// 9007199254741000 bytes failed") instead of returning `Err(Corrupt)`.
-/// Run with `cargo test --release -- --ignored` to reproduce; un-ignore once fixed.
+/// Regression, found by `storefile_open_crc_fixed`: `StoreFileReader::from_file` sized its
+/// per-block "checksum verified" state from the trailer's data block count without
+/// bounding it by the file's length, so a trailer with a valid CRC and a large count made
+/// it allocate up to 2^61 bytes and abort the process. The trailer now bounds the count by
+/// the data section's size, and opening such a file is a corruption error.
 #[test]
-#[ignore = "aborts the process until StoreFileReader bounds the trailer's data block count"]
-fn known_bug_trailer_data_block_count_allocation() {
+fn regression_trailer_data_block_count_allocation() {
     let files = regionkv_fuzz::seed_storefiles();
     let (_, file) = files
         .iter()

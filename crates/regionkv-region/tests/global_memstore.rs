@@ -16,7 +16,11 @@ use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::path::Path;
 use std::sync::Arc;
 
-fn services(fs: &MemFs, global: Arc<GlobalMemStore>, flusher: Option<Arc<Flusher>>) -> RegionServices {
+fn services(
+    fs: &MemFs,
+    global: Arc<GlobalMemStore>,
+    flusher: Option<Arc<Flusher>>,
+) -> RegionServices {
     let RecoveredWal { wal, .. } = recover_wal(
         Arc::new(fs.clone()),
         Path::new("/db/wal"),
@@ -37,7 +41,8 @@ fn services(fs: &MemFs, global: Arc<GlobalMemStore>, flusher: Option<Arc<Flusher
 }
 
 fn region(services: &RegionServices, name: &str, start: &[u8], end: &[u8]) -> Arc<Region> {
-    let mut t = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf").unwrap()]).unwrap();
+    let mut t =
+        TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf").unwrap()]).unwrap();
     t.memstore_flush_size = 1 << 30; // never by size: only the global budget flushes
     let info = RegionInfo {
         table: "t".into(),
@@ -45,12 +50,19 @@ fn region(services: &RegionServices, name: &str, start: &[u8], end: &[u8]) -> Ar
         end_key: end.to_vec(),
         region_id: 1,
     };
-    Region::create(&Path::new("/db/data/t").join(name), info, t, services.clone()).unwrap()
+    Region::create(
+        &Path::new("/db/data/t").join(name),
+        info,
+        t,
+        services.clone(),
+    )
+    .unwrap()
 }
 
 fn put(r: &Arc<Region>, row: &str, bytes: usize) {
     let c = Cell::put(row.as_bytes(), b"cf", b"q", 1, &vec![b'v'; bytes]).unwrap();
-    r.mutate_row(row.as_bytes(), vec![c], Durability::SkipWal).unwrap();
+    r.mutate_row(row.as_bytes(), vec![c], Durability::SkipWal)
+        .unwrap();
 }
 
 #[test]
@@ -74,9 +86,17 @@ fn crossing_the_global_limit_flushes_the_largest_region_first() {
     // flushing the big region, which alone suffices.
     put(&small, "x999", 30_000);
     flusher.wait_idle();
-    assert!(global.size() <= global.lower_limit(), "{} > {}", global.size(), global.lower_limit());
+    assert!(
+        global.size() <= global.lower_limit(),
+        "{} > {}",
+        global.size(),
+        global.lower_limit()
+    );
     assert_eq!(big.memstore_data_size(), 0, "the largest region flushed");
-    assert!(small.memstore_data_size() > 0, "the small one did not need to");
+    assert!(
+        small.memstore_data_size() > 0,
+        "the small one did not need to"
+    );
     assert_eq!(big.manifest().stores[&b"cf"[..]].files.len(), 1);
     assert!(small.manifest().stores[&b"cf"[..]].files.is_empty());
     flusher.shutdown();
@@ -92,7 +112,11 @@ fn writes_wait_while_the_global_limit_is_exceeded_and_resume_after_flush() {
     let r = region(&s, "r", b"", b"");
     for i in 0..100 {
         put(&r, &format!("r{i:03}"), 1000);
-        assert!(global.size() <= global.limit() + 1100, "bounded: {}", global.size());
+        assert!(
+            global.size() <= global.limit() + 1100,
+            "bounded: {}",
+            global.size()
+        );
     }
     assert!(!r.manifest().stores[&b"cf"[..]].files.is_empty());
     assert_eq!(r.scan_raw(b"", b"").unwrap().len(), 100);
@@ -111,7 +135,10 @@ fn flushed_logs_are_deleted() {
     s.wal.roll().unwrap();
     let c = Cell::put(b"b", b"cf", b"q", 1, b"v").unwrap();
     r.mutate_row(b"b", vec![c], Durability::SyncWal).unwrap();
-    assert!(first.iter().all(|p| fs.exists(p).unwrap()), "unflushed logs are kept");
+    assert!(
+        first.iter().all(|p| fs.exists(p).unwrap()),
+        "unflushed logs are kept"
+    );
     r.flush().unwrap();
     assert!(
         first.iter().all(|p| !fs.exists(p).unwrap()),

@@ -81,7 +81,9 @@ pub struct StoreFileReader {
     bloom: Option<BloomFilter>,
     cache: Option<Arc<StoreFileBlockCache>>,
     options: ReaderOptions,
-    /// One bit per data block: checksum already verified (mapped, uncompressed blocks).
+    /// Per data block ordinal: 1 + the offset of the block whose checksum was verified
+    /// (mapped, uncompressed blocks; 0 = not yet). Keyed by offset as well as ordinal, so an
+    /// index entry that claims another block's ordinal cannot skip verification.
     verified: Vec<AtomicU64>,
 }
 
@@ -133,7 +135,8 @@ impl StoreFileReader {
                 reason,
             },
         })?;
-        let blocks = trailer.data_block_count.div_ceil(64);
+        // Bounded by the file size: the trailer checked the count against the data section.
+        let blocks = trailer.data_block_count;
         let mut reader = Self {
             file,
             path,
@@ -283,12 +286,12 @@ impl StoreFileReader {
             let start = h.offset as usize;
             let end = start + h.size as usize;
             let raw = map.get(start..end).unwrap_or_default();
-            if !self.is_verified(h.first_ordinal) {
+            if !self.is_verified(h) {
                 let (header, _) =
                     parse_block(raw).map_err(|e| self.frame_error(h.offset, "data block", e))?;
                 self.check_type(h.offset, &header, BlockType::Data)?;
                 if header.compression == Compression::None {
-                    self.mark_verified(h.first_ordinal);
+                    self.mark_verified(h);
                 }
             }
             // Verified: the header says "uncompressed", so the body is the data.
@@ -303,15 +306,15 @@ impl StoreFileReader {
         Ok(BlockData::Owned(self.cached_block(h, BlockType::Data)?))
     }
 
-    fn is_verified(&self, ordinal: u64) -> bool {
+    fn is_verified(&self, h: BlockHandle) -> bool {
         self.verified
-            .get((ordinal / 64) as usize)
-            .is_some_and(|w| w.load(Ordering::Relaxed) & (1 << (ordinal % 64)) != 0)
+            .get(h.first_ordinal as usize)
+            .is_some_and(|v| v.load(Ordering::Relaxed) == h.offset + 1)
     }
 
-    fn mark_verified(&self, ordinal: u64) {
-        if let Some(w) = self.verified.get((ordinal / 64) as usize) {
-            w.fetch_or(1 << (ordinal % 64), Ordering::Relaxed);
+    fn mark_verified(&self, h: BlockHandle) {
+        if let Some(v) = self.verified.get(h.first_ordinal as usize) {
+            v.store(h.offset + 1, Ordering::Relaxed);
         }
     }
 

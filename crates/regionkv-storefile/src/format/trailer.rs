@@ -172,6 +172,22 @@ impl Trailer {
                 self.data_section_end
             )));
         }
+        // Every framed data block holds at least its framing and a restart count, so the
+        // count is bounded by the data section's size. Readers size per-block state from
+        // it: an unchecked count is an unbounded allocation.
+        let min_block = (super::block_header::FRAMING_LEN + 4) as u64;
+        if self.data_block_count > self.data_section_end / min_block {
+            return Err(TrailerError::Bad(format!(
+                "{} data blocks cannot fit in a {}-byte data section",
+                self.data_block_count, self.data_section_end
+            )));
+        }
+        if (self.data_block_count == 0) != (self.index_levels == 0) {
+            return Err(TrailerError::Bad(format!(
+                "{} data blocks with {} index levels",
+                self.data_block_count, self.index_levels
+            )));
+        }
         if self.index_levels > 8 {
             return Err(TrailerError::Bad(format!(
                 "{} index levels (at most 8 are ever written)",
@@ -223,6 +239,27 @@ mod tests {
                 assert!(Trailer::decode(&bad, 1190).is_err(), "byte {i} bit {bit}");
             }
         }
+    }
+
+    #[test]
+    fn block_count_must_fit_the_data_section() {
+        // Regression (found by the storefile_open_crc_fixed fuzz target): a trailer with a
+        // valid checksum and a huge block count made the reader allocate without bound.
+        let mut t = sample();
+        t.data_block_count = 1 << 56;
+        assert!(matches!(
+            Trailer::decode(&t.encode(), 1190),
+            Err(TrailerError::Bad(_))
+        ));
+        t.data_block_count = 900 / 28 + 1;
+        assert!(Trailer::decode(&t.encode(), 1190).is_err());
+        t.data_block_count = 900 / 28;
+        assert!(Trailer::decode(&t.encode(), 1190).is_ok());
+        t.index_levels = 0;
+        assert!(
+            Trailer::decode(&t.encode(), 1190).is_err(),
+            "blocks without an index"
+        );
     }
 
     #[test]
