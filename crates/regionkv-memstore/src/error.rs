@@ -18,5 +18,5 @@ pub enum Error {
     },
 }
 
-/// `Result` with the memstore's [`Error`].
+/// `Result` with the memstore's [`enum@Error`].
 pub type Result<T> = std::result::Result<T, Error>;

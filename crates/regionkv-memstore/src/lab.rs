@@ -23,7 +23,7 @@
 //! is freed before the arena drops, so a record's address stays valid and unique for the
 //! segment's whole life; the skiplist relies on that.
 //!
-//! Concurrency: [`MemStoreLab::copy_cell`] may be called from any number of threads at once.
+//! Concurrency: `MemStoreLab::copy_cell` may be called from any number of threads at once.
 //! A thread reserves its bytes in the current chunk by a compare-and-swap on the chunk's
 //! `next_free` offset, so reservations never overlap; when a cell does not fit, one thread
 //! (under the `chunks` mutex) retires the chunk and installs a new one while the others wait

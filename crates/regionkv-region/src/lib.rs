@@ -10,11 +10,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod compact;
 pub mod descriptor;
 mod error;
 pub mod flush;
 pub mod manifest;
 pub mod mvcc;
+pub mod read;
 pub mod recovery;
 pub mod region;
 pub mod row_lock;
@@ -22,9 +24,11 @@ pub mod scan;
 pub mod services;
 pub mod store;
 
+pub use compact::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use error::{Error, Result};
 pub use manifest::{Manifest, RegionInfo};
+pub use read::{ReadQuery, RegionScan, RegionScanner};
 pub use recovery::{RecoveredWal, recover_wal};
 pub use region::{FlushResult, Region};
 pub use services::{Flusher, GlobalMemStore, RegionConfig, RegionServices};

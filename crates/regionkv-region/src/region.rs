@@ -87,6 +87,7 @@ pub struct Region {
     /// `updatesLock`).
     updates: RwLock<()>,
     flush_lock: Mutex<()>,
+    compaction_lock: Mutex<()>,
     memstore_size: AtomicU64,
     flushed: (Mutex<()>, Condvar),
     poisoned: Mutex<Option<String>>,
@@ -177,6 +178,7 @@ impl Region {
             manifest: Mutex::new(manifest),
             updates: RwLock::new(()),
             flush_lock: Mutex::new(()),
+            compaction_lock: Mutex::new(()),
             memstore_size: AtomicU64::new(0),
             flushed: (Mutex::new(()), Condvar::new()),
             poisoned: Mutex::new(None),
@@ -548,14 +550,10 @@ impl Region {
                 written.push((i, seg, None));
                 continue;
             }
-            let name = {
-                let mut m = self.manifest.lock();
-                let id = m.next_file_id;
-                m.next_file_id += 1;
-                format!("{id}.{STOREFILE_EXT}")
-            };
-            match stores[i].1.write_snapshot(&seg, &name) {
-                Ok(h) => written.push((i, seg, Some(h))),
+            let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
+            let now = self.services.clock.now_millis();
+            match stores[i].1.write_snapshot(&seg, &name, now) {
+                Ok(h) => written.push((i, seg, h)),
                 Err(e) => {
                     self.poison(&e);
                     return Err(e);
@@ -658,6 +656,50 @@ impl Region {
             heap.advance()?;
         }
         Ok(out)
+    }
+
+    /// Serialises compactions of this region.
+    pub(crate) fn compaction_lock(&self) -> &Mutex<()> {
+        &self.compaction_lock
+    }
+
+    /// Hands out the next storefile id.
+    pub(crate) fn next_file_id(&self) -> u64 {
+        let mut m = self.manifest.lock();
+        let id = m.next_file_id;
+        m.next_file_id += 1;
+        id
+    }
+
+    /// Records a compaction in the manifest: `removed` out, `added` in (atomic replace).
+    pub(crate) fn commit_compaction(
+        &self,
+        family: &[u8],
+        removed: &[String],
+        added: Option<StoreFileMeta>,
+    ) -> Result<()> {
+        let mut m = self.manifest.lock();
+        let mut next = m.clone();
+        let sm = next.stores.entry(family.to_vec()).or_default();
+        sm.files.retain(|f| !removed.contains(&f.name));
+        sm.files.extend(added);
+        if let Err(e) = next.write(self.services.fs.as_ref(), &self.dir) {
+            self.poison(&e);
+            return Err(e);
+        }
+        *m = next;
+        Ok(())
+    }
+
+    /// What this region shares with the others.
+    pub fn services(&self) -> &RegionServices {
+        &self.services
+    }
+
+    /// Reads work on a poisoned region (its memstore holds everything acknowledged), not
+    /// on a closed one.
+    pub(crate) fn check_readable(&self) -> Result<()> {
+        self.check_not_closed()
     }
 
     fn check_not_closed(&self) -> Result<()> {

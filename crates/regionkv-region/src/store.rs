@@ -10,9 +10,11 @@
 use crate::descriptor::ColumnFamilyDescriptor;
 use crate::error::Result;
 use crate::manifest::{StoreFileMeta, StoreManifest};
-use crate::scan::heap::SourceScanner;
+use crate::scan::heap::{KeyValueHeap, SourceScanner};
+use crate::scan::query_matcher::{MatcherKind, QueryMatcher};
+use crate::scan::store_scanner::StoreScanner;
 use parking_lot::RwLock;
-use regionkv_cell::{CellRef, KeyValueScanner, KeyView};
+use regionkv_cell::{CellRef, KeyValueScanner, KeyView, OwnedKey};
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
@@ -154,20 +156,66 @@ impl Store {
         self.files.read().clone()
     }
 
-    /// Writes a memstore snapshot into the new file `name` (fully written and synced, its
-    /// directory entry synced) and opens it. The file is not live until the manifest names
-    /// it and [`Self::commit_files`] swaps it in.
-    pub fn write_snapshot(&self, snapshot: &Arc<Segment>, name: &str) -> Result<StoreFileHandle> {
+    /// Writes a memstore snapshot into the new file `name` through the flush rules (HBase
+    /// flushes with the minor-compaction matcher: expired cells, masked puts and versions
+    /// beyond VERSIONS are dropped; delete markers are kept). The file is fully written
+    /// and synced, with its directory entry synced, and opened. It is not live until the
+    /// manifest names it and [`Self::commit_files`] swaps it in. `None` when nothing
+    /// survived the rules (no file is left behind).
+    pub fn write_snapshot(
+        &self,
+        snapshot: &Arc<Segment>,
+        name: &str,
+        now: i64,
+    ) -> Result<Option<StoreFileHandle>> {
+        let mut source = snapshot.scanner(u64::MAX);
+        source.seek_to_first();
+        let heap = KeyValueHeap::new(vec![SourceScanner::Memstore(source)]);
+        let matcher = QueryMatcher::compaction(&self.family, MatcherKind::MinorCompaction, now);
+        self.write_file(StoreScanner::new(heap, matcher), name, false)
+            .inspect(|h| {
+                if let Some(h) = h {
+                    self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
+                    self.metrics
+                        .flushed_bytes
+                        .fetch_add(h.meta.size, Ordering::Relaxed);
+                    self.metrics
+                        .flushed_cells
+                        .fetch_add(h.meta.cell_count, Ordering::Relaxed);
+                }
+            })
+    }
+
+    /// Writes what `scanner` keeps into the new file `name` and opens it; removes the file
+    /// and returns `None` when it would hold no cell.
+    pub(crate) fn write_file(
+        &self,
+        mut scanner: StoreScanner,
+        name: &str,
+        major: bool,
+    ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
         let mut writer = StoreFileWriter::new(
             self.fs.create_new(&path)?,
-            self.family.writer_options(false),
+            self.family.writer_options(major),
         )?;
-        let mut scanner = snapshot.scanner(u64::MAX);
-        scanner.seek_to_first();
-        while let Some(cell) = scanner.peek() {
-            writer.append(cell)?;
-            let Ok(()) = scanner.advance();
+        let mut failed = None;
+        while let Some(row) = scanner.peek_row().map(<[u8]>::to_vec) {
+            scanner.next_row(&row, |c| {
+                if failed.is_none()
+                    && let Err(e) = writer.append(c)
+                {
+                    failed = Some(e);
+                }
+            })?;
+            if let Some(e) = failed.take() {
+                return Err(e.into());
+            }
+        }
+        if writer.cell_count() == 0 {
+            drop(writer);
+            self.fs.remove_file(&path)?;
+            return Ok(None);
         }
         let written = writer.finish()?;
         self.fs.sync_dir(&self.dir)?;
@@ -184,14 +232,49 @@ impl Store {
             self.cache.clone(),
             &self.family,
         )?;
-        self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
-        self.metrics
-            .flushed_bytes
-            .fetch_add(written.size, Ordering::Relaxed);
-        self.metrics
-            .flushed_cells
-            .fetch_add(written.file_info.cell_count, Ordering::Relaxed);
-        Ok(StoreFileHandle { meta, reader })
+        Ok(Some(StoreFileHandle { meta, reader }))
+    }
+
+    /// Replaces `removed` (by name) with `added` in the live set (after the manifest
+    /// recorded the change).
+    pub fn replace_files(&self, removed: &[String], added: Option<StoreFileHandle>) {
+        let mut files = self.files.write();
+        let mut next: Vec<StoreFileHandle> = files
+            .iter()
+            .filter(|f| !removed.contains(&f.meta.name))
+            .cloned()
+            .collect();
+        next.extend(added);
+        *files = Arc::new(next);
+    }
+
+    /// Scanners for a Get of `row`: files whose bloom filter rules the row (or, for one
+    /// named column, the row and column) out are not read.
+    pub fn get_scanners(
+        &self,
+        read_point: u64,
+        row: &[u8],
+        qualifiers: &[Vec<u8>],
+    ) -> Result<Vec<SourceScanner>> {
+        let key = OwnedKey::first_on_row(row)?;
+        let mut out = Vec::new();
+        for mut s in self.memstore.scanners(read_point) {
+            let Ok(_) = s.seek(&key.view());
+            out.push(SourceScanner::Memstore(s));
+        }
+        for f in self.files().iter() {
+            let may = match qualifiers {
+                [q] => f.reader.may_contain_row_col(row, q),
+                _ => f.reader.may_contain_row(row),
+            };
+            if !may || !f.reader.may_contain_rows(row, &[]) {
+                continue;
+            }
+            let mut s = StoreFileScanner::new(f.reader.clone());
+            s.seek(&key.view())?;
+            out.push(SourceScanner::File(s));
+        }
+        Ok(out)
     }
 
     /// Makes `added` live (after the manifest recorded them).

@@ -5,158 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
+mod common;
+
+use common::{Harness, region_dir, table};
+use regionkv_cell::{Cell, CellType};
 use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::flush::policy::FlushPolicy;
-use regionkv_region::{
-    ColumnFamilyDescriptor, Error, Flusher, GlobalMemStore, RecoveredWal, Region, RegionConfig,
-    RegionInfo, RegionServices, TableDescriptor, recover_wal,
-};
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
-use std::path::{Path, PathBuf};
+use regionkv_region::{Error, RegionConfig};
+use regionkv_wal::Durability;
 use std::sync::Arc;
 use std::time::Duration;
-
-const ROOT: &str = "/db";
-
-fn table(flush_size: u64, families: &[&[u8]]) -> TableDescriptor {
-    let fams = families
-        .iter()
-        .map(|f| ColumnFamilyDescriptor::new(f).unwrap())
-        .collect();
-    let mut t = TableDescriptor::new("t1", fams).unwrap();
-    t.memstore_flush_size = flush_size;
-    t
-}
-
-/// A one-region "Db" on an arbitrary file system, that can be restarted.
-struct Harness {
-    fs: Arc<dyn Fs>,
-    table: TableDescriptor,
-    config: RegionConfig,
-    with_flusher: bool,
-    clock: ManualClock,
-    region: Option<Arc<Region>>,
-    wal: Option<Arc<Wal>>,
-    flusher: Option<Arc<Flusher>>,
-}
-
-fn wal_dir() -> PathBuf {
-    Path::new(ROOT).join("wal")
-}
-fn region_dir() -> PathBuf {
-    Path::new(ROOT).join("data/default/t1/r")
-}
-
-impl Harness {
-    fn new(
-        fs: Arc<dyn Fs>,
-        table: TableDescriptor,
-        config: RegionConfig,
-        with_flusher: bool,
-    ) -> Self {
-        let mut h = Self {
-            fs,
-            table,
-            config,
-            with_flusher,
-            clock: ManualClock::new(1_000),
-            region: None,
-            wal: None,
-            flusher: None,
-        };
-        h.start().unwrap();
-        h
-    }
-
-    fn start(&mut self) -> regionkv_region::Result<()> {
-        let fs = self.fs.clone();
-        fs.create_dir_all(Path::new(ROOT))?;
-        let RecoveredWal { wal, edits, .. } = recover_wal(
-            fs.clone(),
-            &wal_dir(),
-            WalConfig::default(),
-            RecoveryMode::TolerateCorruptedTail,
-        )?;
-        let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
-        let flusher = self.with_flusher.then(|| Flusher::start(1, global.clone()));
-        let services = RegionServices {
-            fs: fs.clone(),
-            wal: wal.clone(),
-            clock: Arc::new(self.clock.clone()) as SharedClock,
-            block_cache: None,
-            memstore: MemStoreConfig::default(),
-            config: self.config.clone(),
-            flusher: flusher.clone(),
-            global,
-        };
-        let region = if regionkv_region::Manifest::read(fs.as_ref(), &region_dir())?.is_some() {
-            Region::open(&region_dir(), self.table.clone(), services, &edits)?
-        } else {
-            let info = RegionInfo {
-                table: "t1".into(),
-                start_key: vec![],
-                end_key: vec![],
-                region_id: 1,
-            };
-            Region::create(&region_dir(), info, self.table.clone(), services)?
-        };
-        self.region = Some(region);
-        self.wal = Some(wal);
-        self.flusher = flusher;
-        Ok(())
-    }
-
-    /// Drops everything without flushing (a process exit), then opens again.
-    fn restart(&mut self) {
-        self.stop();
-        self.start().unwrap();
-    }
-
-    fn stop(&mut self) {
-        if let Some(f) = self.flusher.take() {
-            f.shutdown();
-        }
-        self.region = None;
-        self.wal = None;
-    }
-
-    fn region(&self) -> &Arc<Region> {
-        self.region.as_ref().unwrap()
-    }
-
-    fn put(
-        &self,
-        row: &str,
-        fam: &[u8],
-        q: &str,
-        v: &str,
-        d: Durability,
-    ) -> regionkv_region::Result<u64> {
-        let c = Cell::put(row.as_bytes(), fam, q.as_bytes(), i64::MAX, v.as_bytes()).unwrap();
-        self.region().mutate_row(row.as_bytes(), vec![c], d)
-    }
-
-    /// (row, family, qualifier, ts, type, value) of every raw cell.
-    fn dump(&self) -> Vec<(String, String, String, i64, CellType, String)> {
-        self.region()
-            .scan_raw(b"", b"")
-            .unwrap()
-            .iter()
-            .map(|c| {
-                (
-                    String::from_utf8_lossy(c.row()).into_owned(),
-                    String::from_utf8_lossy(c.family()).into_owned(),
-                    String::from_utf8_lossy(c.qualifier()).into_owned(),
-                    c.timestamp(),
-                    c.cell_type(),
-                    String::from_utf8_lossy(c.value()).into_owned(),
-                )
-            })
-            .collect()
-    }
-}
 
 #[test]
 fn puts_are_stamped_sequenced_and_survive_restart_without_flush() {

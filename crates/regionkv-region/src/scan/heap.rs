@@ -123,6 +123,25 @@ impl KeyValueHeap {
         Ok(self.peek().is_some())
     }
 
+    /// Moves every scanner whose current cell is before `key` forward to the first cell
+    /// ≥ `key` (the heap's cells are all ≥ its current top, so only those need to move).
+    pub fn reseek(&mut self, key: &KeyView<'_>) -> Result<()> {
+        let target = key.as_bytes();
+        while let Some(top) = self.heap.peek() {
+            if compare_keys(top.key(), target) != Ordering::Less {
+                break;
+            }
+            let Some(mut e) = self.heap.pop() else { break };
+            e.0.reseek(key)?;
+            if e.0.peek().is_some() {
+                self.heap.push(e);
+            } else {
+                self.exhausted.push(e.0);
+            }
+        }
+        Ok(())
+    }
+
     /// The smallest current cell.
     pub fn peek(&self) -> Option<CellRef<'_>> {
         self.heap.peek().and_then(|e| e.0.peek())

@@ -1,0 +1,150 @@
+//! Compaction mechanics: merge chosen storefiles of one store into one new file through
+//! the store scanner with the compaction rules, commit the swap in the manifest, then
+//! remove the inputs. Which files to choose, and when, is the compaction policy's job
+//! (HBase's `Compactor` vs `CompactionPolicy`).
+//!
+//! A compaction that covers every file of the store runs under the major rules (delete
+//! markers and what they mask are dropped, unless KEEP_DELETED_CELLS), as HBase turns a
+//! selection of all files into a major compaction; otherwise the minor rules (markers
+//! kept). The memstore is never part of a compaction.
+//!
+//! Crash safety: the new file is complete and synced before the manifest names it; the
+//! manifest swap (inputs out, output in) is one atomic replacement; inputs are unlinked
+//! only after it. Readers opened earlier keep reading the unlinked inputs (on Unix an
+//! unlinked file lives while it is open or mapped; `MemFs` readers hold a snapshot).
+
+use crate::error::{Error, Result};
+use crate::manifest::StoreFileMeta;
+use crate::region::Region;
+use crate::scan::heap::{KeyValueHeap, SourceScanner};
+use crate::scan::query_matcher::{MatcherKind, QueryMatcher};
+use crate::scan::store_scanner::StoreScanner;
+use crate::store::STOREFILE_EXT;
+use regionkv_cell::bytes::to_string_binary;
+use regionkv_storefile::StoreFileScanner;
+
+/// HBase's `hbase.hstore.time.to.purge.deletes` (default 0: drop at once).
+pub const TIME_TO_PURGE_DELETES_KEY: &str = "hbase.hstore.time.to.purge.deletes";
+
+/// What a compaction did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CompactionResult {
+    /// Whether the major rules applied (every file of the store was compacted).
+    pub major: bool,
+    /// Input files.
+    pub inputs: Vec<StoreFileMeta>,
+    /// The output file (`None` when nothing survived).
+    pub output: Option<StoreFileMeta>,
+}
+
+impl Region {
+    /// Compacts the files named in `files` of `family`, or all of its files when `None`.
+    pub fn compact_files(
+        &self,
+        family: &[u8],
+        files: Option<&[String]>,
+    ) -> Result<CompactionResult> {
+        self.check_readable()?;
+        let store = self
+            .stores()
+            .get(family)
+            .ok_or_else(|| Error::NoSuchColumnFamily {
+                family: to_string_binary(family),
+                region: self.encoded_name().to_string(),
+                table: self.table().name.clone(),
+            })?;
+        let _one_at_a_time = self.compaction_lock().lock();
+        let live = store.files();
+        let inputs: Vec<_> = match files {
+            None => live.iter().cloned().collect(),
+            Some(names) => {
+                for n in names {
+                    if !live.iter().any(|f| &f.meta.name == n) {
+                        return Err(Error::InvalidDescriptor(format!(
+                            "storefile {n} is not live in store {}",
+                            to_string_binary(family)
+                        )));
+                    }
+                }
+                live.iter()
+                    .filter(|f| names.contains(&f.meta.name))
+                    .cloned()
+                    .collect()
+            }
+        };
+        if inputs.is_empty() {
+            return Ok(CompactionResult::default());
+        }
+        let major = inputs.len() == live.len();
+        let span = tracing::info_span!(
+            "compaction",
+            region = %self.encoded_name(),
+            family = %to_string_binary(family),
+            files = inputs.len(),
+            major
+        );
+        let _enter = span.enter();
+        let now = self.services().clock.now_millis();
+        let kind = if major {
+            MatcherKind::MajorCompaction {
+                earliest_put_ts: inputs
+                    .iter()
+                    .map(|f| f.reader.file_info().earliest_put_ts)
+                    .min()
+                    .unwrap_or(i64::MAX),
+                time_to_purge_deletes: 0,
+            }
+        } else {
+            MatcherKind::MinorCompaction
+        };
+        let mut sources = Vec::with_capacity(inputs.len());
+        for f in &inputs {
+            let mut s = StoreFileScanner::new(f.reader.clone());
+            s.seek_to_first()?;
+            sources.push(SourceScanner::File(s));
+        }
+        let scanner = StoreScanner::new(
+            KeyValueHeap::new(sources),
+            QueryMatcher::compaction(store.family(), kind, now),
+        );
+        let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
+        let output = match store.write_file(scanner, &name, major) {
+            Ok(o) => o,
+            Err(e) => {
+                // The inputs are untouched; a partial output is an orphan removed on open.
+                tracing::error!(error = %e, "compaction failed");
+                return Err(e);
+            }
+        };
+        let removed: Vec<String> = inputs.iter().map(|f| f.meta.name.clone()).collect();
+        self.commit_compaction(family, &removed, output.as_ref().map(|h| h.meta.clone()))?;
+        store.replace_files(&removed, output.clone());
+        for n in &removed {
+            let path = store.dir().join(n);
+            if let Err(e) = self.services().fs.remove_file(&path) {
+                // Harmless: the next open removes files the manifest does not name.
+                tracing::warn!(file = %path.display(), error = %e, "could not remove a compacted file");
+            }
+        }
+        let _ = self.services().fs.sync_dir(store.dir());
+        tracing::info!(
+            inputs = removed.len(),
+            output = output.as_ref().map_or(0, |h| h.meta.size),
+            "compacted"
+        );
+        Ok(CompactionResult {
+            major,
+            inputs: inputs.iter().map(|f| f.meta.clone()).collect(),
+            output: output.map(|h| h.meta),
+        })
+    }
+
+    /// Major-compacts every store (HBase's `major_compact`; the memstore is not flushed).
+    pub fn major_compact(&self) -> Result<Vec<CompactionResult>> {
+        let families: Vec<Vec<u8>> = self.stores().keys().cloned().collect();
+        families
+            .iter()
+            .map(|f| self.compact_files(f, None))
+            .collect()
+    }
+}

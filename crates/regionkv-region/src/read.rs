@@ -1,0 +1,268 @@
+//! Region reads: `get` (one row) and `scan` (a row range), each at one MVCC read point,
+//! assembled across stores (families in name order), with HBase's matching rules applied
+//! per store (`scan::query_matcher`).
+
+use crate::error::{Error, Result};
+use crate::region::Region;
+use crate::scan::heap::KeyValueHeap;
+use crate::scan::query_matcher::QueryMatcher;
+use crate::scan::store_scanner::StoreScanner;
+use regionkv_cell::bytes::to_string_binary;
+use regionkv_cell::{Cell, OwnedKey, TimeRange};
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+
+/// What a read wants: families and columns, versions, time range, raw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadQuery {
+    /// Family → qualifiers. An empty map means every family; an empty list every column.
+    pub families: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
+    /// Versions per column (HBase default 1); capped by the family's VERSIONS unless raw.
+    pub max_versions: u32,
+    /// Time range `[min, max)`.
+    pub time_range: TimeRange,
+    /// Raw: delete markers returned, nothing masked, no TTL.
+    pub raw: bool,
+}
+
+impl Default for ReadQuery {
+    fn default() -> Self {
+        Self {
+            families: BTreeMap::new(),
+            max_versions: 1,
+            time_range: TimeRange::all_time(),
+            raw: false,
+        }
+    }
+}
+
+impl ReadQuery {
+    /// Adds a whole family.
+    pub fn family(mut self, family: &[u8]) -> Self {
+        self.families.insert(family.to_vec(), Vec::new());
+        self
+    }
+    /// Adds one column.
+    pub fn column(mut self, family: &[u8], qualifier: &[u8]) -> Self {
+        self.families
+            .entry(family.to_vec())
+            .or_default()
+            .push(qualifier.to_vec());
+        self
+    }
+    /// Sets the versions.
+    pub fn versions(mut self, n: u32) -> Self {
+        self.max_versions = n;
+        self
+    }
+    /// Sets the time range.
+    pub fn time_range(mut self, tr: TimeRange) -> Self {
+        self.time_range = tr;
+        self
+    }
+    /// Makes it raw.
+    pub fn raw(mut self) -> Self {
+        self.raw = true;
+        self
+    }
+}
+
+/// A family and the qualifiers a read wants of it (empty: all).
+type FamilyColumns = (Vec<u8>, Vec<Vec<u8>>);
+
+/// A row range read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RegionScan {
+    /// First row (empty: from the region's start).
+    pub start_row: Vec<u8>,
+    /// Whether `start_row` itself is included (HBase default true).
+    pub include_start: bool,
+    /// Stop row (empty: to the region's end).
+    pub stop_row: Vec<u8>,
+    /// Whether `stop_row` itself is included (HBase default false).
+    pub include_stop: bool,
+    /// Columns, versions, time range, raw.
+    pub query: ReadQuery,
+    /// Most rows to return.
+    pub limit: Option<u64>,
+}
+
+impl RegionScan {
+    /// Every row of the region, HBase defaults.
+    pub fn all() -> Self {
+        Self {
+            include_start: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// Rows of a scan, one at a time.
+#[derive(Debug)]
+pub struct RegionScanner {
+    stores: Vec<StoreScanner>,
+    stop_row: Vec<u8>,
+    include_stop: bool,
+    rows_left: Option<u64>,
+}
+
+impl RegionScanner {
+    /// The next row with at least one cell, as its cells in order.
+    pub fn next_row(&mut self) -> Result<Option<Vec<Cell>>> {
+        loop {
+            if self.rows_left == Some(0) {
+                return Ok(None);
+            }
+            let Some(row) = self
+                .stores
+                .iter()
+                .filter_map(|s| s.peek_row())
+                .min()
+                .map(<[u8]>::to_vec)
+            else {
+                return Ok(None);
+            };
+            if !self.stop_row.is_empty() {
+                let past = if self.include_stop {
+                    row.as_slice() > self.stop_row.as_slice()
+                } else {
+                    row.as_slice() >= self.stop_row.as_slice()
+                };
+                if past {
+                    return Ok(None);
+                }
+            }
+            let mut cells = Vec::new();
+            for s in &mut self.stores {
+                if s.peek_row() == Some(row.as_slice()) {
+                    s.row_cells(&row, &mut cells)?;
+                }
+            }
+            if !cells.is_empty() {
+                if let Some(n) = &mut self.rows_left {
+                    *n -= 1;
+                }
+                return Ok(Some(cells));
+            }
+        }
+    }
+}
+
+impl Iterator for RegionScanner {
+    type Item = Result<Vec<Cell>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_row().transpose()
+    }
+}
+
+impl Region {
+    /// Families a query reads, with their qualifiers; checks HBase's rules.
+    fn resolve(&self, q: &ReadQuery) -> Result<Vec<FamilyColumns>> {
+        if q.max_versions == 0 {
+            return Err(Error::InvalidDescriptor(
+                "the number of versions to read must be positive".to_string(),
+            ));
+        }
+        if q.families.is_empty() {
+            return Ok(self
+                .stores()
+                .keys()
+                .map(|f| (f.clone(), Vec::new()))
+                .collect());
+        }
+        let mut out = Vec::new();
+        for (family, qualifiers) in &q.families {
+            if !self.stores().contains_key(family) {
+                return Err(Error::NoSuchColumnFamily {
+                    family: to_string_binary(family),
+                    region: self.encoded_name().to_string(),
+                    table: self.table().name.clone(),
+                });
+            }
+            if q.raw && !qualifiers.is_empty() {
+                return Err(Error::InvalidDescriptor(
+                    "Cannot specify any column for a raw scan".to_string(),
+                ));
+            }
+            out.push((family.clone(), qualifiers.clone()));
+        }
+        Ok(out)
+    }
+
+    fn store_scanners(
+        &self,
+        q: &ReadQuery,
+        start_key: &OwnedKey,
+        start_row: &[u8],
+        stop_row: &[u8],
+        get_row: Option<&[u8]>,
+    ) -> Result<Vec<StoreScanner>> {
+        let read_point = self.mvcc().read_point();
+        let now = self.services().clock.now_millis();
+        let mut out = Vec::new();
+        for (family, qualifiers) in self.resolve(q)? {
+            let Some(store) = self.stores().get(&family) else {
+                continue;
+            };
+            let sources = match get_row {
+                Some(row) => store.get_scanners(read_point, row, &qualifiers)?,
+                None => store.scanners(read_point, &start_key.view(), start_row, stop_row)?,
+            };
+            let matcher = QueryMatcher::user(
+                store.family(),
+                &qualifiers,
+                q.max_versions,
+                q.time_range,
+                now,
+                q.raw,
+            );
+            out.push(StoreScanner::new(KeyValueHeap::new(sources), matcher));
+        }
+        Ok(out)
+    }
+
+    /// The cells of `row` a Get returns (HBase's `HRegion.get`).
+    pub fn get(&self, row: &[u8], q: &ReadQuery) -> Result<Vec<Cell>> {
+        self.check_readable()?;
+        self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        let start = OwnedKey::first_on_row(row)?;
+        let mut cells = Vec::new();
+        for mut s in self.store_scanners(q, &start, row, &[], Some(row))? {
+            if s.peek_row() == Some(row) {
+                s.row_cells(row, &mut cells)?;
+            }
+        }
+        Ok(cells)
+    }
+
+    /// A scanner over rows of `scan`'s range within this region.
+    pub fn scan(&self, scan: &RegionScan) -> Result<RegionScanner> {
+        self.check_readable()?;
+        self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        let info = self.info();
+        // Clamp to the region's range.
+        let start_row = if scan.start_row.as_slice() < info.start_key.as_slice() {
+            info.start_key.clone()
+        } else {
+            scan.start_row.clone()
+        };
+        let start_key = if scan.include_start || start_row != scan.start_row {
+            OwnedKey::first_on_row(&start_row)?
+        } else {
+            OwnedKey::last_on_row(&start_row)?
+        };
+        let (stop_row, include_stop) = match (&info.end_key, &scan.stop_row) {
+            (end, stop) if !end.is_empty() && (stop.is_empty() || stop > end) => {
+                (end.clone(), false)
+            }
+            _ => (scan.stop_row.clone(), scan.include_stop),
+        };
+        let stores = self.store_scanners(&scan.query, &start_key, &start_row, &stop_row, None)?;
+        Ok(RegionScanner {
+            stores,
+            stop_row,
+            include_stop,
+            rows_left: scan.limit,
+        })
+    }
+}
