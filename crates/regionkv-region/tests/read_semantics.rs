@@ -74,8 +74,7 @@ fn scan(h: &Harness, q: ReadQuery) -> Vec<String> {
         .region()
         .scan(&s)
         .unwrap()
-        .map(|r| r.unwrap())
-        .flatten()
+        .flat_map(|r| r.unwrap())
         .collect();
     show(&rows)
 }
