@@ -33,6 +33,7 @@ use regionkv_storefile::{
     Compression, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
     StoreFileWriterOptions,
 };
+use regionkv_suite::{XorShift, row, value};
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
@@ -41,35 +42,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const ROWS: u64 = 200_000;
 const LOOKUP_KEYS: usize = 4096;
 const CACHE_BYTES: u64 = 64 << 20;
-
-/// Marsaglia's xorshift64, fixed seed: the same values on every run, no `rand` needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
-
-/// A 100-byte value: 50 random bytes (incompressible) then 50 copies of one byte.
-fn value(rng: &mut XorShift) -> Vec<u8> {
-    let mut v = Vec::with_capacity(100);
-    while v.len() < 50 {
-        v.extend_from_slice(&rng.next_u64().to_be_bytes());
-    }
-    v.truncate(50);
-    v.resize(100, b'v');
-    v
-}
-
-fn row(n: u64) -> Vec<u8> {
-    format!("{n:016}").into_bytes()
-}
 
 fn write_file(fs: &RealFs, path: &Path, compression: Compression) {
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);

@@ -32,36 +32,12 @@ use regionkv_storefile::{
     Compression, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
     StoreFileWriterOptions,
 };
+use regionkv_suite::{XorShift, row, value};
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 
 const CELLS: u64 = 1_000_000;
-
-/// Marsaglia's xorshift64, fixed seed: the same values on every run, no `rand` needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
-
-/// A 100-byte value: 50 random bytes (incompressible) then 50 copies of one byte.
-fn value(rng: &mut XorShift) -> Vec<u8> {
-    let mut v = Vec::with_capacity(100);
-    while v.len() < 50 {
-        v.extend_from_slice(&rng.next_u64().to_be_bytes());
-    }
-    v.truncate(50);
-    v.resize(100, b'v');
-    v
-}
 
 /// Writes the file; returns its bytes of cell data (encoded key + value).
 fn write_file(fs: &RealFs, path: &Path, compression: Compression) -> u64 {
@@ -74,15 +50,9 @@ fn write_file(fs: &RealFs, path: &Path, compression: Compression) -> u64 {
     let mut w = StoreFileWriter::new(file, options).expect("default options are valid");
     let mut bytes = 0;
     for i in 0..CELLS {
-        let cell = Cell::put(
-            format!("{i:016}").as_bytes(),
-            b"f",
-            b"q",
-            1,
-            &value(&mut rng),
-        )
-        .expect("a 16-byte row is within HBase's limits")
-        .with_seq_id(i + 1);
+        let cell = Cell::put(&row(i), b"f", b"q", 1, &value(&mut rng))
+            .expect("a 16-byte row is within HBase's limits")
+            .with_seq_id(i + 1);
         bytes += (cell.key_bytes().len() + cell.value().len()) as u64;
         w.append(cell.as_cell_ref())
             .expect("cells are in key order");

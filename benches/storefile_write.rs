@@ -22,37 +22,11 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use regionkv_cell::Cell;
 use regionkv_fs::{Fs, RealFs};
 use regionkv_storefile::{Compression, DataBlockEncoding, StoreFileWriter, StoreFileWriterOptions};
+use regionkv_suite::{XorShift, row, value};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const CELLS: u64 = 100_000;
-const VALUE_LEN: usize = 100;
-const RANDOM_PREFIX: usize = 50;
-
-/// Marsaglia's xorshift64, fixed seed: the same values on every run, no `rand` needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
-
-/// A 100-byte value: 50 random bytes (incompressible) then 50 copies of one byte.
-fn value(rng: &mut XorShift) -> Vec<u8> {
-    let mut v = Vec::with_capacity(VALUE_LEN);
-    while v.len() < RANDOM_PREFIX {
-        v.extend_from_slice(&rng.next_u64().to_be_bytes());
-    }
-    v.truncate(RANDOM_PREFIX);
-    v.resize(VALUE_LEN, b'v');
-    v
-}
 
 /// The cells, in key order, with their total key + value bytes.
 fn cells(n: u64) -> (Vec<Cell>, u64) {
@@ -60,15 +34,9 @@ fn cells(n: u64) -> (Vec<Cell>, u64) {
     let mut bytes = 0;
     let cells = (0..n)
         .map(|i| {
-            let cell = Cell::put(
-                format!("{i:016}").as_bytes(),
-                b"f",
-                b"q",
-                1,
-                &value(&mut rng),
-            )
-            .expect("a 16-byte row and family `f` are within HBase's limits")
-            .with_seq_id(i + 1);
+            let cell = Cell::put(&row(i), b"f", b"q", 1, &value(&mut rng))
+                .expect("a 16-byte row and family `f` are within HBase's limits")
+                .with_seq_id(i + 1);
             bytes += (cell.key_bytes().len() + cell.value().len()) as u64;
             cell
         })

@@ -24,6 +24,7 @@ use regionkv_region::{
     ColumnFamilyDescriptor, Flusher, GlobalMemStore, RecoveredWal, Region, RegionConfig,
     RegionInfo, RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_suite::XorShift;
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -136,17 +137,9 @@ fn iterations() -> u64 {
         .unwrap_or(20)
 }
 
-/// A small deterministic PRNG for kill delays (seeded per variant; printed on failure).
-fn next_rand(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
 fn run_variant(durability: &str, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = seed;
+    let mut rng = XorShift(seed);
     let mut acked: BTreeSet<u64> = BTreeSet::new();
     let mut attempted_max = 0u64;
     for round in 0..iterations() {
@@ -176,7 +169,7 @@ fn run_variant(durability: &str, seed: u64) {
         });
         // Kill after 30..330 ms: some rounds die during open, most during writes and the
         // frequent flushes the 8 KiB flush size causes.
-        let delay = 30 + next_rand(&mut rng) % 300;
+        let delay = 30 + rng.next_u64() % 300;
         std::thread::sleep(Duration::from_millis(delay));
         child.kill().unwrap();
         child.wait().unwrap();
