@@ -10,7 +10,7 @@
 //! back to the pool, when the last `Arc` drops: after the memstore let go of it
 //! (`clear_snapshot`) *and* every scanner over it is gone.
 
-use crate::index_key::IndexKey;
+use crate::index_key::{IndexKey, KeyBytes};
 use crate::lab::{LabSettings, MemStoreLab};
 use crate::record::MAX_CELL_BYTES;
 use crate::scanner::SegmentScanner;
@@ -217,6 +217,27 @@ impl Segment {
     /// The last encoded key in order, if any.
     pub fn last_key(&self) -> Option<Vec<u8>> {
         self.index.back().map(|e| e.key().key().to_vec())
+    }
+
+    /// The row of the last cell visible at `read_point` whose key sorts before `key` (or
+    /// the last visible cell of the segment when `key` is `None`). Reversed scans step to
+    /// the previous row with it.
+    pub fn last_row_before(&self, key: Option<&[u8]>, read_point: u64) -> Option<Vec<u8>> {
+        let mut entry = match key {
+            Some(k) => self
+                .index
+                .upper_bound(std::ops::Bound::Excluded(KeyBytes::new(k))),
+            None => self.index.back(),
+        };
+        while let Some(e) = entry {
+            if let Ok(view) = regionkv_cell::KeyView::parse(e.key().key())
+                && view.seq_id() <= read_point
+            {
+                return Some(view.row().to_vec());
+            }
+            entry = e.prev();
+        }
+        None
     }
 
     /// Chunks the arena holds (0 with MSLAB off).

@@ -4,12 +4,16 @@
 
 use crate::error::{Error, Result};
 use crate::region::Region;
-use crate::scan::heap::KeyValueHeap;
+use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::QueryMatcher;
 use crate::scan::store_scanner::StoreScanner;
+use crate::store::StoreFileHandle;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
+use regionkv_memstore::Segment;
+use regionkv_storefile::StoreFileScanner;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// What a read wants: families and columns, versions, time range, raw.
@@ -85,6 +89,9 @@ pub struct RegionScan {
     pub query: ReadQuery,
     /// Most rows to return.
     pub limit: Option<u64>,
+    /// Rows in descending order: `start_row` is then the highest row and `stop_row` the
+    /// lower bound (HBase's reversed scan).
+    pub reversed: bool,
 }
 
 impl RegionScan {
@@ -97,6 +104,45 @@ impl RegionScan {
     }
 }
 
+/// What a reversed scan needs of one store: the sources its scanner reads (to find the
+/// previous row) and the scanner (to read a row forward once found).
+#[derive(Debug)]
+struct ReverseStore {
+    segments: Vec<Arc<Segment>>,
+    files: Arc<Vec<StoreFileHandle>>,
+    read_point: u64,
+    scanner: StoreScanner,
+}
+
+impl ReverseStore {
+    fn last_row_before(&self, key: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
+        let mut best: Option<Vec<u8>> = None;
+        for s in &self.segments {
+            if let Some(r) = s.last_row_before(key, self.read_point)
+                && best.as_ref().is_none_or(|b| &r > b)
+            {
+                best = Some(r);
+            }
+        }
+        for f in self.files.iter() {
+            if let Some(r) = f.reader.last_row_before(key)?
+                && best.as_ref().is_none_or(|b| &r > b)
+            {
+                best = Some(r);
+            }
+        }
+        Ok(best)
+    }
+}
+
+/// Where a reversed scan is.
+#[derive(Debug)]
+struct Reverse {
+    stores: Vec<ReverseStore>,
+    /// Rows are taken strictly before this key; `None`: from the last row.
+    bound: Option<OwnedKey>,
+}
+
 /// Rows of a scan, one at a time.
 #[derive(Debug)]
 pub struct RegionScanner {
@@ -104,11 +150,16 @@ pub struct RegionScanner {
     stop_row: Vec<u8>,
     include_stop: bool,
     rows_left: Option<u64>,
+    reverse: Option<Reverse>,
 }
 
 impl RegionScanner {
-    /// The next row with at least one cell, as its cells in order.
+    /// The next row with at least one cell, as its cells in order (families ascending,
+    /// then HBase's cell order within each, also in reversed scans).
     pub fn next_row(&mut self) -> Result<Option<Vec<Cell>>> {
+        if self.reverse.is_some() {
+            return self.next_row_reversed();
+        }
         loop {
             if self.rows_left == Some(0) {
                 return Ok(None);
@@ -138,6 +189,55 @@ impl RegionScanner {
                     s.row_cells(&row, &mut cells)?;
                 }
             }
+            if !cells.is_empty() {
+                if let Some(n) = &mut self.rows_left {
+                    *n -= 1;
+                }
+                return Ok(Some(cells));
+            }
+        }
+    }
+}
+
+impl RegionScanner {
+    fn next_row_reversed(&mut self) -> Result<Option<Vec<Cell>>> {
+        let Some(rev) = &mut self.reverse else {
+            return Ok(None);
+        };
+        loop {
+            if self.rows_left == Some(0) {
+                return Ok(None);
+            }
+            let bound = rev.bound.as_ref().map(|k| k.as_bytes());
+            let mut row: Option<Vec<u8>> = None;
+            for s in &rev.stores {
+                if let Some(r) = s.last_row_before(bound)?
+                    && row.as_ref().is_none_or(|b| &r > b)
+                {
+                    row = Some(r);
+                }
+            }
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            if !self.stop_row.is_empty() {
+                let past = if self.include_stop {
+                    row.as_slice() < self.stop_row.as_slice()
+                } else {
+                    row.as_slice() <= self.stop_row.as_slice()
+                };
+                if past {
+                    return Ok(None);
+                }
+            }
+            let mut cells = Vec::new();
+            for s in &mut rev.stores {
+                s.scanner.seek_row_exact(&row)?;
+                if s.scanner.peek_row() == Some(row.as_slice()) {
+                    s.scanner.row_cells(&row, &mut cells)?;
+                }
+            }
+            rev.bound = Some(OwnedKey::first_on_row(&row)?);
             if !cells.is_empty() {
                 if let Some(n) = &mut self.rows_left {
                     *n -= 1;
@@ -239,6 +339,9 @@ impl Region {
     pub fn scan(&self, scan: &RegionScan) -> Result<RegionScanner> {
         self.check_readable()?;
         self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        if scan.reversed {
+            return self.scan_reversed(scan);
+        }
         let info = self.info();
         // Clamp to the region's range.
         let start_row = if scan.start_row.as_slice() < info.start_key.as_slice() {
@@ -263,6 +366,69 @@ impl Region {
             stop_row,
             include_stop,
             rows_left: scan.limit,
+            reverse: None,
+        })
+    }
+
+    /// HBase's reversed scan: rows from `start_row` (the highest, inclusive by default)
+    /// down to `stop_row` (exclusive lower bound by default), clamped to the region.
+    fn scan_reversed(&self, scan: &RegionScan) -> Result<RegionScanner> {
+        let info = self.info();
+        let read_point = self.mvcc().read_point();
+        let now = self.services().clock.now_millis();
+        // The exclusive upper bound key.
+        let mut bound = if scan.start_row.is_empty() {
+            None
+        } else if scan.include_start {
+            Some(OwnedKey::last_on_row(&scan.start_row)?)
+        } else {
+            Some(OwnedKey::first_on_row(&scan.start_row)?)
+        };
+        if !info.end_key.is_empty() && (scan.start_row.is_empty() || scan.start_row >= info.end_key)
+        {
+            bound = Some(OwnedKey::first_on_row(&info.end_key)?);
+        }
+        let (stop_row, include_stop) =
+            if !info.start_key.is_empty() && scan.stop_row.as_slice() < info.start_key.as_slice() {
+                (info.start_key.clone(), true)
+            } else {
+                (scan.stop_row.clone(), scan.include_stop)
+            };
+        let mut stores = Vec::new();
+        for (family, qualifiers) in self.resolve(&scan.query)? {
+            let Some(store) = self.stores().get(&family) else {
+                continue;
+            };
+            let segments = store.memstore().segments();
+            let files = store.files();
+            let mut sources = Vec::new();
+            for seg in &segments {
+                sources.push(SourceScanner::Memstore(seg.scanner(read_point)));
+            }
+            for f in files.iter() {
+                sources.push(SourceScanner::File(StoreFileScanner::new(f.reader.clone())));
+            }
+            let matcher = QueryMatcher::user(
+                store.family(),
+                &qualifiers,
+                scan.query.max_versions,
+                scan.query.time_range,
+                now,
+                scan.query.raw,
+            );
+            stores.push(ReverseStore {
+                segments,
+                files,
+                read_point,
+                scanner: StoreScanner::new(KeyValueHeap::new(sources), matcher),
+            });
+        }
+        Ok(RegionScanner {
+            stores: Vec::new(),
+            stop_row,
+            include_stop,
+            rows_left: scan.limit,
+            reverse: Some(Reverse { stores, bound }),
         })
     }
 }

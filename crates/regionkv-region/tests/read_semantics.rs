@@ -367,3 +367,80 @@ fn raw_scans_reject_explicit_columns() {
         .unwrap_err();
     assert_eq!(e.to_string(), "Cannot specify any column for a raw scan");
 }
+
+/// Reversed scans (HBase §9): rows descending, START the highest row (inclusive), STOP the
+/// exclusive lower bound; cells inside a row keep ascending order; rows whose cells are all
+/// deleted are skipped; the result is the forward scan reversed row by row.
+#[test]
+fn reversed_scans() {
+    let h = harness(family(|f| f.max_versions = 3));
+    for r in ["a", "b", "d"] {
+        put(&h, r, "q1", 1, r);
+        put(&h, r, "q2", 1, r);
+    }
+    h.region().flush().unwrap();
+    put(&h, "c", "q1", 1, "c");
+    put(&h, "e", "q1", 1, "e");
+    put(&h, "d", "q1", 2, "d2");
+    delete(&h, "b", "", 5, CellType::DeleteFamily);
+    let rows = |s: RegionScan| -> Vec<String> {
+        h.region()
+            .scan(&s)
+            .unwrap()
+            .map(|r| {
+                let cells = r.unwrap();
+                let quals: Vec<String> = cells
+                    .iter()
+                    .map(|c| String::from_utf8_lossy(c.qualifier()).into_owned())
+                    .collect();
+                format!(
+                    "{}:{}",
+                    String::from_utf8_lossy(cells[0].row()),
+                    quals.join(",")
+                )
+            })
+            .collect()
+    };
+    let rev = RegionScan {
+        reversed: true,
+        ..RegionScan::all()
+    };
+    assert_eq!(rows(rev.clone()), ["e:q1", "d:q1,q2", "c:q1", "a:q1,q2"]);
+    let mut forward = rows(RegionScan::all());
+    forward.reverse();
+    assert_eq!(rows(rev.clone()), forward);
+    let s = RegionScan {
+        start_row: b"d".to_vec(),
+        stop_row: b"a".to_vec(),
+        ..rev.clone()
+    };
+    assert_eq!(rows(s.clone()), ["d:q1,q2", "c:q1"]);
+    let s2 = RegionScan {
+        include_start: false,
+        include_stop: true,
+        ..s.clone()
+    };
+    assert_eq!(rows(s2), ["c:q1", "a:q1,q2"]);
+    let s3 = RegionScan {
+        start_row: b"cz".to_vec(),
+        limit: Some(1),
+        ..rev.clone()
+    };
+    assert_eq!(rows(s3), ["c:q1"]);
+    let versions = RegionScan {
+        start_row: b"d".to_vec(),
+        stop_row: b"c".to_vec(),
+        query: ReadQuery::default().versions(3),
+        ..rev
+    };
+    let cells: Vec<Cell> = h
+        .region()
+        .scan(&versions)
+        .unwrap()
+        .flat_map(|r| r.unwrap())
+        .collect();
+    assert_eq!(
+        show(&cells),
+        ["d/e:q1/2/Put=d2", "d/e:q1/1/Put=d", "d/e:q2/1/Put=d"]
+    );
+}

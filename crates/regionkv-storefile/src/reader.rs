@@ -420,6 +420,55 @@ impl StoreFileReader {
         }))
     }
 
+    /// The row of the last cell whose key sorts before `key` (or the file's last row when
+    /// `key` is `None`): reversed scans step to the previous row with it. Reads the block
+    /// that would hold `key` and, when every cell of it is at or after `key`, the block
+    /// before.
+    pub fn last_row_before(&self, key: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
+        let n = self.trailer.data_block_count;
+        if n == 0 {
+            return Ok(None);
+        }
+        let mut handle = match key {
+            Some(k) => self.find_data_block(k)?,
+            None => self.data_block_by_ordinal(n - 1)?,
+        };
+        while let Some(h) = handle {
+            let block = self.data_block(h)?;
+            let body = block.body();
+            let bad = |e: crate::block::BodyError| {
+                self.corrupt(
+                    h.offset,
+                    format!(
+                        "data block {}: {} at body offset {}",
+                        h.first_ordinal, e.reason, e.offset
+                    ),
+                )
+            };
+            let mut c = BlockCursor::new(body).map_err(bad)?;
+            c.seek_to_first(body).map_err(bad)?;
+            let mut last: Option<Vec<u8>> = None;
+            while c.valid() {
+                let k = c.key(body);
+                if key.is_some_and(|target| regionkv_cell::compare_keys(k, target).is_ge()) {
+                    break;
+                }
+                last = Some(k.to_vec());
+                c.next(body).map_err(bad)?;
+            }
+            if let Some(k) = last {
+                let view = regionkv_cell::KeyView::parse(&k)
+                    .map_err(|e| self.corrupt(h.offset, format!("bad key: {e}")))?;
+                return Ok(Some(view.row().to_vec()));
+            }
+            handle = match h.first_ordinal.checked_sub(1) {
+                Some(prev) => self.data_block_by_ordinal(prev)?,
+                None => None,
+            };
+        }
+        Ok(None)
+    }
+
     /// The key of the middle of the file, for region splits: the first key of data block
     /// `(n − 1) / 2` (HBase's midkey rule). `None` for an empty file.
     pub fn midkey(&self) -> Result<Option<Vec<u8>>> {

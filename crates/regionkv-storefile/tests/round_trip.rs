@@ -433,3 +433,39 @@ fn bloom_negative_lookups_read_nothing_from_the_file() {
         .unwrap();
     assert!(fs.op_count() > before);
 }
+
+#[test]
+fn last_row_before_crosses_block_boundaries() {
+    let options = StoreFileWriterOptions {
+        block_size: 1024,
+        index_block_size: 256,
+        ..Default::default()
+    };
+    let (fs, cells) = big_file(options, 3_000);
+    let reader =
+        StoreFileReader::open(&fs, Path::new("/big"), 1, None, ReaderOptions::default()).unwrap();
+    assert!(reader.trailer().data_block_count > 50);
+    assert_eq!(
+        reader.last_row_before(None).unwrap().unwrap(),
+        b"row00002999"
+    );
+    for i in (0..3_000u32).step_by(37).chain([1, 2999]) {
+        let row = format!("row{i:08}");
+        let key = OwnedKey::first_on_row(row.as_bytes()).unwrap();
+        let expect = cells
+            .iter()
+            .rev()
+            .find(|c| compare_keys(c.key_bytes(), key.as_bytes()).is_lt())
+            .map(|c| c.row().to_vec());
+        assert_eq!(
+            reader.last_row_before(Some(key.as_bytes())).unwrap(),
+            expect,
+            "{row}"
+        );
+    }
+    let first = OwnedKey::first_on_row(b"row00000000").unwrap();
+    assert_eq!(
+        reader.last_row_before(Some(first.as_bytes())).unwrap(),
+        None
+    );
+}

@@ -33,6 +33,13 @@ impl StoreScanner {
         self.heap.reseek(&k.view())
     }
 
+    /// Positions at the first cell of a row ≥ `row`, wherever the scanner is (reversed
+    /// scans move backwards between rows).
+    pub fn seek_row_exact(&mut self, row: &[u8]) -> Result<()> {
+        let k = OwnedKey::first_on_row(row)?;
+        self.heap.seek(&k.view()).map(|_| ())
+    }
+
     /// Moves past every cell of `row`.
     pub fn skip_row(&mut self, row: &[u8]) -> Result<()> {
         let k = OwnedKey::last_on_row(row)?;
