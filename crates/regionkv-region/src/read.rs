@@ -102,6 +102,39 @@ impl RegionScan {
             ..Self::default()
         }
     }
+
+    /// Rows starting with `prefix` (HBase's `setStartStopRowForPrefixScan`, the shell's
+    /// ROWPREFIXFILTER): start at the prefix, stop before the closest row after every row
+    /// with that prefix. For a reversed scan the two bounds trade places.
+    pub fn row_prefix(mut self, prefix: &[u8]) -> Self {
+        let next = closest_row_after_prefix(prefix);
+        if self.reversed {
+            // Highest first: start below `next` (exclusive), stop at the prefix (inclusive).
+            self.start_row = next;
+            self.include_start = false;
+            self.stop_row = prefix.to_vec();
+            self.include_stop = true;
+        } else {
+            self.start_row = prefix.to_vec();
+            self.include_start = true;
+            self.stop_row = next;
+            self.include_stop = false;
+        }
+        self
+    }
+}
+
+/// HBase's `ClientUtil.calculateTheClosestNextRowKeyForPrefix`: drop trailing 0xFF bytes
+/// and increment the last remaining byte; empty (no upper bound) when every byte is 0xFF.
+pub fn closest_row_after_prefix(prefix: &[u8]) -> Vec<u8> {
+    let mut next = prefix.to_vec();
+    while let Some(last) = next.pop() {
+        if last != 0xff {
+            next.push(last + 1);
+            return next;
+        }
+    }
+    Vec::new()
 }
 
 /// What a reversed scan needs of one store: the sources its scanner reads (to find the
@@ -430,5 +463,19 @@ impl Region {
             rows_left: scan.limit,
             reverse: Some(Reverse { stores, bound }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest_row_after_prefix;
+
+    #[test]
+    fn closest_next_row_matches_hbase() {
+        assert_eq!(closest_row_after_prefix(b"abc"), b"abd");
+        assert_eq!(closest_row_after_prefix(b"ab\xff"), b"ac");
+        assert_eq!(closest_row_after_prefix(b"\xff\xff"), b"");
+        assert_eq!(closest_row_after_prefix(b""), b"");
+        assert_eq!(closest_row_after_prefix(&[0x01, 0xfe]), [0x01, 0xff]);
     }
 }

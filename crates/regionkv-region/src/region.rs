@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::flush::policy::FlushPolicyConfig;
 use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
 use crate::mvcc::Mvcc;
+use crate::read::ReadQuery;
 use crate::row_lock::RowLocks;
 use crate::scan::heap::KeyValueHeap;
 use crate::services::RegionServices;
@@ -36,7 +37,7 @@ use crate::store::{STOREFILE_EXT, Store, StoreFileHandle};
 use parking_lot::{Condvar, Mutex, RwLock};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
-use regionkv_cell::{Cell, OwnedKey};
+use regionkv_cell::{Cell, CellType, OwnedKey};
 use regionkv_memstore::Segment;
 use regionkv_wal::{Durability, WalEdit, WalKey};
 use std::collections::BTreeMap;
@@ -443,6 +444,7 @@ impl Region {
         let updates = self.updates.read();
         self.check_open()?;
         let now = self.services.clock.now_millis();
+        self.prepare_delete_timestamps(row, &mut cells, now)?;
         let entry = self.mvcc.begin();
         let seq = entry.write_number();
         for c in &mut cells {
@@ -490,6 +492,32 @@ impl Region {
             f.request_global();
         }
         Ok(seq)
+    }
+
+    /// HBase's `prepareDeleteTimestamps`: a one-version Delete without a timestamp deletes
+    /// the newest visible version of its column — the n-th newest for the n-th such Delete
+    /// of the column in the mutation — or, when there is none, gets "now" like every other
+    /// cell without a timestamp. REQUIRES: the row lock is held.
+    fn prepare_delete_timestamps(&self, row: &[u8], cells: &mut [Cell], now: i64) -> Result<()> {
+        let mut counts: BTreeMap<(Vec<u8>, Vec<u8>), u32> = BTreeMap::new();
+        for c in cells.iter_mut() {
+            if c.timestamp() != LATEST_TIMESTAMP || c.cell_type() != CellType::Delete {
+                continue;
+            }
+            let column = (c.family().to_vec(), c.qualifier().to_vec());
+            let n = counts.entry(column).or_insert(0);
+            *n += 1;
+            let query = ReadQuery::default()
+                .column(c.family(), c.qualifier())
+                .versions(*n);
+            let versions = self.get(row, &query)?;
+            let ts = versions
+                .get(*n as usize - 1)
+                .filter(|_| versions.len() == *n as usize)
+                .map_or(now, Cell::timestamp);
+            c.set_timestamp(ts);
+        }
+        Ok(())
     }
 
     /// Flushes the stores the flush policy selects (HBase's `flushcache`).

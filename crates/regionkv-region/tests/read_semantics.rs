@@ -444,3 +444,63 @@ fn reversed_scans() {
         ["d/e:q1/2/Put=d2", "d/e:q1/1/Put=d", "d/e:q2/1/Put=d"]
     );
 }
+
+/// HBase's `prepareDeleteTimestamps`: `delete 't', 'r', 'f:q'` without a timestamp places a
+/// one-version Delete at the newest visible version's timestamp (the n-th newest for the
+/// n-th such Delete in one mutation), or at "now" when the column has no visible version.
+#[test]
+fn delete_without_timestamp_targets_the_newest_visible_version() {
+    let h = harness(family(|f| f.max_versions = 5));
+    h.clock.set(1_000);
+    put(&h, "r", "q", 10, "v10");
+    put(&h, "r", "q", 20, "v20");
+    put(&h, "r", "q", 30, "v30");
+    delete(&h, "r", "q", i64::MAX, CellType::Delete);
+    assert_eq!(
+        scan(&h, ReadQuery::default().versions(5)),
+        ["r/e:q/20/Put=v20", "r/e:q/10/Put=v10"],
+        "the newest version (30) was deleted"
+    );
+    // Two Deletes of the column in one mutation take the two newest visible versions.
+    let cells = vec![
+        Cell::delete_marker(b"r", b"e", b"q", i64::MAX, CellType::Delete).unwrap(),
+        Cell::delete_marker(b"r", b"e", b"q", i64::MAX, CellType::Delete).unwrap(),
+    ];
+    mutate(&h, cells);
+    assert!(scan(&h, ReadQuery::default().versions(5)).is_empty());
+    // No visible version: the marker gets "now".
+    delete(&h, "r", "other", i64::MAX, CellType::Delete);
+    let raw = raw_all(&h);
+    assert!(
+        raw.contains(&"r/e:other/1000/Delete=".to_string()),
+        "{raw:?}"
+    );
+    // A DeleteColumn without a timestamp simply gets "now".
+    delete(&h, "r", "q", i64::MAX, CellType::DeleteColumn);
+    assert!(raw_all(&h).contains(&"r/e:q/1000/DeleteColumn=".to_string()));
+}
+
+#[test]
+fn row_prefix_scans_forward_and_reversed() {
+    let h = harness(family(|_| {}));
+    for r in ["ab", "abc", "abd", "ac", "b"] {
+        put(&h, r, "q", 1, r);
+    }
+    let rows = |s: RegionScan| -> Vec<String> {
+        h.region()
+            .scan(&s)
+            .unwrap()
+            .map(|r| String::from_utf8_lossy(r.unwrap()[0].row()).into_owned())
+            .collect()
+    };
+    assert_eq!(
+        rows(RegionScan::all().row_prefix(b"ab")),
+        ["ab", "abc", "abd"]
+    );
+    let rev = RegionScan {
+        reversed: true,
+        ..RegionScan::all()
+    }
+    .row_prefix(b"ab");
+    assert_eq!(rows(rev), ["abd", "abc", "ab"]);
+}
