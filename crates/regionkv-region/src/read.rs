@@ -7,7 +7,7 @@ use crate::region::Region;
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::QueryMatcher;
 use crate::scan::store_scanner::StoreScanner;
-use crate::store::StoreFileHandle;
+use crate::store::{SourceFilter, StoreFileHandle};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
 use regionkv_memstore::Segment;
@@ -288,6 +288,26 @@ impl Iterator for RegionScanner {
     }
 }
 
+/// HBase's source selection for a user read of `family` (see [`SourceFilter`]): raw scans
+/// use a TTL cutoff of 0, and with MIN_VERSIONS > 0 nothing is skipped for TTL.
+fn source_filter(
+    family: &crate::descriptor::ColumnFamilyDescriptor,
+    q: &ReadQuery,
+    now: i64,
+) -> SourceFilter {
+    let expired_before = if q.raw {
+        0
+    } else if family.min_versions == 0 {
+        crate::scan::query_matcher::oldest_unexpired_ts(family, now)
+    } else {
+        i64::MIN
+    };
+    SourceFilter {
+        time_range: q.time_range,
+        expired_before,
+    }
+}
+
 impl Region {
     /// Families a query reads, with their qualifiers; checks HBase's rules.
     fn resolve(&self, q: &ReadQuery) -> Result<Vec<FamilyColumns>> {
@@ -337,9 +357,12 @@ impl Region {
             let Some(store) = self.stores().get(&family) else {
                 continue;
             };
+            let filter = source_filter(store.family(), q, now);
             let sources = match get_row {
-                Some(row) => store.get_scanners(read_point, row, &qualifiers)?,
-                None => store.scanners(read_point, &start_key.view(), start_row, stop_row)?,
+                Some(row) => store.get_scanners(read_point, row, &qualifiers, &filter)?,
+                None => {
+                    store.scanners(read_point, &start_key.view(), start_row, stop_row, &filter)?
+                }
             };
             let matcher = QueryMatcher::user(
                 store.family(),
@@ -432,8 +455,21 @@ impl Region {
             let Some(store) = self.stores().get(&family) else {
                 continue;
             };
-            let segments = store.memstore().segments();
-            let files = store.files();
+            let filter = source_filter(store.family(), &scan.query, now);
+            let segments: Vec<Arc<Segment>> = store
+                .memstore()
+                .segments()
+                .into_iter()
+                .filter(|s| filter.keeps_segment(s))
+                .collect();
+            let files: Arc<Vec<StoreFileHandle>> = Arc::new(
+                store
+                    .files()
+                    .iter()
+                    .filter(|f| filter.keeps_file(&f.reader))
+                    .cloned()
+                    .collect(),
+            );
             let mut sources = Vec::new();
             for seg in &segments {
                 sources.push(SourceScanner::Memstore(seg.scanner(read_point)));

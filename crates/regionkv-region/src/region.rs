@@ -672,7 +672,13 @@ impl Region {
         let first = OwnedKey::first_on_row(start)?;
         let mut scanners = Vec::new();
         for store in self.stores.values() {
-            scanners.extend(store.scanners(read_point, &first.view(), start, stop)?);
+            scanners.extend(store.scanners(
+                read_point,
+                &first.view(),
+                start,
+                stop,
+                &crate::store::SourceFilter::none(),
+            )?);
         }
         let mut heap = KeyValueHeap::new(scanners);
         let mut out = Vec::new();

@@ -39,6 +39,47 @@ pub struct StoreFileHandle {
     pub reader: Arc<StoreFileReader>,
 }
 
+/// Which sources a user read may skip (HBase's `StoreFileScanner.shouldUseScanner` and
+/// `Segment.shouldSeek`): those whose cells all lie outside the query's time range, and
+/// those whose newest cell is expired (only when MIN_VERSIONS is 0). Result-neutral: the
+/// TimeRangeTracker stretches a file's range down to 0 for DeleteColumn/DeleteFamily
+/// markers, and one-version markers only mask puts at their own timestamp.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceFilter {
+    /// The query's time range.
+    pub time_range: regionkv_cell::TimeRange,
+    /// Sources whose newest cell is older than this are skipped.
+    pub expired_before: i64,
+}
+
+impl SourceFilter {
+    /// A filter that skips nothing.
+    pub fn none() -> Self {
+        Self {
+            time_range: regionkv_cell::TimeRange::all_time(),
+            expired_before: i64::MIN,
+        }
+    }
+
+    fn keeps_range(&self, min: i64, max: i64) -> bool {
+        max >= self.expired_before
+            && (self.time_range.is_all_time()
+                || (min < self.time_range.max() && max >= self.time_range.min()))
+    }
+
+    /// Whether a segment may hold visible cells.
+    pub fn keeps_segment(&self, segment: &Segment) -> bool {
+        let (min, max) = segment.time_range();
+        !segment.is_empty() && self.keeps_range(min, max)
+    }
+
+    /// Whether a storefile may hold visible cells.
+    pub fn keeps_file(&self, reader: &StoreFileReader) -> bool {
+        let info = reader.file_info();
+        info.cell_count > 0 && self.keeps_range(info.min_timestamp, info.max_timestamp)
+    }
+}
+
 /// Counters of one store (HBase's store metrics).
 #[derive(Debug, Default)]
 pub struct StoreMetrics {
@@ -255,14 +296,22 @@ impl Store {
         read_point: u64,
         row: &[u8],
         qualifiers: &[Vec<u8>],
+        filter: &SourceFilter,
     ) -> Result<Vec<SourceScanner>> {
         let key = OwnedKey::first_on_row(row)?;
         let mut out = Vec::new();
-        for mut s in self.memstore.scanners(read_point) {
+        for seg in self.memstore.segments() {
+            if !filter.keeps_segment(&seg) {
+                continue;
+            }
+            let mut s = seg.scanner(read_point);
             let Ok(_) = s.seek(&key.view());
             out.push(SourceScanner::Memstore(s));
         }
         for f in self.files().iter() {
+            if !filter.keeps_file(&f.reader) {
+                continue;
+            }
             let may = match qualifiers {
                 [q] => f.reader.may_contain_row_col(row, q),
                 _ => f.reader.may_contain_row(row),
@@ -294,14 +343,19 @@ impl Store {
         key: &KeyView<'_>,
         start_row: &[u8],
         stop_row: &[u8],
+        filter: &SourceFilter,
     ) -> Result<Vec<SourceScanner>> {
         let mut out = Vec::new();
-        for mut s in self.memstore.scanners(read_point) {
+        for seg in self.memstore.segments() {
+            if !filter.keeps_segment(&seg) {
+                continue;
+            }
+            let mut s = seg.scanner(read_point);
             let Ok(_) = s.seek(key);
             out.push(SourceScanner::Memstore(s));
         }
         for f in self.files().iter() {
-            if !f.reader.may_contain_rows(start_row, stop_row) {
+            if !filter.keeps_file(&f.reader) || !f.reader.may_contain_rows(start_row, stop_row) {
                 continue;
             }
             let mut s = StoreFileScanner::new(f.reader.clone());

@@ -504,3 +504,22 @@ fn row_prefix_scans_forward_and_reversed() {
     .row_prefix(b"ab");
     assert_eq!(rows(rev), ["abd", "abc", "ab"]);
 }
+
+/// Time-range file skipping (HBase's shouldUseScanner) never changes results: a
+/// DeleteFamily in a newer file still masks an older put for a read whose time range ends
+/// before the marker, because the file's TimeRangeTracker reaches down to 0.
+#[test]
+fn time_range_file_skipping_keeps_newer_family_markers() {
+    let h = harness(family(|f| f.max_versions = 3));
+    put(&h, "r", "q", 10, "v10");
+    h.region().flush().unwrap();
+    delete(&h, "r", "", 100, CellType::DeleteFamily);
+    h.region().flush().unwrap();
+    put(&h, "r", "q", 200, "v200");
+    h.region().flush().unwrap();
+    let early = ReadQuery::default().time_range(TimeRange::between(0, 50).unwrap());
+    assert!(scan(&h, early.clone()).is_empty());
+    assert!(h.region().get(b"r", &early).unwrap().is_empty());
+    let late = ReadQuery::default().time_range(TimeRange::between(150, 300).unwrap());
+    assert_eq!(scan(&h, late), ["r/e:q/200/Put=v200"]);
+}
