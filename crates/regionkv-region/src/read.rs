@@ -416,7 +416,17 @@ impl Region {
             }
             _ => (scan.stop_row.clone(), scan.include_stop),
         };
-        let stores = self.store_scanners(&scan.query, &start_key, &start_row, &stop_row, None)?;
+        // Files are skipped by an exclusive stop row; an inclusive one must keep a file
+        // whose first row is the stop row (HBase's passesKeyRangeFilter), so hand the
+        // filter the closest row after it.
+        let file_stop = if include_stop && !stop_row.is_empty() {
+            let mut r = stop_row.clone();
+            r.push(0);
+            r
+        } else {
+            stop_row.clone()
+        };
+        let stores = self.store_scanners(&scan.query, &start_key, &start_row, &file_stop, None)?;
         Ok(RegionScanner {
             stores,
             stop_row,

@@ -3,3 +3,5 @@
 //! any crate may use it without a dependency cycle.
 
 #![forbid(unsafe_code)]
+
+pub mod model;
