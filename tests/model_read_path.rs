@@ -486,6 +486,7 @@ impl Runner {
                     query: eq,
                     limit: b.limit,
                     reversed: b.reversed,
+                    batch: None,
                 };
                 let model_scan = ModelScan {
                     start_row: start,

@@ -92,6 +92,9 @@ pub struct RegionScan {
     /// Rows in descending order: `start_row` is then the highest row and `stop_row` the
     /// lower bound (HBase's reversed scan).
     pub reversed: bool,
+    /// At most this many cells per result (HBase's `Scan.setBatch`): a wider row comes
+    /// back as several consecutive results. `limit` still counts rows.
+    pub batch: Option<usize>,
 }
 
 impl RegionScan {
@@ -184,6 +187,9 @@ pub struct RegionScanner {
     include_stop: bool,
     rows_left: Option<u64>,
     reverse: Option<Reverse>,
+    batch: Option<usize>,
+    /// The rest of a row split by `batch`, in order.
+    pending: std::collections::VecDeque<Cell>,
 }
 
 impl RegionScanner {
@@ -281,10 +287,27 @@ impl RegionScanner {
     }
 }
 
+impl RegionScanner {
+    /// The next result: a whole row, or with `batch` set, at most `batch` cells of one row.
+    pub fn next_result(&mut self) -> Result<Option<Vec<Cell>>> {
+        let Some(batch) = self.batch.filter(|b| *b > 0) else {
+            return self.next_row();
+        };
+        if self.pending.is_empty() {
+            match self.next_row()? {
+                Some(row) => self.pending.extend(row),
+                None => return Ok(None),
+            }
+        }
+        let n = batch.min(self.pending.len());
+        Ok(Some(self.pending.drain(..n).collect()))
+    }
+}
+
 impl Iterator for RegionScanner {
     type Item = Result<Vec<Cell>>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_row().transpose()
+        self.next_result().transpose()
     }
 }
 
@@ -433,6 +456,8 @@ impl Region {
             include_stop,
             rows_left: scan.limit,
             reverse: None,
+            batch: scan.batch,
+            pending: Default::default(),
         })
     }
 
@@ -508,6 +533,8 @@ impl Region {
             include_stop,
             rows_left: scan.limit,
             reverse: Some(Reverse { stores, bound }),
+            batch: scan.batch,
+            pending: Default::default(),
         })
     }
 }

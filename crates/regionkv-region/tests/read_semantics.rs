@@ -523,3 +523,43 @@ fn time_range_file_skipping_keeps_newer_family_markers() {
     let late = ReadQuery::default().time_range(TimeRange::between(150, 300).unwrap());
     assert_eq!(scan(&h, late), ["r/e:q/200/Put=v200"]);
 }
+
+/// HBase's `Scan.setBatch`: a row wider than the batch comes back as several results, in
+/// cell order; LIMIT still counts rows.
+#[test]
+fn batch_splits_wide_rows() {
+    let h = harness(family(|_| {}));
+    for q in ["a", "b", "c", "d", "e"] {
+        put(&h, "r1", q, 1, q);
+    }
+    put(&h, "r2", "a", 1, "a");
+    let s = RegionScan {
+        batch: Some(2),
+        ..RegionScan::all()
+    };
+    let results: Vec<Vec<String>> = h
+        .region()
+        .scan(&s)
+        .unwrap()
+        .map(|r| show(&r.unwrap()))
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            vec!["r1/e:a/1/Put=a".to_string(), "r1/e:b/1/Put=b".into()],
+            vec!["r1/e:c/1/Put=c".into(), "r1/e:d/1/Put=d".into()],
+            vec!["r1/e:e/1/Put=e".into()],
+            vec!["r2/e:a/1/Put=a".into()],
+        ]
+    );
+    let limited = RegionScan {
+        batch: Some(2),
+        limit: Some(1),
+        ..RegionScan::all()
+    };
+    assert_eq!(
+        h.region().scan(&limited).unwrap().count(),
+        3,
+        "one row, three results"
+    );
+}
