@@ -699,7 +699,7 @@ impl Engine {
             .map_err(|e| e.to_string())?
             .iter()
             .enumerate()
-            .map(|(i, f)| (f.max_cell_seq(), i))
+            .map(|(i, f)| (f.max_seq, i))
             .collect();
         hbase.sort();
         if engine.len() != hbase.len() {

@@ -639,12 +639,9 @@ impl Runner {
     }
 
     /// The engine's live files of `family` as (name, cells), in the order of their max
-    /// sequence id. The engine stamps a file with the largest sequence id of the cells it
-    /// holds, where HBase uses the flush's sequence id, or for a compaction output the
-    /// largest of its inputs' (`Compactor`: `fd.maxSeqId`); so the engine places a
-    /// compaction output by its newest surviving cell, HBase by its newest input. Neither
-    /// changes a read (cells keep their sequence ids), so the test pairs engine and model
-    /// files by the model's largest cell sequence id.
+    /// sequence id. Both sides stamp files as HBase does: a flushed file with the flush's
+    /// sequence id, a compaction output with the largest of its inputs' (`Compactor`:
+    /// `fd.maxSeqId`); the two counters differ in value but not in order.
     fn engine_files(&self, family: &[u8]) -> Vec<(String, u64)> {
         let mut files: Vec<(u64, String, u64)> = self
             .engine
@@ -664,7 +661,8 @@ impl Runner {
     }
 
     /// The model's files of `family` as (index in the model's list, cells), in the order of
-    /// their largest cell sequence id: position for position the engine's files.
+    /// their HBase MAX_SEQ_ID (flush: the flush's sequence id; compaction output: the
+    /// largest of its inputs'): position for position the engine's files.
     fn model_files(&self, family: &[u8]) -> Vec<(usize, u64)> {
         let mut files: Vec<(u64, usize, u64)> = self
             .model
@@ -672,7 +670,7 @@ impl Runner {
             .unwrap()
             .iter()
             .enumerate()
-            .map(|(i, f)| (f.max_cell_seq(), i, f.cells.len() as u64))
+            .map(|(i, f)| (f.max_seq, i, f.cells.len() as u64))
             .collect();
         files.sort();
         files.into_iter().map(|(_, i, c)| (i, c)).collect()

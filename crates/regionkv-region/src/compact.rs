@@ -116,6 +116,14 @@ impl Region {
                 return Err(e);
             }
         };
+        // HBase stamps a compaction output with the largest sequence id of its inputs
+        // (even when the cells carrying it were dropped), so the output keeps its inputs'
+        // place in the store's seq-id order.
+        let inputs_max_seq = inputs.iter().map(|f| f.meta.max_seq_id).max().unwrap_or(0);
+        let output = output.map(|mut h| {
+            h.meta.max_seq_id = h.meta.max_seq_id.max(inputs_max_seq);
+            h
+        });
         let removed: Vec<String> = inputs.iter().map(|f| f.meta.name.clone()).collect();
         self.commit_compaction(family, &removed, output.as_ref().map(|h| h.meta.clone()))?;
         store.replace_files(&removed, output.clone());

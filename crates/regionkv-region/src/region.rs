@@ -581,7 +581,16 @@ impl Region {
             let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
             let now = self.services.clock.now_millis();
             match stores[i].1.write_snapshot(&seg, &name, now) {
-                Ok(h) => written.push((i, seg, h)),
+                // HBase stamps a flushed file with the flush's sequence id (every edit at
+                // or below it is in the file or an older one): files order by it.
+                Ok(h) => written.push((
+                    i,
+                    seg,
+                    h.map(|mut h| {
+                        h.meta.max_seq_id = h.meta.max_seq_id.max(flush_seq);
+                        h
+                    }),
+                )),
                 Err(e) => {
                     self.poison(&e);
                     return Err(e);
@@ -717,6 +726,9 @@ impl Region {
         let sm = next.stores.entry(family.to_vec()).or_default();
         sm.files.retain(|f| !removed.contains(&f.name));
         sm.files.extend(added);
+        // Files stay ordered by max sequence id, oldest first (HBase's storefile order,
+        // which compaction selection relies on); the sort is stable for equal ids.
+        sm.files.sort_by_key(|f| f.max_seq_id);
         if let Err(e) = next.write(self.services.fs.as_ref(), &self.dir) {
             self.poison(&e);
             return Err(e);

@@ -286,6 +286,7 @@ impl Store {
             .cloned()
             .collect();
         next.extend(added);
+        next.sort_by_key(|f| f.meta.max_seq_id);
         *files = Arc::new(next);
     }
 
