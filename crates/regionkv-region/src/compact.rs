@@ -147,6 +147,55 @@ impl Region {
         })
     }
 
+    /// Removes whole storefiles of `family` whose every cell has expired under the
+    /// family's TTL, without rewriting anything (HBase's expired-file selection, only when
+    /// MIN_VERSIONS is 0 — otherwise expired cells may still have to be returned). Files
+    /// whose newest cell is not expired at the region clock's "now" are left alone.
+    pub fn remove_expired_files(
+        &self,
+        family: &[u8],
+        names: &[String],
+    ) -> Result<CompactionResult> {
+        self.check_readable()?;
+        let store = self
+            .stores()
+            .get(family)
+            .ok_or_else(|| Error::NoSuchColumnFamily {
+                family: to_string_binary(family),
+                region: self.encoded_name().to_string(),
+                table: self.table().name.clone(),
+            })?;
+        let _one_at_a_time = self.compaction_lock().lock();
+        let f = store.family();
+        let now = self.services().clock.now_millis();
+        let Some(ttl) = f.ttl_millis().filter(|_| f.min_versions == 0) else {
+            return Ok(CompactionResult::default());
+        };
+        let cutoff = now.saturating_sub(ttl);
+        let live = store.files();
+        let expired: Vec<_> = live
+            .iter()
+            .filter(|h| names.contains(&h.meta.name) && h.reader.file_info().max_timestamp < cutoff)
+            .cloned()
+            .collect();
+        if expired.is_empty() {
+            return Ok(CompactionResult::default());
+        }
+        let removed: Vec<String> = expired.iter().map(|h| h.meta.name.clone()).collect();
+        tracing::info!(region = %self.encoded_name(), files = removed.len(), "removing TTL-expired storefiles");
+        self.commit_compaction(family, &removed, None)?;
+        store.replace_files(&removed, None);
+        for n in &removed {
+            let _ = self.services().fs.remove_file(&store.dir().join(n));
+        }
+        let _ = self.services().fs.sync_dir(store.dir());
+        Ok(CompactionResult {
+            major: false,
+            inputs: expired.iter().map(|h| h.meta.clone()).collect(),
+            output: None,
+        })
+    }
+
     /// Major-compacts every store (HBase's `major_compact`; the memstore is not flushed).
     pub fn major_compact(&self) -> Result<Vec<CompactionResult>> {
         let families: Vec<Vec<u8>> = self.stores().keys().cloned().collect();

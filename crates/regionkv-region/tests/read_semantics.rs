@@ -563,3 +563,50 @@ fn batch_splits_wide_rows() {
         "one row, three results"
     );
 }
+
+/// HBase drops whole storefiles whose every cell is past the TTL without rewriting them
+/// (only with MIN_VERSIONS = 0); files with a live cell stay.
+#[test]
+fn ttl_expired_files_are_removed_whole() {
+    let h = harness(family(|f| {
+        f.ttl_seconds = 10;
+        f.max_versions = 3;
+    }));
+    h.clock.set(100_000);
+    put(&h, "old", "q", 95_000, "a");
+    h.region().flush().unwrap();
+    put(&h, "new", "q", 99_000, "b");
+    h.region().flush().unwrap();
+    h.clock.set(106_000); // "old" expired at 105 000; "new" lives until 109 000
+    let names: Vec<String> = h.region().manifest().stores[&b"e"[..]]
+        .files
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    let r = h.region().remove_expired_files(b"e", &names).unwrap();
+    assert_eq!(r.inputs.len(), 1);
+    assert_eq!(r.output, None);
+    assert_eq!(h.region().manifest().stores[&b"e"[..]].files.len(), 1);
+    assert_eq!(raw_all(&h), ["new/e:q/99000/Put=b"]);
+    // With MIN_VERSIONS > 0 nothing is removed.
+    let h = harness(family(|f| {
+        f.ttl_seconds = 10;
+        f.max_versions = 3;
+        f.min_versions = 1;
+    }));
+    h.clock.set(100_000);
+    put(&h, "old", "q", 1_000, "a");
+    h.region().flush().unwrap();
+    let names: Vec<String> = h.region().manifest().stores[&b"e"[..]]
+        .files
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    assert!(
+        h.region()
+            .remove_expired_files(b"e", &names)
+            .unwrap()
+            .inputs
+            .is_empty()
+    );
+}
