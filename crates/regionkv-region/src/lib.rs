@@ -6,11 +6,13 @@
 //! Module map: [`region`] (write path, flush, recovery), [`store`], [`mvcc`],
 //! [`row_lock`], [`manifest`] (atomic file-set changes), [`flush`] (policy),
 //! [`services`] (what regions share: WAL, flusher, global memstore budget),
-//! [`scan`] (the merging heap), [`descriptor`] (HBase's table and family options).
+//! [`scan`] (the merging heap), [`descriptor`] (HBase's table and family options),
+//! [`compact`] (compaction mechanics), [`compaction`] (compaction selection policy).
 
 #![forbid(unsafe_code)]
 
 pub mod compact;
+pub mod compaction;
 pub mod descriptor;
 mod error;
 pub mod flush;

@@ -26,7 +26,7 @@
 
 use crate::descriptor::TableDescriptor;
 use crate::error::{Error, Result};
-use crate::flush::policy::FlushPolicyConfig;
+use crate::flush::policy::{FlushPolicyConfig, StoreFlushStats};
 use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
 use crate::mvcc::Mvcc;
 use crate::read::ReadQuery;
@@ -232,7 +232,7 @@ impl Region {
                 }
                 let mut c = cell.clone();
                 c.set_seq_id(edit.key.seq_id);
-                let delta = store.add(c.as_cell_ref());
+                let delta = store.add(c.as_cell_ref(), self.services.clock.now_millis());
                 self.account_add(delta.data_size);
                 applied = true;
             }
@@ -475,7 +475,7 @@ impl Region {
         let mut added = 0u64;
         for c in &cells {
             if let Some(store) = self.stores.get(c.family()) {
-                added += store.add(c.as_cell_ref()).data_size;
+                added += store.add(c.as_cell_ref(), now).data_size;
             }
         }
         self.account_add(added);
@@ -544,9 +544,14 @@ impl Region {
             let _u = self.updates.write();
             self.mvcc.wait_for_all();
             let flush_seq = self.mvcc.read_point();
-            let sizes: Vec<u64> = stores
+            let now = self.services.clock.now_millis();
+            let old_before = now.saturating_sub(self.services.config.flush_interval_ms);
+            let stats: Vec<StoreFlushStats> = stores
                 .iter()
-                .map(|(_, s)| s.memstore().size().data_size)
+                .map(|(_, s)| StoreFlushStats {
+                    data_size: s.memstore().size().data_size,
+                    has_old_edit: s.oldest_edit_ms() < old_before,
+                })
                 .collect();
             let selected: Vec<usize> = if all {
                 (0..stores.len()).collect()
@@ -556,13 +561,13 @@ impl Region {
                     lower_bound_min: self.services.config.flush_lower_bound_min,
                     lower_bound: None,
                 };
-                self.services.config.flush_policy.select(&cfg, &sizes)
+                self.services.config.flush_policy.select(&cfg, &stats)
             };
             let mut snapshots: Vec<(usize, Arc<Segment>)> = Vec::new();
             let mut empty = Vec::new();
             for (i, (_, store)) in stores.iter().enumerate() {
                 if selected.contains(&i)
-                    && let Some(seg) = store.memstore().snapshot()
+                    && let Some(seg) = store.snapshot_for_flush()
                 {
                     snapshots.push((i, seg));
                 }

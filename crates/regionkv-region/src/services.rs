@@ -47,6 +47,9 @@ pub struct RegionConfig {
     pub flush_policy: FlushPolicy,
     /// `hbase.hregion.percolumnfamilyflush.size.lower.bound.min` (16 MiB).
     pub flush_lower_bound_min: u64,
+    /// `hbase.regionserver.optionalcacheflushinterval` (1 h): a store holding an edit this
+    /// old is flushed even when small.
+    pub flush_interval_ms: i64,
 }
 
 impl Default for RegionConfig {
@@ -57,6 +60,7 @@ impl Default for RegionConfig {
             row_lock_wait: crate::row_lock::DEFAULT_ROW_LOCK_WAIT,
             flush_policy: FlushPolicy::AllLargeStores,
             flush_lower_bound_min: crate::flush::policy::DEFAULT_LOWER_BOUND_MIN,
+            flush_interval_ms: crate::flush::policy::DEFAULT_FLUSH_INTERVAL_MS,
         }
     }
 }

@@ -101,6 +101,9 @@ pub struct Store {
     files: RwLock<Arc<Vec<StoreFileHandle>>>,
     cache: Option<Arc<StoreFileBlockCache>>,
     metrics: StoreMetrics,
+    /// Clock time of the oldest edit in the active memstore segment (`i64::MAX` when it
+    /// holds none): HBase's `timeOfOldestEdit`, for the flush policy's old-edit rule.
+    oldest_edit_ms: std::sync::atomic::AtomicI64,
 }
 
 impl Store {
@@ -144,6 +147,7 @@ impl Store {
             files: RwLock::new(Arc::new(files)),
             cache,
             metrics: StoreMetrics::default(),
+            oldest_edit_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
         })
     }
 
@@ -187,9 +191,25 @@ impl Store {
         &self.metrics
     }
 
-    /// Adds a cell (already stamped with timestamp and sequence id) to the memstore.
-    pub fn add(&self, cell: CellRef<'_>) -> MemStoreSize {
+    /// Adds a cell (already stamped with timestamp and sequence id) to the memstore;
+    /// `now` is the clock time of the write.
+    pub fn add(&self, cell: CellRef<'_>, now: i64) -> MemStoreSize {
+        self.oldest_edit_ms.fetch_min(now, Ordering::AcqRel);
         self.memstore.add(cell)
+    }
+
+    /// Clock time of the oldest unflushed edit of the active segment (`i64::MAX`: none).
+    pub fn oldest_edit_ms(&self) -> i64 {
+        self.oldest_edit_ms.load(Ordering::Acquire)
+    }
+
+    /// Takes the memstore snapshot for a flush. REQUIRES: no write is in progress (the
+    /// region holds its updates lock exclusively), so the oldest-edit clock restarts with
+    /// the new active segment.
+    pub fn snapshot_for_flush(&self) -> Option<Arc<Segment>> {
+        let seg = self.memstore.snapshot();
+        self.oldest_edit_ms.store(i64::MAX, Ordering::Release);
+        seg
     }
 
     /// The live files, oldest first (a snapshot: later flushes do not change it).

@@ -427,3 +427,50 @@ fn mutations_are_validated() {
             .is_err()
     );
 }
+
+#[test]
+fn a_store_holding_an_hour_old_edit_flushes_even_when_small() {
+    let fs = MemFs::new();
+    let config = RegionConfig {
+        flush_lower_bound_min: 1024,
+        ..RegionConfig::default()
+    };
+    let h = Harness::new(
+        Arc::new(fs.clone()),
+        table(64 * 1024, &[b"big", b"old"]),
+        config,
+        false,
+    );
+    h.put("r", b"old", "q", "from long ago", Durability::SkipWal)
+        .unwrap();
+    h.clock.advance(3_600_001);
+    for i in 0..400 {
+        h.put(
+            &format!("r{i:04}"),
+            b"big",
+            "q",
+            &"x".repeat(100),
+            Durability::SkipWal,
+        )
+        .unwrap();
+    }
+    let r = h.region().flush().unwrap();
+    assert_eq!(r.flushed_families, vec![b"big".to_vec(), b"old".to_vec()]);
+    // Without the old edit, only the large family would have flushed.
+    h.put("r", b"old", "q", "fresh", Durability::SkipWal)
+        .unwrap();
+    for i in 0..400 {
+        h.put(
+            &format!("s{i:04}"),
+            b"big",
+            "q",
+            &"x".repeat(100),
+            Durability::SkipWal,
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        h.region().flush().unwrap().flushed_families,
+        vec![b"big".to_vec()]
+    );
+}

@@ -62,22 +62,51 @@ impl FlushPolicyConfig {
     }
 }
 
+/// HBase's `hbase.regionserver.optionalcacheflushinterval` (1 hour): a store whose oldest
+/// unflushed edit is older than this is flushed even when small.
+pub const FLUSH_INTERVAL_KEY: &str = "hbase.regionserver.optionalcacheflushinterval";
+/// Default of [`FLUSH_INTERVAL_KEY`] in milliseconds.
+pub const DEFAULT_FLUSH_INTERVAL_MS: i64 = 3_600_000;
+
+/// What the policy knows of one store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StoreFlushStats {
+    /// Memstore data size.
+    pub data_size: u64,
+    /// Holds an edit older than the flush interval (HBase's `HRegion.shouldFlushStore`).
+    pub has_old_edit: bool,
+}
+
 impl FlushPolicy {
-    /// Indexes of the stores to flush, given each store's memstore data size (in the
-    /// region's store order). Never empty for a non-empty input.
-    pub fn select(&self, config: &FlushPolicyConfig, store_data_sizes: &[u64]) -> Vec<usize> {
-        let all: Vec<usize> = (0..store_data_sizes.len()).collect();
-        if *self == FlushPolicy::AllStores || store_data_sizes.len() <= 1 {
+    /// Indexes of the stores to flush (in the region's store order). A store is "large"
+    /// when its memstore is above the lower bound or it holds an edit older than the flush
+    /// interval (HBase's `FlushAllLargeStoresPolicy.shouldFlush`). Never empty for a
+    /// non-empty input.
+    pub fn select(&self, config: &FlushPolicyConfig, stores: &[StoreFlushStats]) -> Vec<usize> {
+        let all: Vec<usize> = (0..stores.len()).collect();
+        if *self == FlushPolicy::AllStores || stores.len() <= 1 {
             return all;
         }
-        let bound = config.lower_bound(store_data_sizes.len());
-        let large: Vec<usize> = store_data_sizes
+        let bound = config.lower_bound(stores.len());
+        let large: Vec<usize> = stores
             .iter()
             .enumerate()
-            .filter(|(_, s)| **s > bound)
+            .filter(|(_, s)| s.data_size > bound || s.has_old_edit)
             .map(|(i, _)| i)
             .collect();
         if large.is_empty() { all } else { large }
+    }
+
+    /// [`Self::select`] on sizes alone (no store holds an old edit).
+    pub fn select_by_size(&self, config: &FlushPolicyConfig, sizes: &[u64]) -> Vec<usize> {
+        let stats: Vec<StoreFlushStats> = sizes
+            .iter()
+            .map(|&data_size| StoreFlushStats {
+                data_size,
+                has_old_edit: false,
+            })
+            .collect();
+        self.select(config, &stats)
     }
 }
 
@@ -105,19 +134,36 @@ mod tests {
         let c = FlushPolicyConfig::new(128 * MB);
         let p = FlushPolicy::AllLargeStores;
         // Three families, bound max(128/3, 16) ≈ 42.7 MiB: only the 100 MiB one flushes.
-        assert_eq!(p.select(&c, &[100 * MB, MB, 20 * MB]), vec![0]);
-        assert_eq!(p.select(&c, &[100 * MB, 0, 50 * MB]), vec![0, 2]);
+        assert_eq!(p.select_by_size(&c, &[100 * MB, MB, 20 * MB]), vec![0]);
+        assert_eq!(p.select_by_size(&c, &[100 * MB, 0, 50 * MB]), vec![0, 2]);
         // None above the bound: flush all.
-        assert_eq!(p.select(&c, &[10 * MB, MB, 20 * MB]), vec![0, 1, 2]);
+        assert_eq!(p.select_by_size(&c, &[10 * MB, MB, 20 * MB]), vec![0, 1, 2]);
         // One family: always that one.
-        assert_eq!(p.select(&c, &[1]), vec![0]);
+        assert_eq!(p.select_by_size(&c, &[1]), vec![0]);
+    }
+
+    #[test]
+    fn a_small_store_with_an_old_edit_flushes_alone() {
+        // Policy vector flush-6.
+        let c = FlushPolicyConfig::new(128 * MB);
+        let stores = [
+            StoreFlushStats {
+                data_size: 10 * MB,
+                has_old_edit: false,
+            },
+            StoreFlushStats {
+                data_size: MB,
+                has_old_edit: true,
+            },
+        ];
+        assert_eq!(FlushPolicy::AllLargeStores.select(&c, &stores), vec![1]);
     }
 
     #[test]
     fn all_stores_drags_neighbours() {
         let c = FlushPolicyConfig::new(128 * MB);
         assert_eq!(
-            FlushPolicy::AllStores.select(&c, &[100 * MB, 1, 2]),
+            FlushPolicy::AllStores.select_by_size(&c, &[100 * MB, 1, 2]),
             vec![0, 1, 2]
         );
     }
