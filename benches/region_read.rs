@@ -47,6 +47,7 @@ fn region(versions: u32) -> (tempfile::TempDir, Arc<Region>) {
         memstore: MemStoreConfig::default(),
         config: RegionConfig::default(),
         flusher: None,
+        compact_split: None,
         global: Arc::new(GlobalMemStore::new(1 << 34, 0.95)),
     };
     let mut family = ColumnFamilyDescriptor::new(b"f").expect("family");

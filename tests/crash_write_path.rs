@@ -58,6 +58,7 @@ fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
             ..RegionConfig::default()
         },
         flusher: flusher.clone(),
+        compact_split: None,
         global,
     };
     let families = vec![

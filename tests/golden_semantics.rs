@@ -529,6 +529,7 @@ fn engine_of(families: &[FamilyDef], now: i64) -> Result<Engine, String> {
         memstore: MemStoreConfig::default(),
         config: RegionConfig::default(),
         flusher: None,
+        compact_split: None,
         global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
     };
     let info = RegionInfo {

@@ -351,6 +351,7 @@ fn engine(fams: &[FamCfg]) -> Engine {
         memstore: MemStoreConfig::default(),
         config: RegionConfig::default(),
         flusher: None,
+        compact_split: None,
         global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
     };
     let info = RegionInfo {

@@ -13,6 +13,10 @@
 //! only after it. Readers opened earlier keep reading the unlinked inputs (on Unix an
 //! unlinked file lives while it is open or mapped; `MemFs` readers hold a snapshot).
 
+use crate::compaction::{
+    CompactionDecision, SelectionInput, StoreFileStats, compact_priority, has_too_many_store_files,
+    java_string_hash, needs_compaction, select,
+};
 use crate::error::{Error, Result};
 use crate::manifest::StoreFileMeta;
 use crate::region::Region;
@@ -20,6 +24,7 @@ use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{MatcherKind, QueryMatcher};
 use crate::scan::store_scanner::StoreScanner;
 use crate::store::STOREFILE_EXT;
+use crate::store::Store;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_storefile::StoreFileScanner;
 
@@ -108,7 +113,7 @@ impl Region {
             QueryMatcher::compaction(store.family(), kind, now),
         );
         let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
-        let output = match store.write_file(scanner, &name, major) {
+        let output = match store.write_file(scanner, &name, major, now) {
             Ok(o) => o,
             Err(e) => {
                 // The inputs are untouched; a partial output is an orphan removed on open.
@@ -203,5 +208,137 @@ impl Region {
             .iter()
             .map(|f| self.compact_files(f, None))
             .collect()
+    }
+
+    /// What the selection policy reads of a store's files, oldest first.
+    fn file_stats(store: &Store) -> Vec<StoreFileStats> {
+        store
+            .files()
+            .iter()
+            .map(|h| {
+                let info = h.reader.file_info();
+                let created = info
+                    .extra
+                    .get(crate::store::CREATE_TIME_KEY)
+                    .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+                    .map_or(0, i64::from_be_bytes);
+                StoreFileStats {
+                    size: h.meta.size,
+                    max_seq_id: h.meta.max_seq_id,
+                    min_timestamp: info.min_timestamp,
+                    max_timestamp: info.max_timestamp,
+                    modification_time_ms: created,
+                    major_compaction: info.major_compaction,
+                    is_reference: false,
+                    exclude_from_minor: false,
+                    cell_count: info.cell_count,
+                    name_hash: java_string_hash(&h.meta.name),
+                }
+            })
+            .collect()
+    }
+
+    /// Runs the compaction policy on one store and carries out what it picks: whole
+    /// TTL-expired files are removed first, then at most one compaction (HBase's
+    /// `HStore.requestCompaction` + `CompactSplit`). `user` marks a user request; `force_major`
+    /// a user major request. Returns what ran.
+    pub fn compact_store(
+        &self,
+        family: &[u8],
+        user: bool,
+        force_major: bool,
+    ) -> Result<Vec<CompactionResult>> {
+        let store = self
+            .stores()
+            .get(family)
+            .ok_or_else(|| Error::NoSuchColumnFamily {
+                family: to_string_binary(family),
+                region: self.encoded_name().to_string(),
+                table: self.table().name.clone(),
+            })?;
+        let cfg = &self.services().config.compaction;
+        let mut done = Vec::new();
+        // Expired files first; then ask again for the selection (bounded: each round
+        // removes files).
+        for _ in 0..4 {
+            let stats = Self::file_stats(store);
+            let names: Vec<String> = store.files().iter().map(|h| h.meta.name.clone()).collect();
+            let now = self.services().clock.now_millis();
+            let f = store.family();
+            let input = SelectionInput {
+                is_user_compaction: user,
+                force_major,
+                ttl_ms: f.ttl_millis(),
+                min_versions: f.min_versions,
+                current_hour: ((now.rem_euclid(86_400_000)) / 3_600_000) as u32,
+                off_peak_available: true,
+                ..SelectionInput::new(&stats, now)
+            };
+            let pick = |idx: &[usize]| -> Vec<String> {
+                idx.iter().filter_map(|i| names.get(*i).cloned()).collect()
+            };
+            match select(self.services().config.compaction_policy, cfg, &input) {
+                CompactionDecision::None => break,
+                CompactionDecision::ExpiredFiles(idx) => {
+                    let r = self.remove_expired_files(family, &pick(&idx))?;
+                    if r.inputs.is_empty() {
+                        break;
+                    }
+                    done.push(r);
+                }
+                CompactionDecision::Minor(idx) | CompactionDecision::Major(idx) => {
+                    done.push(self.compact_files(family, Some(&pick(&idx)))?);
+                    break;
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// A user `compact` (or `major_compact` with `major`) of every store, through the
+    /// policy (HBase: a user minor with fewer than `hbase.hstore.compaction.min` files
+    /// selects nothing).
+    pub fn compact(&self, major: bool) -> Result<Vec<CompactionResult>> {
+        let families: Vec<Vec<u8>> = self.stores().keys().cloned().collect();
+        let mut out = Vec::new();
+        for f in &families {
+            out.extend(self.compact_store(f, true, major)?);
+        }
+        Ok(out)
+    }
+
+    /// Queues a system compaction on the background threads, if there are any.
+    pub fn request_compaction(self: &std::sync::Arc<Self>) {
+        if let Some(c) = &self.services().compact_split {
+            c.request(self);
+        }
+    }
+
+    /// True when some store has enough files for the policy to consider a compaction.
+    pub fn needs_compaction(&self) -> bool {
+        let cfg = &self.services().config.compaction;
+        self.stores()
+            .values()
+            .any(|s| needs_compaction(cfg, s.files().len(), 0))
+    }
+
+    /// True when some store has more files than `hbase.hstore.blockingStoreFiles`: flushes
+    /// wait (bounded) for compactions, so writes slow down and then block on the memstore.
+    pub fn has_too_many_store_files(&self) -> bool {
+        let cfg = &self.services().config.compaction;
+        self.stores()
+            .values()
+            .any(|s| has_too_many_store_files(cfg, s.files().len()))
+    }
+
+    /// HBase's compaction priority of the region (lower is more urgent): the minimum over
+    /// its stores of `blockingStoreFiles − file count`.
+    pub fn compaction_priority(&self) -> i32 {
+        let cfg = &self.services().config.compaction;
+        self.stores()
+            .values()
+            .map(|s| compact_priority(cfg, s.files().len()))
+            .min()
+            .unwrap_or(i32::MAX)
     }
 }

@@ -33,5 +33,5 @@ pub use manifest::{Manifest, RegionInfo};
 pub use read::{ReadQuery, RegionScan, RegionScanner};
 pub use recovery::{RecoveredWal, recover_wal};
 pub use region::{FlushResult, Region};
-pub use services::{Flusher, GlobalMemStore, RegionConfig, RegionServices};
+pub use services::{CompactSplit, Flusher, GlobalMemStore, RegionConfig, RegionServices};
 pub use store::Store;

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// HBase's `hbase.hregion.memstore.block.multiplier`.
 pub const BLOCK_MULTIPLIER_KEY: &str = "hbase.hregion.memstore.block.multiplier";
@@ -50,6 +50,13 @@ pub struct RegionConfig {
     /// `hbase.regionserver.optionalcacheflushinterval` (1 h): a store holding an edit this
     /// old is flushed even when small.
     pub flush_interval_ms: i64,
+    /// Compaction knobs (HBase's `hbase.hstore.compaction.*` and friends).
+    pub compaction: crate::compaction::CompactionConfig,
+    /// `hbase.hstore.defaultengine.compactionpolicy.class`.
+    pub compaction_policy: crate::compaction::CompactionPolicyKind,
+    /// `hbase.hstore.blockingWaitTime` (90 s): how long a flush of a region with too many
+    /// storefiles waits for a compaction before it flushes anyway.
+    pub blocking_wait: Duration,
 }
 
 impl Default for RegionConfig {
@@ -61,6 +68,9 @@ impl Default for RegionConfig {
             flush_policy: FlushPolicy::AllLargeStores,
             flush_lower_bound_min: crate::flush::policy::DEFAULT_LOWER_BOUND_MIN,
             flush_interval_ms: crate::flush::policy::DEFAULT_FLUSH_INTERVAL_MS,
+            compaction: crate::compaction::CompactionConfig::default(),
+            compaction_policy: crate::compaction::CompactionPolicyKind::Exploring,
+            blocking_wait: Duration::from_secs(90),
         }
     }
 }
@@ -138,13 +148,24 @@ pub struct RegionServices {
     pub config: RegionConfig,
     /// The background flusher; `None` means regions flush only when asked.
     pub flusher: Option<Arc<Flusher>>,
+    /// The background compaction threads; `None` means regions compact only when asked.
+    pub compact_split: Option<Arc<CompactSplit>>,
     /// The Db-wide memstore budget.
     pub global: Arc<GlobalMemStore>,
 }
 
+/// A queued flush: when it was first asked for, and when it may run (a flush of a region
+/// with too many storefiles is put back for a while, HBase's `requeue`).
+#[derive(Debug)]
+struct FlushEntry {
+    region: Weak<Region>,
+    first: Instant,
+    not_before: Instant,
+}
+
 #[derive(Debug, Default)]
 struct FlushQueue {
-    queue: VecDeque<Weak<Region>>,
+    queue: VecDeque<FlushEntry>,
     regions: Vec<Weak<Region>>,
     shutdown: bool,
 }
@@ -194,10 +215,18 @@ impl Flusher {
     /// Queues a flush of `region` (deduplicated).
     pub fn request(&self, region: &Arc<Region>) {
         let mut s = self.state.lock();
-        if s.queue.iter().any(|w| w.as_ptr() == Arc::as_ptr(region)) {
+        if s.queue
+            .iter()
+            .any(|e| e.region.as_ptr() == Arc::as_ptr(region))
+        {
             return;
         }
-        s.queue.push_back(Arc::downgrade(region));
+        let now = Instant::now();
+        s.queue.push_back(FlushEntry {
+            region: Arc::downgrade(region),
+            first: now,
+            not_before: now,
+        });
         self.wake.notify_one();
     }
 
@@ -253,22 +282,51 @@ impl Flusher {
             let Some(f) = me.upgrade() else { return };
             let job = {
                 let mut s = f.state.lock();
-                if s.queue.is_empty() && !s.shutdown {
-                    f.wake.wait_for(&mut s, Duration::from_millis(200));
-                }
-                match s.queue.pop_front() {
-                    Some(r) => {
+                let now = Instant::now();
+                match s.queue.iter().position(|e| e.not_before <= now) {
+                    Some(i) => {
                         f.busy.fetch_add(1, Ordering::AcqRel);
-                        Some(r)
+                        s.queue.remove(i)
                     }
                     None if s.shutdown => return,
-                    None => None,
+                    None => {
+                        let wait = s
+                            .queue
+                            .iter()
+                            .map(|e| e.not_before.saturating_duration_since(now))
+                            .min()
+                            .unwrap_or(Duration::from_millis(200))
+                            .min(Duration::from_millis(200));
+                        f.wake.wait_for(&mut s, wait);
+                        None
+                    }
                 }
             };
-            let Some(weak) = job else { continue };
-            if let Some(region) = weak.upgrade() {
+            let Some(entry) = job else { continue };
+            if let Some(region) = entry.region.upgrade() {
+                let blocking_wait = region.services().config.blocking_wait;
+                if region.has_too_many_store_files() && entry.first.elapsed() < blocking_wait {
+                    // HBase's MemStoreFlusher: ask for a compaction and put the flush back
+                    // for a while; writes meanwhile fill the memstore and then block on
+                    // its limit ("writes slow down and then wait").
+                    tracing::warn!(
+                        region = %region.encoded_name(),
+                        "too many storefiles: delaying the flush up to {blocking_wait:?} for a compaction"
+                    );
+                    region.request_compaction();
+                    let mut s = f.state.lock();
+                    s.queue.push_back(FlushEntry {
+                        not_before: Instant::now() + blocking_wait / 100,
+                        ..entry
+                    });
+                    f.busy.fetch_sub(1, Ordering::AcqRel);
+                    continue;
+                }
                 if let Err(e) = region.flush() {
                     tracing::error!(region = %region.encoded_name(), error = %e, "background flush failed");
+                }
+                if region.needs_compaction() {
+                    region.request_compaction();
                 }
                 if f.global.size() > f.global.limit() {
                     f.request_global();
@@ -280,6 +338,152 @@ impl Flusher {
             if s.queue.is_empty() && f.busy.load(Ordering::Acquire) == 0 {
                 f.idle.notify_all();
             }
+        }
+    }
+}
+
+/// One pool of compaction threads.
+#[derive(Debug, Default)]
+struct PoolState {
+    queue: VecDeque<Weak<Region>>,
+    shutdown: bool,
+}
+
+#[derive(Debug, Default)]
+struct Pool {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+    idle: Condvar,
+    busy: AtomicU64,
+}
+
+/// HBase's `CompactSplit`: background compaction threads in two pools, "small" and
+/// "large" (`hbase.regionserver.thread.compaction.small` / `.large`, one thread each by
+/// default), so one long compaction does not hold up the small ones. A request goes to the
+/// large pool when the store it would compact holds more than the throttle point
+/// (`hbase.regionserver.thread.compaction.throttle`) — an estimate made at request time,
+/// where HBase routes by the size of the files actually selected.
+#[derive(Debug)]
+pub struct CompactSplit {
+    small: Pool,
+    large: Pool,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl CompactSplit {
+    /// Starts `small` + `large` threads.
+    pub fn start(small: usize, large: usize) -> Arc<Self> {
+        let c = Arc::new(Self {
+            small: Pool::default(),
+            large: Pool::default(),
+            threads: Mutex::new(Vec::new()),
+        });
+        for (n, is_large) in [(small.max(1), false), (large.max(1), true)] {
+            for i in 0..n {
+                let me = Arc::downgrade(&c);
+                let name = format!(
+                    "regionkv-compact-{}-{i}",
+                    if is_large { "large" } else { "small" }
+                );
+                match std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || Self::run(me, is_large))
+                {
+                    Ok(h) => c.threads.lock().push(h),
+                    Err(e) => tracing::error!(error = %e, "could not start a compaction thread"),
+                }
+            }
+        }
+        c
+    }
+
+    fn pool(&self, large: bool) -> &Pool {
+        if large { &self.large } else { &self.small }
+    }
+
+    /// Queues a system compaction of `region` (deduplicated).
+    pub fn request(&self, region: &Arc<Region>) {
+        let cfg = &region.services().config.compaction;
+        let biggest: u64 = region
+            .stores()
+            .values()
+            .map(|s| s.files().iter().map(|f| f.meta.size).sum::<u64>())
+            .max()
+            .unwrap_or(0);
+        let pool = self.pool(crate::compaction::is_large_compaction(cfg, biggest));
+        let mut s = pool.state.lock();
+        if s.queue.iter().any(|w| w.as_ptr() == Arc::as_ptr(region)) {
+            return;
+        }
+        s.queue.push_back(Arc::downgrade(region));
+        pool.wake.notify_one();
+    }
+
+    /// Waits until no compaction is queued or running (a deterministic hook for tests).
+    pub fn wait_idle(&self) {
+        for pool in [&self.small, &self.large] {
+            let mut s = pool.state.lock();
+            while !s.queue.is_empty() || pool.busy.load(Ordering::Acquire) > 0 {
+                pool.idle.wait(&mut s);
+            }
+        }
+    }
+
+    /// Stops the threads after the queued compactions.
+    pub fn shutdown(&self) {
+        for pool in [&self.small, &self.large] {
+            pool.state.lock().shutdown = true;
+            pool.wake.notify_all();
+        }
+        let threads: Vec<JoinHandle<()>> = std::mem::take(&mut *self.threads.lock());
+        for t in threads {
+            if t.thread().id() != std::thread::current().id() {
+                let _ = t.join();
+            }
+        }
+    }
+
+    fn run(me: Weak<Self>, large: bool) {
+        loop {
+            let Some(c) = me.upgrade() else { return };
+            let pool = c.pool(large);
+            let job = {
+                let mut s = pool.state.lock();
+                if s.queue.is_empty() && !s.shutdown {
+                    pool.wake.wait_for(&mut s, Duration::from_millis(200));
+                }
+                match s.queue.pop_front() {
+                    Some(r) => {
+                        pool.busy.fetch_add(1, Ordering::AcqRel);
+                        Some(r)
+                    }
+                    None if s.shutdown => return,
+                    None => None,
+                }
+            };
+            let Some(weak) = job else { continue };
+            if let Some(region) = weak.upgrade() {
+                let families: Vec<Vec<u8>> = region.stores().keys().cloned().collect();
+                for f in families {
+                    if let Err(e) = region.compact_store(&f, false, false) {
+                        tracing::error!(region = %region.encoded_name(), error = %e, "background compaction failed");
+                    }
+                }
+            }
+            let s = pool.state.lock();
+            pool.busy.fetch_sub(1, Ordering::AcqRel);
+            if s.queue.is_empty() && pool.busy.load(Ordering::Acquire) == 0 {
+                pool.idle.notify_all();
+            }
+        }
+    }
+}
+
+impl Drop for CompactSplit {
+    fn drop(&mut self) {
+        for pool in [&self.small, &self.large] {
+            pool.state.lock().shutdown = true;
+            pool.wake.notify_all();
         }
     }
 }

@@ -27,6 +27,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Block cache ids must be unique among all open readers of a process.
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// File info key of a storefile's creation time (HBase's `CREATE_TIME_TS`), 8 bytes BE ms:
+/// the compaction policy's "modification time" for periodic majors.
+pub const CREATE_TIME_KEY: &str = "CREATE_TIME_TS";
+
 /// Extension of storefile names.
 pub const STOREFILE_EXT: &str = "sf";
 
@@ -233,7 +237,7 @@ impl Store {
         source.seek_to_first();
         let heap = KeyValueHeap::new(vec![SourceScanner::Memstore(source)]);
         let matcher = QueryMatcher::compaction(&self.family, MatcherKind::MinorCompaction, now);
-        self.write_file(StoreScanner::new(heap, matcher), name, false)
+        self.write_file(StoreScanner::new(heap, matcher), name, false, now)
             .inspect(|h| {
                 if let Some(h) = h {
                     self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
@@ -254,12 +258,14 @@ impl Store {
         mut scanner: StoreScanner,
         name: &str,
         major: bool,
+        now: i64,
     ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
-        let mut writer = StoreFileWriter::new(
-            self.fs.create_new(&path)?,
-            self.family.writer_options(major),
-        )?;
+        let mut options = self.family.writer_options(major);
+        options
+            .extra
+            .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
+        let mut writer = StoreFileWriter::new(self.fs.create_new(&path)?, options)?;
         let mut failed = None;
         while let Some(row) = scanner.peek_row().map(<[u8]>::to_vec) {
             scanner.next_row(&row, |c| {

@@ -36,6 +36,7 @@ fn services(
         memstore: MemStoreConfig::default(),
         config: RegionConfig::default(),
         flusher,
+        compact_split: None,
         global,
     }
 }

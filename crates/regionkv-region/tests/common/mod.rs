@@ -7,8 +7,8 @@ use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
 use regionkv_fs::Fs;
 use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
-    ColumnFamilyDescriptor, Flusher, GlobalMemStore, RecoveredWal, Region, RegionConfig,
-    RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
+    RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,8 @@ pub struct Harness {
     pub region: Option<Arc<Region>>,
     pub wal: Option<Arc<Wal>>,
     pub flusher: Option<Arc<Flusher>>,
+    pub with_compactions: bool,
+    pub compact_split: Option<Arc<CompactSplit>>,
 }
 
 pub fn wal_dir() -> PathBuf {
@@ -61,6 +63,26 @@ impl Harness {
             region: None,
             wal: None,
             flusher: None,
+            with_compactions: false,
+            compact_split: None,
+        };
+        h.start().unwrap();
+        h
+    }
+
+    /// A harness with a background flusher and background compactions.
+    pub fn background(fs: Arc<dyn Fs>, table: TableDescriptor, config: RegionConfig) -> Self {
+        let mut h = Self {
+            fs,
+            table,
+            config,
+            with_flusher: true,
+            clock: ManualClock::new(1_000),
+            region: None,
+            wal: None,
+            flusher: None,
+            with_compactions: true,
+            compact_split: None,
         };
         h.start().unwrap();
         h
@@ -77,6 +99,7 @@ impl Harness {
         )?;
         let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
         let flusher = self.with_flusher.then(|| Flusher::start(1, global.clone()));
+        let compact_split = self.with_compactions.then(|| CompactSplit::start(1, 1));
         let services = RegionServices {
             fs: fs.clone(),
             wal: wal.clone(),
@@ -85,6 +108,7 @@ impl Harness {
             memstore: MemStoreConfig::default(),
             config: self.config.clone(),
             flusher: flusher.clone(),
+            compact_split: compact_split.clone(),
             global,
         };
         let region = if regionkv_region::Manifest::read(fs.as_ref(), &region_dir())?.is_some() {
@@ -101,6 +125,7 @@ impl Harness {
         self.region = Some(region);
         self.wal = Some(wal);
         self.flusher = flusher;
+        self.compact_split = compact_split;
         Ok(())
     }
 
@@ -113,6 +138,9 @@ impl Harness {
     pub fn stop(&mut self) {
         if let Some(f) = self.flusher.take() {
             f.shutdown();
+        }
+        if let Some(c) = self.compact_split.take() {
+            c.shutdown();
         }
         self.region = None;
         self.wal = None;
