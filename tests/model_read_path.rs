@@ -908,6 +908,73 @@ fn pinned_empty_qualifier_hides_family_marker() {
     run(&case).unwrap();
 }
 
+/// The compactor's rules, exhaustively (issue: "each delete kind × minor/major ×
+/// KEEP_DELETED_CELLS mode × TTL/MIN_VERSIONS"): puts older than, equal to and newer than a
+/// marker spread over three files; then a minor compaction of the two oldest files or a
+/// major compaction of all three, optionally after everything but the newest put expired.
+/// After every step the engine's files (cells per file) and every read must equal the
+/// model's, which states HBase's rules independently (tests/testdata/semantics and the
+/// model's own TestKeepDeletes/TestMinVersions cases pin the model to HBase).
+#[test]
+fn compactor_rule_matrix() {
+    use model::KeepDeletedCells as Kdc;
+    let put = CellType::Put;
+    let mut cases = 0;
+    for kind in [
+        CellType::Delete,
+        CellType::DeleteColumn,
+        CellType::DeleteFamily,
+        CellType::DeleteFamilyVersion,
+    ] {
+        // Family markers live on the empty qualifier.
+        let marker_qual = if kind.is_family_delete() { 3 } else { 1 };
+        for major in [false, true] {
+            for kdc in [Kdc::False, Kdc::True, Kdc::Ttl] {
+                for (ttl, min_versions, expire) in
+                    [(None, 0, false), (Some(2), 0, true), (Some(2), 1, true)]
+                {
+                    let cfg = FamCfg {
+                        versions: 2,
+                        min_versions,
+                        ttl,
+                        kdc,
+                    };
+                    let mut ops = vec![
+                        // File 1: two older versions of q and a put of p.
+                        mutate(0, &[(0, 1, START - 3000, put), (0, 0, START - 3000, put)]),
+                        mutate(0, &[(0, 1, START - 2000, put)]),
+                        Op::FlushAll,
+                        // File 2: the marker at the middle timestamp.
+                        mutate(0, &[(0, marker_qual, START - 2000, kind)]),
+                        Op::FlushAll,
+                        // File 3: a newer version of q.
+                        mutate(0, &[(0, 1, START - 1000, put)]),
+                        Op::FlushAll,
+                    ];
+                    if expire {
+                        // 5 s later: with TTL 2 s everything written so far has expired.
+                        ops.push(Op::Advance { half_seconds: 10 });
+                    }
+                    ops.push(if major {
+                        Op::CompactAll { fam: 0 }
+                    } else {
+                        Op::Compact {
+                            fam: 0,
+                            mask: 0b011,
+                        }
+                    });
+                    let case = pinned(vec![cfg.clone(), default_cfg()], ops);
+                    if let Err(e) = run(&case) {
+                        panic!("{kind:?}, major={major}, {cfg:?}: {e}");
+                    }
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(cases, 4 * 2 * 3 * 3);
+}
+
 // ---------------------------------------------------------------------------------------
 // Minimal reproductions of engine/model disagreements where the engine is wrong
 // ---------------------------------------------------------------------------------------
