@@ -90,6 +90,7 @@ impl Region {
         );
         let _enter = span.enter();
         let now = self.services().clock.now_millis();
+        let started = std::time::Instant::now();
         let kind = if major {
             MatcherKind::MajorCompaction {
                 earliest_put_ts: inputs
@@ -140,6 +141,21 @@ impl Region {
             }
         }
         let _ = self.services().fs.sync_dir(store.dir());
+        let m = self.metrics();
+        m.compactions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        m.compacted_bytes_in.fetch_add(
+            inputs.iter().map(|f| f.meta.size).sum(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        m.compacted_bytes_out.fetch_add(
+            output.as_ref().map_or(0, |h| h.meta.size),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        m.compaction_micros.fetch_add(
+            started.elapsed().as_micros() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         tracing::info!(
             inputs = removed.len(),
             output = output.as_ref().map_or(0, |h| h.meta.size),

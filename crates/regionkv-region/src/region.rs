@@ -70,6 +70,14 @@ pub struct RegionMetrics {
     pub blocked_writes: AtomicU64,
     /// WAL edits replayed at open.
     pub replayed_edits: AtomicU64,
+    /// Compactions run (rewrites, not whole-file TTL removals).
+    pub compactions: AtomicU64,
+    /// Bytes of storefiles read by compactions.
+    pub compacted_bytes_in: AtomicU64,
+    /// Bytes of storefiles written by compactions.
+    pub compacted_bytes_out: AtomicU64,
+    /// Time spent compacting, in microseconds.
+    pub compaction_micros: AtomicU64,
 }
 
 /// One region.
