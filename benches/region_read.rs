@@ -15,10 +15,9 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use regionkv_cell::{Cell, ManualClock, SharedClock};
 use regionkv_fs::{Fs, RealFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
-    ColumnFamilyDescriptor, GlobalMemStore, ReadQuery, RecoveredWal, Region, RegionConfig,
-    RegionInfo, RegionScan, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, GlobalMemStore, ReadQuery, RecoveredWal, Region, RegionInfo,
+    RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_suite::{XorShift, row, value};
@@ -40,26 +39,19 @@ fn region(versions: u32) -> (tempfile::TempDir, Arc<Region>) {
     )
     .expect("wal");
     let services = RegionServices {
-        fs,
-        wal,
-        clock: Arc::new(ManualClock::new(1_000_000)) as SharedClock,
         block_cache: Some(Arc::new(StoreFileBlockCache::new(64 << 20))),
-        memstore: MemStoreConfig::default(),
-        config: RegionConfig::default(),
-        flusher: None,
-        compact_split: None,
         global: Arc::new(GlobalMemStore::new(1 << 34, 0.95)),
+        ..RegionServices::new(
+            fs,
+            wal,
+            Arc::new(ManualClock::new(1_000_000)) as SharedClock,
+        )
     };
     let mut family = ColumnFamilyDescriptor::new(b"f").expect("family");
     family.max_versions = versions;
     let mut table = TableDescriptor::new("bench", vec![family]).expect("table");
     table.memstore_flush_size = 1 << 34;
-    let info = RegionInfo {
-        table: "bench".into(),
-        start_key: vec![],
-        end_key: vec![],
-        region_id: 1,
-    };
+    let info = RegionInfo::whole_table("bench", 1);
     let r = Region::create(&dir.path().join("region"), info, table, services).expect("region");
     (dir, r)
 }

@@ -20,7 +20,6 @@
 
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
     RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
@@ -49,24 +48,18 @@ fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
     let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
     let compact_split = flusher.then(|| CompactSplit::start(1, 1));
     let flusher = flusher.then(|| Flusher::start(1, global.clone()));
+    let mut config = RegionConfig {
+        flush_lower_bound_min: 1024,
+        ..RegionConfig::default()
+    };
+    // Tiny files: compactions run constantly, so kills land in them too.
+    config.compaction.min_compact_size = 1;
     let services = RegionServices {
-        fs: fs.clone(),
-        wal,
-        clock: Arc::new(SystemClock) as SharedClock,
-        block_cache: None,
-        memstore: MemStoreConfig::default(),
-        config: {
-            let mut c = RegionConfig {
-                flush_lower_bound_min: 1024,
-                ..RegionConfig::default()
-            };
-            // Tiny files: compactions run constantly, so kills land in them too.
-            c.compaction.min_compact_size = 1;
-            c
-        },
+        config,
         flusher: flusher.clone(),
         compact_split,
         global,
+        ..RegionServices::new(fs.clone(), wal, Arc::new(SystemClock) as SharedClock)
     };
     let families = vec![
         ColumnFamilyDescriptor::new(b"a").unwrap(),
@@ -81,12 +74,7 @@ fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
     {
         Region::open(&region_dir, table, services, &edits).unwrap()
     } else {
-        let info = RegionInfo {
-            table: "crash".into(),
-            start_key: vec![],
-            end_key: vec![],
-            region_id: 1,
-        };
+        let info = RegionInfo::whole_table("crash", 1);
         Region::create(&region_dir, info, table, services).unwrap()
     };
     (region, flusher)

@@ -23,11 +23,10 @@
 
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock, TimeRange};
 use regionkv_fs::{Fs, MemFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::descriptor::FOREVER;
 use regionkv_region::{
-    ColumnFamilyDescriptor, GlobalMemStore, KeepDeletedCells, ReadQuery, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionScan, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
+    RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_testkit::model::{
     self, CellSpec, FamilyOptions, Model, ModelCell, ModelError, ModelScan, Query,
@@ -521,23 +520,12 @@ fn engine_of(families: &[FamilyDef], now: i64) -> Result<Engine, String> {
         descriptors.push(d);
     }
     let table = TableDescriptor::new("t1", descriptors).map_err(e)?;
-    let services = RegionServices {
-        fs: fs.clone(),
-        wal: wal.clone(),
-        clock: Arc::new(clock.clone()) as SharedClock,
-        block_cache: None,
-        memstore: MemStoreConfig::default(),
-        config: RegionConfig::default(),
-        flusher: None,
-        compact_split: None,
-        global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
-    };
-    let info = RegionInfo {
-        table: "t1".into(),
-        start_key: vec![],
-        end_key: vec![],
-        region_id: 1,
-    };
+    let services = RegionServices::new(
+        fs.clone(),
+        wal.clone(),
+        Arc::new(clock.clone()) as SharedClock,
+    );
+    let info = RegionInfo::whole_table("t1", 1);
     let region =
         Region::create(&root.join("data/default/t1/r"), info, table, services).map_err(e)?;
     Ok(Engine {

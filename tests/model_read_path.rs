@@ -33,10 +33,9 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock, TimeRange};
 use regionkv_fs::{Fs, MemFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
-    ColumnFamilyDescriptor, GlobalMemStore, KeepDeletedCells, ReadQuery, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionScan, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
+    RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_testkit::model::{self, CellSpec, FamilyOptions, Model, ModelCell, ModelScan, Query};
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
@@ -343,23 +342,12 @@ fn engine(fams: &[FamCfg]) -> Engine {
         })
         .collect();
     let table = TableDescriptor::new("t1", families).unwrap();
-    let services = RegionServices {
-        fs: fs.clone(),
-        wal: wal.clone(),
-        clock: Arc::new(clock.clone()) as SharedClock,
-        block_cache: None,
-        memstore: MemStoreConfig::default(),
-        config: RegionConfig::default(),
-        flusher: None,
-        compact_split: None,
-        global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
-    };
-    let info = RegionInfo {
-        table: "t1".into(),
-        start_key: vec![],
-        end_key: vec![],
-        region_id: 1,
-    };
+    let services = RegionServices::new(
+        fs.clone(),
+        wal.clone(),
+        Arc::new(clock.clone()) as SharedClock,
+    );
+    let info = RegionInfo::whole_table("t1", 1);
     let region = Region::create(&root.join("data/default/t1/r"), info, table, services).unwrap();
     Engine {
         region,

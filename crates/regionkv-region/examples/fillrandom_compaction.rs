@@ -11,10 +11,9 @@
 
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    RegionInfo, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::sync::Arc;
@@ -55,25 +54,15 @@ fn main() {
     let flusher = Flusher::start(2, global.clone());
     let compact_split = CompactSplit::start(1, 1);
     let services = RegionServices {
-        fs,
-        wal: wal.clone(),
-        clock: Arc::new(SystemClock) as SharedClock,
-        block_cache: None,
-        memstore: MemStoreConfig::default(),
-        config: RegionConfig::default(),
         flusher: Some(flusher.clone()),
         compact_split: Some(compact_split.clone()),
         global,
+        ..RegionServices::new(fs, wal.clone(), Arc::new(SystemClock) as SharedClock)
     };
     let mut table =
         TableDescriptor::new("fill", vec![ColumnFamilyDescriptor::new(b"f").unwrap()]).unwrap();
     table.memstore_flush_size = flush_mib << 20;
-    let info = RegionInfo {
-        table: "fill".into(),
-        start_key: vec![],
-        end_key: vec![],
-        region_id: 1,
-    };
+    let info = RegionInfo::whole_table("fill", 1);
     let region = Region::create(&dir.path().join("region"), info, table, services).unwrap();
     let io_before = proc_write_bytes();
     let start = Instant::now();

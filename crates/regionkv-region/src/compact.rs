@@ -50,14 +50,7 @@ impl Region {
         files: Option<&[String]>,
     ) -> Result<CompactionResult> {
         self.check_readable()?;
-        let store = self
-            .stores()
-            .get(family)
-            .ok_or_else(|| Error::NoSuchColumnFamily {
-                family: to_string_binary(family),
-                region: self.encoded_name().to_string(),
-                table: self.table().name.clone(),
-            })?;
+        let store = self.store(family)?;
         let _one_at_a_time = self.compaction_lock().lock();
         let live = store.files();
         let inputs: Vec<_> = match files {
@@ -178,14 +171,7 @@ impl Region {
         names: &[String],
     ) -> Result<CompactionResult> {
         self.check_readable()?;
-        let store = self
-            .stores()
-            .get(family)
-            .ok_or_else(|| Error::NoSuchColumnFamily {
-                family: to_string_binary(family),
-                region: self.encoded_name().to_string(),
-                table: self.table().name.clone(),
-            })?;
+        let store = self.store(family)?;
         let _one_at_a_time = self.compaction_lock().lock();
         let f = store.family();
         let now = self.services().clock.now_millis();
@@ -264,14 +250,7 @@ impl Region {
         user: bool,
         force_major: bool,
     ) -> Result<Vec<CompactionResult>> {
-        let store = self
-            .stores()
-            .get(family)
-            .ok_or_else(|| Error::NoSuchColumnFamily {
-                family: to_string_binary(family),
-                region: self.encoded_name().to_string(),
-                table: self.table().name.clone(),
-            })?;
+        let store = self.store(family)?;
         let cfg = &self.services().config.compaction;
         let mut done = Vec::new();
         // Expired files first; then ask again for the selection (bounded: each round

@@ -47,6 +47,16 @@ pub struct RegionInfo {
 }
 
 impl RegionInfo {
+    /// A region spanning the whole of `table` (a table with no pre-splits).
+    pub fn whole_table(table: &str, region_id: u64) -> Self {
+        Self {
+            table: table.to_string(),
+            start_key: Vec::new(),
+            end_key: Vec::new(),
+            region_id,
+        }
+    }
+
     /// HBase-style encoded name: a hash of table, start key and id, as 32 hex digits (HBase
     /// uses an MD5 of the region name; ours is two 64-bit FNV-1a variants).
     pub fn encoded_name(&self) -> String {

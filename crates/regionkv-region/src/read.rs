@@ -8,7 +8,6 @@ use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::QueryMatcher;
 use crate::scan::store_scanner::StoreScanner;
 use crate::store::{SourceFilter, StoreFileHandle};
-use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
 use regionkv_memstore::Segment;
 use regionkv_storefile::StoreFileScanner;
@@ -348,13 +347,7 @@ impl Region {
         }
         let mut out = Vec::new();
         for (family, qualifiers) in &q.families {
-            if !self.stores().contains_key(family) {
-                return Err(Error::NoSuchColumnFamily {
-                    family: to_string_binary(family),
-                    region: self.encoded_name().to_string(),
-                    table: self.table().name.clone(),
-                });
-            }
+            self.store(family)?;
             if q.raw && !qualifiers.is_empty() {
                 return Err(Error::InvalidDescriptor(
                     "Cannot specify any column for a raw scan".to_string(),

@@ -750,6 +750,17 @@ impl Region {
         Ok(())
     }
 
+    /// The store of `family`, or HBase's NoSuchColumnFamily error.
+    pub fn store(&self, family: &[u8]) -> Result<&Arc<Store>> {
+        self.stores
+            .get(family)
+            .ok_or_else(|| Error::NoSuchColumnFamily {
+                family: to_string_binary(family),
+                region: self.encoded.clone(),
+                table: self.table.name.clone(),
+            })
+    }
+
     /// What this region shares with the others.
     pub fn services(&self) -> &RegionServices {
         &self.services

@@ -163,6 +163,25 @@ struct FlushEntry {
     not_before: Instant,
 }
 
+impl RegionServices {
+    /// Services with defaults: no block cache, default memstore and region settings, no
+    /// background threads (regions flush and compact when asked), and a 1 GiB Db-wide
+    /// memstore budget. Set the other fields with struct update syntax.
+    pub fn new(fs: Arc<dyn Fs>, wal: Arc<Wal>, clock: SharedClock) -> Self {
+        Self {
+            fs,
+            wal,
+            clock,
+            block_cache: None,
+            memstore: MemStoreConfig::default(),
+            config: RegionConfig::default(),
+            flusher: None,
+            compact_split: None,
+            global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct FlushQueue {
     queue: VecDeque<FlushEntry>,

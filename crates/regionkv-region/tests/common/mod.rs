@@ -5,7 +5,6 @@
 
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
 use regionkv_fs::Fs;
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
     RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
@@ -101,25 +100,20 @@ impl Harness {
         let flusher = self.with_flusher.then(|| Flusher::start(1, global.clone()));
         let compact_split = self.with_compactions.then(|| CompactSplit::start(1, 1));
         let services = RegionServices {
-            fs: fs.clone(),
-            wal: wal.clone(),
-            clock: Arc::new(self.clock.clone()) as SharedClock,
-            block_cache: None,
-            memstore: MemStoreConfig::default(),
             config: self.config.clone(),
             flusher: flusher.clone(),
             compact_split: compact_split.clone(),
             global,
+            ..RegionServices::new(
+                fs.clone(),
+                wal.clone(),
+                Arc::new(self.clock.clone()) as SharedClock,
+            )
         };
         let region = if regionkv_region::Manifest::read(fs.as_ref(), &region_dir())?.is_some() {
             Region::open(&region_dir(), self.table.clone(), services, &edits)?
         } else {
-            let info = RegionInfo {
-                table: "t1".into(),
-                start_key: vec![],
-                end_key: vec![],
-                region_id: 1,
-            };
+            let info = RegionInfo::whole_table("t1", 1);
             Region::create(&region_dir(), info, self.table.clone(), services)?
         };
         self.region = Some(region);
