@@ -96,7 +96,7 @@ fn background_compactions_keep_the_file_count_bounded() {
 fn flushes_wait_for_compactions_when_a_store_has_too_many_files() {
     let mut config = small_files_config();
     config.compaction.blocking_store_files = 4;
-    config.blocking_wait = Duration::from_millis(300);
+    config.blocking_wait = Duration::from_millis(100);
     // A background flusher but no compaction threads: nothing relieves the store, so each
     // flush waits out the blocking wait and then proceeds anyway (HBase's behaviour).
     let h = Harness::new(
@@ -106,7 +106,9 @@ fn flushes_wait_for_compactions_when_a_store_has_too_many_files() {
         true,
     );
     let start = std::time::Instant::now();
-    for i in 0..400 {
+    // ~250 KB of data with a 4 KiB flush size: even if every flush takes a whole blocked
+    // memstore (flush size × multiplier = 16 KiB), that is at least 15 flushes.
+    for i in 0..2000 {
         h.put(
             &format!("r{i:05}"),
             b"cf",
@@ -117,10 +119,14 @@ fn flushes_wait_for_compactions_when_a_store_has_too_many_files() {
         .unwrap();
     }
     h.flusher.as_ref().unwrap().wait_idle();
-    assert!(files(&h) > 4, "flushes went ahead after the wait");
     assert!(
-        start.elapsed() >= Duration::from_millis(300),
+        files(&h) > 4,
+        "flushes went ahead after the wait: {} files",
+        files(&h)
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(100),
         "at least one flush was held back by the blocking wait"
     );
-    assert_eq!(rows(&h), 400);
+    assert_eq!(rows(&h), 2000);
 }
