@@ -14,8 +14,9 @@
 //! unlinked file lives while it is open or mapped; `MemFs` readers hold a snapshot).
 
 use crate::compaction::{
-    CompactionDecision, SelectionInput, StoreFileStats, compact_priority, has_too_many_store_files,
-    java_string_hash, needs_compaction, select,
+    CompactionDecision, SelectionInput, StoreFileStats, compact_priority, expired_files,
+    has_too_many_store_files, java_string_hash, needs_compaction, select_compaction,
+    should_major_compact, store_file_ttl,
 };
 use crate::error::{Error, Result};
 use crate::manifest::StoreFileMeta;
@@ -260,28 +261,42 @@ impl Region {
             let names: Vec<String> = store.files().iter().map(|h| h.meta.name.clone()).collect();
             let now = self.services().clock.now_millis();
             let f = store.family();
+            let current_hour = ((now.rem_euclid(86_400_000)) / 3_600_000) as u32;
+            // HBase lets one compaction per server run under the off-peak ratio at a time:
+            // take the slot before selecting, give it back unless the selection uses it.
+            let slot = OffPeakSlot::try_take(self, cfg.is_off_peak(current_hour));
             let input = SelectionInput {
                 is_user_compaction: user,
                 force_major,
                 ttl_ms: f.ttl_millis(),
                 min_versions: f.min_versions,
-                current_hour: ((now.rem_euclid(86_400_000)) / 3_600_000) as u32,
-                off_peak_available: true,
+                current_hour,
+                off_peak_available: slot.is_some(),
                 ..SelectionInput::new(&stats, now)
             };
             let pick = |idx: &[usize]| -> Vec<String> {
                 idx.iter().filter_map(|i| names.get(*i).cloned()).collect()
             };
-            match select(self.services().config.compaction_policy, cfg, &input) {
-                CompactionDecision::None => break,
-                CompactionDecision::ExpiredFiles(idx) => {
-                    let r = self.remove_expired_files(family, &pick(&idx))?;
-                    if r.inputs.is_empty() {
-                        break;
-                    }
-                    done.push(r);
+            let expired = expired_files(cfg, &input);
+            if !expired.is_empty() {
+                drop(slot);
+                let r = self.remove_expired_files(family, &pick(&expired))?;
+                if r.inputs.is_empty() {
+                    break;
                 }
+                done.push(r);
+                continue;
+            }
+            let selection =
+                select_compaction(self.services().config.compaction_policy, cfg, &input);
+            // Held until this compaction ends when the selection used the off-peak ratio.
+            let _slot = slot.filter(|_| selection.off_peak);
+            match selection.decision() {
+                CompactionDecision::None | CompactionDecision::ExpiredFiles(_) => break,
                 CompactionDecision::Minor(idx) | CompactionDecision::Major(idx) => {
+                    if selection.off_peak {
+                        tracing::info!(region = %self.encoded_name(), "compaction selected with the off-peak ratio");
+                    }
                     done.push(self.compact_files(family, Some(&pick(&idx)))?);
                     break;
                 }
@@ -317,6 +332,22 @@ impl Region {
             .any(|s| needs_compaction(cfg, s.files().len(), 0))
     }
 
+    /// True when some store is due its periodic major compaction (HBase's
+    /// `HStore.isMajorCompaction`, asked by the compaction checker).
+    pub fn major_compaction_due(&self) -> bool {
+        let cfg = &self.services().config.compaction;
+        let now = self.services().clock.now_millis();
+        self.stores().values().any(|s| {
+            let f = s.family();
+            should_major_compact(
+                cfg,
+                &Self::file_stats(s),
+                now,
+                store_file_ttl(f.ttl_millis(), f.min_versions),
+            )
+        })
+    }
+
     /// True when some store has more files than `hbase.hstore.blockingStoreFiles`: flushes
     /// wait (bounded) for compactions, so writes slow down and then block on the memstore.
     pub fn has_too_many_store_files(&self) -> bool {
@@ -335,5 +366,28 @@ impl Region {
             .map(|s| compact_priority(cfg, s.files().len()))
             .min()
             .unwrap_or(i32::MAX)
+    }
+}
+
+/// The server-wide off-peak compaction slot (HBase's `offPeakCompactionTracker`), held
+/// while a compaction selected with the off-peak ratio runs; released on drop.
+struct OffPeakSlot<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl<'a> OffPeakSlot<'a> {
+    /// Takes the slot when it is an off-peak hour and no other compaction holds it.
+    fn try_take(region: &'a Region, off_peak_hour: bool) -> Option<Self> {
+        use std::sync::atomic::Ordering;
+        let flag = region.services().off_peak_compaction.as_ref();
+        (off_peak_hour
+            && flag
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok())
+        .then_some(Self(flag))
+    }
+}
+
+impl Drop for OffPeakSlot<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Release);
     }
 }

@@ -205,6 +205,9 @@ impl Region {
         if let Some(f) = &region.services.flusher {
             f.register(&region);
         }
+        if let Some(c) = &region.services.compact_split {
+            c.register(&region);
+        }
         tracing::info!(
             region = %region.encoded,
             seq = region.mvcc.read_point(),
@@ -254,6 +257,11 @@ impl Region {
             .replayed_edits
             .fetch_add(replayed, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// True once [`Region::close`] ran.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// The region's identity.

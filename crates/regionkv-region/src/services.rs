@@ -152,6 +152,9 @@ pub struct RegionServices {
     pub compact_split: Option<Arc<CompactSplit>>,
     /// The Db-wide memstore budget.
     pub global: Arc<GlobalMemStore>,
+    /// Set while a compaction selected with the off-peak ratio runs: HBase allows one
+    /// such compaction per server at a time.
+    pub off_peak_compaction: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A queued flush: when it was first asked for, and when it may run (a flush of a region
@@ -178,6 +181,7 @@ impl RegionServices {
             flusher: None,
             compact_split: None,
             global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
+            off_peak_compaction: Arc::default(),
         }
     }
 }
@@ -382,21 +386,56 @@ struct Pool {
 /// large pool when the store it would compact holds more than the throttle point
 /// (`hbase.regionserver.thread.compaction.throttle`) — an estimate made at request time,
 /// where HBase routes by the size of the files actually selected.
+///
+/// It also runs HBase's `CompactionChecker` chore: every check interval (HBase:
+/// `hbase.server.thread.wakefrequency` × `hbase.server.compactchecker.interval.multiplier`
+/// = 10 000 s) it asks every open region whether a store needs a compaction or is due its
+/// periodic major one, so an idle store still gets its time-based major compaction.
 #[derive(Debug)]
 pub struct CompactSplit {
     small: Pool,
     large: Pool,
     threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Every region opened with these services (dead entries pruned on each check).
+    regions: Mutex<Vec<Weak<Region>>>,
+    /// Wakes the checker early (shutdown).
+    checker_wake: (Mutex<bool>, Condvar),
 }
 
+/// HBase's default compaction-check period: 10 s wake frequency × multiplier 1000.
+pub const DEFAULT_COMPACTION_CHECK_INTERVAL: Duration = Duration::from_secs(10_000);
+
 impl CompactSplit {
-    /// Starts `small` + `large` threads.
+    /// Starts `small` + `large` threads and the compaction checker at HBase's default
+    /// interval.
     pub fn start(small: usize, large: usize) -> Arc<Self> {
+        Self::start_with_checker(small, large, Some(DEFAULT_COMPACTION_CHECK_INTERVAL))
+    }
+
+    /// Starts `small` + `large` threads, and the compaction checker every `check_interval`
+    /// (`None`: no checker thread; [`CompactSplit::check_now`] still works).
+    pub fn start_with_checker(
+        small: usize,
+        large: usize,
+        check_interval: Option<Duration>,
+    ) -> Arc<Self> {
         let c = Arc::new(Self {
             small: Pool::default(),
             large: Pool::default(),
             threads: Mutex::new(Vec::new()),
+            regions: Mutex::new(Vec::new()),
+            checker_wake: (Mutex::new(false), Condvar::new()),
         });
+        if let Some(interval) = check_interval {
+            let me = Arc::downgrade(&c);
+            match std::thread::Builder::new()
+                .name("regionkv-compaction-checker".to_string())
+                .spawn(move || Self::run_checker(me, interval))
+            {
+                Ok(h) => c.threads.lock().push(h),
+                Err(e) => tracing::error!(error = %e, "could not start the compaction checker"),
+            }
+        }
         for (n, is_large) in [(small.max(1), false), (large.max(1), true)] {
             for i in 0..n {
                 let me = Arc::downgrade(&c);
@@ -438,6 +477,55 @@ impl CompactSplit {
         pool.wake.notify_one();
     }
 
+    /// Makes `region` known to the compaction checker.
+    pub fn register(&self, region: &Arc<Region>) {
+        let mut regions = self.regions.lock();
+        regions.retain(|w| w.strong_count() > 0);
+        regions.push(Arc::downgrade(region));
+    }
+
+    /// One pass of HBase's `CompactionChecker`: queues a system compaction for every
+    /// region with a store that needs one (enough files) or is due its periodic major
+    /// compaction. Returns how many regions were queued.
+    pub fn check_now(&self) -> usize {
+        let regions: Vec<Arc<Region>> = {
+            let mut r = self.regions.lock();
+            r.retain(|w| w.strong_count() > 0);
+            r.iter().filter_map(Weak::upgrade).collect()
+        };
+        let mut queued = 0;
+        for region in regions {
+            if region.is_closed() {
+                continue;
+            }
+            if region.needs_compaction() || region.major_compaction_due() {
+                tracing::debug!(region = %region.encoded_name(), "compaction checker: requesting a compaction");
+                self.request(&region);
+                queued += 1;
+            }
+        }
+        queued
+    }
+
+    fn run_checker(me: Weak<Self>, interval: Duration) {
+        loop {
+            {
+                let Some(c) = me.upgrade() else { return };
+                let mut stop = c.checker_wake.0.lock();
+                if !*stop {
+                    c.checker_wake.1.wait_for(&mut stop, interval);
+                }
+                if *stop {
+                    return;
+                }
+            }
+            let Some(c) = me.upgrade() else { return };
+            let span = tracing::debug_span!("compaction_check");
+            let _enter = span.enter();
+            c.check_now();
+        }
+    }
+
     /// Waits until no compaction is queued or running (a deterministic hook for tests).
     pub fn wait_idle(&self) {
         for pool in [&self.small, &self.large] {
@@ -450,6 +538,7 @@ impl CompactSplit {
 
     /// Stops the threads after the queued compactions.
     pub fn shutdown(&self) {
+        self.stop_checker();
         for pool in [&self.small, &self.large] {
             pool.state.lock().shutdown = true;
             pool.wake.notify_all();
@@ -498,8 +587,16 @@ impl CompactSplit {
     }
 }
 
+impl CompactSplit {
+    fn stop_checker(&self) {
+        *self.checker_wake.0.lock() = true;
+        self.checker_wake.1.notify_all();
+    }
+}
+
 impl Drop for CompactSplit {
     fn drop(&mut self) {
+        self.stop_checker();
         for pool in [&self.small, &self.large] {
             pool.state.lock().shutdown = true;
             pool.wake.notify_all();

@@ -130,3 +130,124 @@ fn flushes_wait_for_compactions_when_a_store_has_too_many_files() {
     );
     assert_eq!(rows(&h), 2000);
 }
+
+/// Writes `n` rows and flushes them as one file.
+fn flush_rows(h: &Harness, prefix: &str, n: usize) {
+    for i in 0..n {
+        h.put(
+            &format!("{prefix}{i:05}"),
+            b"cf",
+            "q",
+            "value-value-value",
+            Durability::SkipWal,
+        )
+        .unwrap();
+    }
+    h.region().flush().unwrap();
+}
+
+#[test]
+fn the_compaction_checker_runs_the_periodic_major_compaction_of_an_idle_store() {
+    let h = Harness::background(
+        Arc::new(MemFs::new()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+    );
+    flush_rows(&h, "a", 10);
+    flush_rows(&h, "b", 10);
+    let cs = h.compact_split.clone().unwrap();
+    cs.wait_idle();
+    assert_eq!(files(&h), 2, "two files: below hbase.hstore.compaction.min");
+    assert_eq!(cs.check_now(), 0, "nothing is due yet");
+    // Seven days with a jitter of at most half of that: 11 days is past any draw.
+    h.clock.advance(11 * 86_400_000);
+    assert!(h.region().major_compaction_due());
+    assert_eq!(cs.check_now(), 1);
+    cs.wait_idle();
+    assert_eq!(files(&h), 1);
+    let m = h.region().metrics();
+    assert_eq!(m.compactions.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert!(!h.region().major_compaction_due(), "the new file is recent");
+    assert_eq!(rows(&h), 20);
+}
+
+#[test]
+fn the_checker_thread_wakes_on_its_interval() {
+    let h = Harness::new(
+        Arc::new(MemFs::new()),
+        table(1 << 20, &[b"cf"]),
+        RegionConfig::default(),
+        false,
+    );
+    // A checker that runs every 20 ms, with the region registered by hand.
+    let cs =
+        regionkv_region::CompactSplit::start_with_checker(1, 1, Some(Duration::from_millis(20)));
+    cs.register(h.region());
+    flush_rows(&h, "a", 5);
+    flush_rows(&h, "b", 5);
+    h.clock.advance(11 * 86_400_000);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while files(&h) > 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        files(&h),
+        1,
+        "the checker queued the periodic major compaction"
+    );
+    cs.shutdown();
+}
+
+#[test]
+fn off_peak_ratio_needs_the_off_peak_hour_and_the_free_server_slot() {
+    let mut config = RegionConfig::default();
+    config.compaction.min_compact_size = 1;
+    // The manual clock stands at 1 s after the epoch: hour 0 (UTC).
+    config.compaction.offpeak_start_hour = 0;
+    config.compaction.offpeak_end_hour = 1;
+    let h = Harness::new(
+        Arc::new(MemFs::new()),
+        table(1 << 20, &[b"cf"]),
+        config,
+        false,
+    );
+    flush_rows(&h, "a", 800);
+    flush_rows(&h, "b", 100);
+    flush_rows(&h, "c", 100);
+    let sizes: Vec<u64> = h.region().manifest().stores[&b"cf"[..]]
+        .files
+        .iter()
+        .map(|f| f.size)
+        .collect();
+    let (a, rest) = (sizes[0] as f64, (sizes[1] + sizes[2]) as f64);
+    assert!(
+        a > 1.2 * rest && a <= 5.0 * rest,
+        "the sizes {sizes:?} must need the off-peak ratio"
+    );
+    let slot = h.region().services().off_peak_compaction.clone();
+    // Another compaction holds the server's off-peak slot: the normal ratio, nothing.
+    slot.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        h.region()
+            .compact_store(b"cf", false, false)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(files(&h), 3);
+    // Slot free: the off-peak ratio admits the big file; the slot is given back after.
+    slot.store(false, std::sync::atomic::Ordering::SeqCst);
+    let done = h.region().compact_store(b"cf", false, false).unwrap();
+    assert_eq!(done.len(), 1);
+    assert_eq!(files(&h), 1);
+    assert!(!slot.load(std::sync::atomic::Ordering::SeqCst));
+    // Outside the off-peak hours the ratio is the normal one even with the slot free.
+    h.clock.advance(5 * 3_600_000);
+    flush_rows(&h, "d", 100);
+    flush_rows(&h, "e", 100);
+    assert!(
+        h.region()
+            .compact_store(b"cf", false, false)
+            .unwrap()
+            .is_empty()
+    );
+}

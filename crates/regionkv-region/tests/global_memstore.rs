@@ -7,10 +7,9 @@
 
 use regionkv_cell::{Cell, ManualClock, SharedClock};
 use regionkv_fs::{Fs, MemFs};
-use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
-    ColumnFamilyDescriptor, Flusher, GlobalMemStore, RecoveredWal, Region, RegionConfig,
-    RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, Flusher, GlobalMemStore, RecoveredWal, Region, RegionInfo,
+    RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::path::Path;
@@ -29,15 +28,13 @@ fn services(
     )
     .unwrap();
     RegionServices {
-        fs: Arc::new(fs.clone()),
-        wal,
-        clock: Arc::new(ManualClock::new(1)) as SharedClock,
-        block_cache: None,
-        memstore: MemStoreConfig::default(),
-        config: RegionConfig::default(),
         flusher,
-        compact_split: None,
         global,
+        ..RegionServices::new(
+            Arc::new(fs.clone()),
+            wal,
+            Arc::new(ManualClock::new(1)) as SharedClock,
+        )
     }
 }
 
