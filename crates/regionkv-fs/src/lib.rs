@@ -221,3 +221,23 @@ pub(crate) fn utf8_name(dir: &Path, name: &std::ffi::OsStr) -> Option<String> {
         }
     }
 }
+
+/// Atomically replaces `path` with `bytes` (write `<path>.tmp`, fsync it, rename it over
+/// `path`, fsync the directory): after a crash at any point the file holds either its old
+/// or its new contents. A stale temp file of an earlier crash is replaced.
+pub fn write_atomic(fs: &dyn Fs, path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp_name);
+    if fs.exists(&tmp)? {
+        fs.remove_file(&tmp)?;
+    }
+    let mut f = fs.create_new(&tmp)?;
+    f.append(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    fs.rename(&tmp, path)?;
+    fs.sync_dir(dir)?;
+    Ok(())
+}

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use regionkv_cell::limits::check_family_name;
 use regionkv_storefile::{BloomType, Compression, DataBlockEncoding, StoreFileWriterOptions};
 use regionkv_wal::Durability;
+use std::collections::BTreeMap;
 
 /// HBase's `HConstants.FOREVER`: a TTL of `Integer.MAX_VALUE` seconds means "never expires".
 pub const FOREVER: u32 = i32::MAX as u32;
@@ -63,6 +64,11 @@ pub struct ColumnFamilyDescriptor {
     pub in_memory: bool,
     /// BLOCKCACHE (default true).
     pub block_cache_enabled: bool,
+    /// REPLICATION_SCOPE (default 0). Kept for fidelity of descriptors carried to and
+    /// from HBase; regionkv does not replicate.
+    pub replication_scope: u32,
+    /// CONFIGURATION: per-family overrides of `hbase.*` keys.
+    pub configuration: BTreeMap<String, String>,
 }
 
 impl ColumnFamilyDescriptor {
@@ -81,6 +87,8 @@ impl ColumnFamilyDescriptor {
             data_block_encoding: DataBlockEncoding::None,
             in_memory: false,
             block_cache_enabled: true,
+            replication_scope: 0,
+            configuration: BTreeMap::new(),
         })
     }
 
@@ -144,6 +152,17 @@ pub struct TableDescriptor {
     pub durability: Durability,
     /// READONLY.
     pub read_only: bool,
+    /// SPLIT_POLICY: the HBase class name of the split policy (`None`: the default,
+    /// SteppingSplitPolicy).
+    pub split_policy: Option<String>,
+    /// COMPACTION_ENABLED (default true): false stops every compaction but user ones.
+    pub compaction_enabled: bool,
+    /// SPLIT_ENABLED (default true).
+    pub split_enabled: bool,
+    /// MERGE_ENABLED (default true).
+    pub merge_enabled: bool,
+    /// CONFIGURATION: per-table overrides of `hbase.*` keys.
+    pub configuration: BTreeMap<String, String>,
 }
 
 impl TableDescriptor {
@@ -157,6 +176,11 @@ impl TableDescriptor {
             max_file_size: DEFAULT_MAX_FILESIZE,
             durability: Durability::UseDefault,
             read_only: false,
+            split_policy: None,
+            compaction_enabled: true,
+            split_enabled: true,
+            merge_enabled: true,
+            configuration: BTreeMap::new(),
         };
         t.families.sort_by(|a, b| a.name.cmp(&b.name));
         t.validate()?;
@@ -207,6 +231,285 @@ impl TableDescriptor {
     }
 }
 
+/// Parses HBase's boolean attribute values ('true'/'false', any case).
+fn parse_bool(key: &str, value: &str) -> Result<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(Error::InvalidDescriptor(format!(
+            "{key} must be true or false, not '{value}'"
+        ))),
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
+    value.trim().parse().map_err(|_| {
+        Error::InvalidDescriptor(format!(
+            "{key} must be a non-negative number, not '{value}'"
+        ))
+    })
+}
+
+/// HBase's TTL forms: seconds, or FOREVER.
+fn parse_ttl(value: &str) -> Result<u32> {
+    if value.eq_ignore_ascii_case("FOREVER") {
+        return Ok(FOREVER);
+    }
+    let secs: u64 = parse_num("TTL", value)?;
+    u32::try_from(secs)
+        .ok()
+        .filter(|s| *s <= FOREVER)
+        .ok_or_else(|| Error::InvalidDescriptor(format!("TTL {value} is out of range")))
+}
+
+/// Durability by HBase's names.
+pub fn durability_from_name(value: &str) -> Result<Durability> {
+    Ok(match value.to_ascii_uppercase().as_str() {
+        "USE_DEFAULT" => Durability::UseDefault,
+        "SKIP_WAL" => Durability::SkipWal,
+        "ASYNC_WAL" => Durability::AsyncWal,
+        "SYNC_WAL" => Durability::SyncWal,
+        "FSYNC_WAL" => Durability::FsyncWal,
+        _ => {
+            return Err(Error::InvalidDescriptor(format!(
+                "DURABILITY must be one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not '{value}'"
+            )));
+        }
+    })
+}
+
+/// HBase's name of a durability.
+pub const fn durability_name(d: Durability) -> &'static str {
+    match d {
+        Durability::UseDefault => "USE_DEFAULT",
+        Durability::SkipWal => "SKIP_WAL",
+        Durability::AsyncWal => "ASYNC_WAL",
+        Durability::SyncWal => "SYNC_WAL",
+        Durability::FsyncWal => "FSYNC_WAL",
+    }
+}
+
+impl ColumnFamilyDescriptor {
+    /// Sets one option by its HBase attribute name (as the shell's `{NAME => 'f',
+    /// VERSIONS => 3}` gives them). Unknown names and out-of-range values are errors;
+    /// HBase options regionkv does not implement (e.g. COMPRESSION => 'SNAPPY') are errors
+    /// too, never silently ignored.
+    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
+        let upper = key.to_ascii_uppercase();
+        match upper.as_str() {
+            "NAME" => {
+                check_family_name(value.as_bytes())?;
+                self.name = value.as_bytes().to_vec();
+            }
+            "VERSIONS" => self.max_versions = parse_num(key, value)?,
+            "MIN_VERSIONS" => self.min_versions = parse_num(key, value)?,
+            "TTL" => self.ttl_seconds = parse_ttl(value)?,
+            "KEEP_DELETED_CELLS" => {
+                self.keep_deleted_cells = match value.to_ascii_uppercase().as_str() {
+                    "FALSE" => KeepDeletedCells::False,
+                    "TRUE" => KeepDeletedCells::True,
+                    "TTL" => KeepDeletedCells::Ttl,
+                    _ => {
+                        return Err(Error::InvalidDescriptor(format!(
+                            "KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, not '{value}'"
+                        )));
+                    }
+                }
+            }
+            "BLOOMFILTER" => {
+                self.bloom_type = match value.to_ascii_uppercase().as_str() {
+                    "NONE" => BloomType::None,
+                    "ROW" => BloomType::Row,
+                    "ROWCOL" => BloomType::RowCol,
+                    _ => {
+                        return Err(Error::InvalidDescriptor(format!(
+                            "BLOOMFILTER '{value}' is not supported (NONE, ROW, ROWCOL)"
+                        )));
+                    }
+                }
+            }
+            "BLOCKSIZE" => self.block_size = parse_num(key, value)?,
+            "COMPRESSION" => {
+                self.compression = match value.to_ascii_uppercase().as_str() {
+                    "NONE" => Compression::None,
+                    "LZ4" => Compression::Lz4,
+                    _ => {
+                        return Err(Error::InvalidDescriptor(format!(
+                            "COMPRESSION '{value}' is not supported (NONE, LZ4)"
+                        )));
+                    }
+                }
+            }
+            "DATA_BLOCK_ENCODING" => {
+                self.data_block_encoding = match value.to_ascii_uppercase().as_str() {
+                    "NONE" => DataBlockEncoding::None,
+                    "PREFIX" => DataBlockEncoding::Prefix,
+                    _ => {
+                        return Err(Error::InvalidDescriptor(format!(
+                            "DATA_BLOCK_ENCODING '{value}' is not supported (NONE, PREFIX)"
+                        )));
+                    }
+                }
+            }
+            "IN_MEMORY" => self.in_memory = parse_bool(key, value)?,
+            "BLOCKCACHE" => self.block_cache_enabled = parse_bool(key, value)?,
+            "REPLICATION_SCOPE" => {
+                let scope: u32 = parse_num(key, value)?;
+                if scope > 1 {
+                    return Err(Error::InvalidDescriptor(format!(
+                        "REPLICATION_SCOPE must be 0 or 1, not {value}"
+                    )));
+                }
+                self.replication_scope = scope;
+            }
+            _ => {
+                return Err(Error::InvalidDescriptor(format!(
+                    "unknown column family attribute {key}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every option as HBase's shell `describe` lists them, in its order.
+    pub fn attributes(&self) -> Vec<(&'static str, String)> {
+        let ttl = if self.ttl_seconds == FOREVER {
+            "FOREVER".to_string()
+        } else {
+            self.ttl_seconds.to_string()
+        };
+        vec![
+            ("NAME", String::from_utf8_lossy(&self.name).into_owned()),
+            ("BLOOMFILTER", bloom_name(self.bloom_type).to_string()),
+            ("IN_MEMORY", self.in_memory.to_string()),
+            ("VERSIONS", self.max_versions.to_string()),
+            (
+                "KEEP_DELETED_CELLS",
+                self.keep_deleted_cells.name().to_string(),
+            ),
+            (
+                "DATA_BLOCK_ENCODING",
+                match self.data_block_encoding {
+                    DataBlockEncoding::None => "NONE",
+                    DataBlockEncoding::Prefix => "PREFIX",
+                }
+                .to_string(),
+            ),
+            (
+                "COMPRESSION",
+                match self.compression {
+                    Compression::None => "NONE",
+                    Compression::Lz4 => "LZ4",
+                }
+                .to_string(),
+            ),
+            ("TTL", ttl),
+            ("MIN_VERSIONS", self.min_versions.to_string()),
+            ("BLOCKCACHE", self.block_cache_enabled.to_string()),
+            ("BLOCKSIZE", self.block_size.to_string()),
+            ("REPLICATION_SCOPE", self.replication_scope.to_string()),
+        ]
+    }
+}
+
+fn bloom_name(b: BloomType) -> &'static str {
+    match b {
+        BloomType::None => "NONE",
+        BloomType::Row => "ROW",
+        BloomType::RowCol => "ROWCOL",
+    }
+}
+
+impl TableDescriptor {
+    /// Sets one table attribute by HBase's name (`MAX_FILESIZE`, `MEMSTORE_FLUSHSIZE`,
+    /// `DURABILITY`, `READONLY`, `SPLIT_POLICY`, `COMPACTION_ENABLED`, `SPLIT_ENABLED`,
+    /// `MERGE_ENABLED`). Unknown names and bad values are errors.
+    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
+        match key.to_ascii_uppercase().as_str() {
+            "MAX_FILESIZE" => self.max_file_size = parse_num(key, value)?,
+            "MEMSTORE_FLUSHSIZE" => self.memstore_flush_size = parse_num(key, value)?,
+            "DURABILITY" => self.durability = durability_from_name(value)?,
+            "READONLY" => self.read_only = parse_bool(key, value)?,
+            "SPLIT_POLICY" => self.split_policy = Some(value.to_string()),
+            "COMPACTION_ENABLED" => self.compaction_enabled = parse_bool(key, value)?,
+            "SPLIT_ENABLED" => self.split_enabled = parse_bool(key, value)?,
+            "MERGE_ENABLED" => self.merge_enabled = parse_bool(key, value)?,
+            _ => {
+                return Err(Error::InvalidDescriptor(format!(
+                    "unknown table attribute {key}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The table attributes that differ from HBase's defaults (what `describe` prints as
+    /// TABLE_ATTRIBUTES), then every one when `all`.
+    pub fn attributes(&self, all: bool) -> Vec<(&'static str, String)> {
+        let d = Self {
+            name: self.name.clone(),
+            families: Vec::new(),
+            memstore_flush_size: DEFAULT_MEMSTORE_FLUSH_SIZE,
+            max_file_size: DEFAULT_MAX_FILESIZE,
+            durability: Durability::UseDefault,
+            read_only: false,
+            split_policy: None,
+            compaction_enabled: true,
+            split_enabled: true,
+            merge_enabled: true,
+            configuration: BTreeMap::new(),
+        };
+        let mut out = Vec::new();
+        let mut push = |k: &'static str, v: String, default: String| {
+            if all || v != default {
+                out.push((k, v));
+            }
+        };
+        push(
+            "MAX_FILESIZE",
+            self.max_file_size.to_string(),
+            d.max_file_size.to_string(),
+        );
+        push(
+            "MEMSTORE_FLUSHSIZE",
+            self.memstore_flush_size.to_string(),
+            d.memstore_flush_size.to_string(),
+        );
+        push(
+            "DURABILITY",
+            durability_name(self.durability).to_string(),
+            "USE_DEFAULT".to_string(),
+        );
+        push("READONLY", self.read_only.to_string(), "false".to_string());
+        push(
+            "SPLIT_POLICY",
+            self.split_policy.clone().unwrap_or_default(),
+            String::new(),
+        );
+        push(
+            "COMPACTION_ENABLED",
+            self.compaction_enabled.to_string(),
+            "true".to_string(),
+        );
+        push(
+            "SPLIT_ENABLED",
+            self.split_enabled.to_string(),
+            "true".to_string(),
+        );
+        push(
+            "MERGE_ENABLED",
+            self.merge_enabled.to_string(),
+            "true".to_string(),
+        );
+        out
+    }
+
+    /// A configuration value: the table's CONFIGURATION override, else `None`.
+    pub fn config(&self, key: &str) -> Option<&str> {
+        self.configuration.get(key).map(String::as_str)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -251,5 +554,54 @@ mod tests {
         let f = ColumnFamilyDescriptor::new(b"cf").unwrap();
         assert!(TableDescriptor::new("t", vec![f.clone(), f.clone()]).is_err());
         assert!(TableDescriptor::new("bad name", vec![f]).is_err());
+    }
+
+    #[test]
+    fn attributes_round_trip_by_hbase_names() {
+        let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        for (k, v) in [
+            ("VERSIONS", "3"),
+            ("MIN_VERSIONS", "1"),
+            ("TTL", "86400"),
+            ("KEEP_DELETED_CELLS", "ttl"),
+            ("BLOOMFILTER", "ROWCOL"),
+            ("BLOCKSIZE", "8192"),
+            ("COMPRESSION", "lz4"),
+            ("DATA_BLOCK_ENCODING", "PREFIX"),
+            ("IN_MEMORY", "true"),
+            ("BLOCKCACHE", "false"),
+        ] {
+            f.set_attribute(k, v).unwrap();
+        }
+        f.validate().unwrap();
+        let mut g = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        for (k, v) in f.attributes() {
+            g.set_attribute(k, &v).unwrap();
+        }
+        assert_eq!(f, g);
+        assert_eq!(f.ttl_millis(), Some(86_400_000));
+        let err = |k: &str, v: &str| {
+            let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+            f.set_attribute(k, v).is_err()
+        };
+        assert!(err("COMPRESSION", "SNAPPY"));
+        assert!(err("VERSIONS", "-1"));
+        assert!(err("VERSIONS", "x"));
+        assert!(err("NO_SUCH", "1"));
+        assert!(err("IN_MEMORY", "yes"));
+        assert!(err("TTL", "99999999999"));
+        let mut t = TableDescriptor::new("t", vec![f]).unwrap();
+        assert!(t.attributes(false).is_empty());
+        t.set_attribute("MAX_FILESIZE", "1000").unwrap();
+        t.set_attribute("DURABILITY", "ASYNC_WAL").unwrap();
+        assert_eq!(
+            t.attributes(false),
+            vec![
+                ("MAX_FILESIZE", "1000".to_string()),
+                ("DURABILITY", "ASYNC_WAL".to_string())
+            ]
+        );
+        assert!(t.set_attribute("DURABILITY", "SOMETIMES").is_err());
+        assert!(t.set_attribute("COLOUR", "red").is_err());
     }
 }

@@ -7,7 +7,9 @@
 //! [`row_lock`], [`manifest`] (atomic file-set changes), [`flush`] (policy),
 //! [`services`] (what regions share: WAL, flusher, global memstore budget),
 //! [`scan`] (the merging heap), [`descriptor`] (HBase's table and family options),
-//! [`compact`] (compaction mechanics), [`compaction`] (compaction selection policy).
+//! [`compact`] (compaction mechanics), [`compaction`] (compaction selection policy),
+//! [`filter`] (HBase's server-side filters and its filter language),
+//! [`split`] (pre-split algorithms, split policies and split-point math).
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +17,7 @@ pub mod compact;
 pub mod compaction;
 pub mod descriptor;
 mod error;
+pub mod filter;
 pub mod flush;
 pub mod manifest;
 pub mod mvcc;
@@ -24,6 +27,7 @@ pub mod region;
 pub mod row_lock;
 pub mod scan;
 pub mod services;
+pub mod split;
 pub mod store;
 
 pub use compact::CompactionResult;

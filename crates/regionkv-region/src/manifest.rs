@@ -29,7 +29,6 @@ const MAGIC: &[u8; 8] = b"RKVMANIF";
 const VERSION: u32 = 1;
 /// File name of the manifest inside a region directory.
 pub const MANIFEST_FILE: &str = "MANIFEST";
-const MANIFEST_TMP: &str = "MANIFEST.tmp";
 /// Largest manifest accepted (bounds allocation on a corrupt length).
 const MAX_MANIFEST_LEN: usize = 64 << 20;
 
@@ -309,17 +308,11 @@ impl Manifest {
 
     /// Atomically replaces the region's manifest: temp file, fsync, rename, fsync dir.
     pub fn write(&self, fs: &dyn Fs, region_dir: &Path) -> Result<()> {
-        let tmp = region_dir.join(MANIFEST_TMP);
-        if fs.exists(&tmp)? {
-            fs.remove_file(&tmp)?;
-        }
-        let mut f = fs.create_new(&tmp)?;
-        f.append(&self.encode())?;
-        f.sync_all()?;
-        drop(f);
-        fs.rename(&tmp, &Self::path(region_dir))?;
-        fs.sync_dir(region_dir)?;
-        Ok(())
+        Ok(regionkv_fs::write_atomic(
+            fs,
+            &Self::path(region_dir),
+            &self.encode(),
+        )?)
     }
 
     /// Reads the region's manifest; `None` when the region has none yet.

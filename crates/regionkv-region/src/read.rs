@@ -3,9 +3,10 @@
 //! per store (`scan::query_matcher`).
 
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 use crate::region::Region;
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
-use crate::scan::query_matcher::QueryMatcher;
+use crate::scan::query_matcher::{QueryMatcher, SharedFilter};
 use crate::scan::store_scanner::StoreScanner;
 use crate::store::{SourceFilter, StoreFileHandle};
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
@@ -189,6 +190,52 @@ pub struct RegionScanner {
     batch: Option<usize>,
     /// The rest of a row split by `batch`, in order.
     pending: std::collections::VecDeque<Cell>,
+    /// The scan's filter (its row-level calls are made here, its cell-level calls by the
+    /// store matchers).
+    filter: Option<SharedFilter>,
+    /// Set once the filter reports that no later row can pass.
+    done: bool,
+}
+
+/// What the row-level filter protocol decided for one row.
+enum RowVerdict {
+    /// Return these cells (possibly none: the row is skipped).
+    Cells(Vec<Cell>),
+    /// The filter ends the scan.
+    Stop,
+}
+
+/// HBase's `RegionScannerImpl` row protocol around gathering one row's cells: stop when
+/// the filter says nothing more can pass, `reset` before the row, drop the row when
+/// `filter_row_key` says so (without reading it), then the end-of-row calls
+/// ([`crate::filter::finish_row`]: `filter_row_cells`, `filter_row`; an empty row is
+/// dropped without asking, so counting filters never count it). The filter lock is never held while `gather` runs
+/// (the store matchers lock it per cell).
+///
+/// `read_row(false)` gathers the row's cells; `read_row(true)` only moves past the row.
+fn filter_row(
+    filter: Option<&SharedFilter>,
+    row: &[u8],
+    read_row: impl FnOnce(bool) -> Result<Vec<Cell>>,
+) -> Result<RowVerdict> {
+    let Some(f) = filter else {
+        return read_row(false).map(RowVerdict::Cells);
+    };
+    let skip = {
+        let mut g = f.lock();
+        if g.filter_all_remaining() {
+            return Ok(RowVerdict::Stop);
+        }
+        g.reset();
+        g.filter_row_key(row)
+    };
+    if skip {
+        read_row(true)?;
+        return Ok(RowVerdict::Cells(Vec::new()));
+    }
+    let mut cells = read_row(false)?;
+    crate::filter::finish_row(f.lock().as_mut(), &mut cells);
+    Ok(RowVerdict::Cells(cells))
 }
 
 impl RegionScanner {
@@ -199,7 +246,7 @@ impl RegionScanner {
             return self.next_row_reversed();
         }
         loop {
-            if self.rows_left == Some(0) {
+            if self.rows_left == Some(0) || self.done {
                 return Ok(None);
             }
             let Some(row) = self
@@ -221,12 +268,27 @@ impl RegionScanner {
                     return Ok(None);
                 }
             }
-            let mut cells = Vec::new();
-            for s in &mut self.stores {
-                if s.peek_row() == Some(row.as_slice()) {
-                    s.row_cells(&row, &mut cells)?;
+            let stores = &mut self.stores;
+            let verdict = filter_row(self.filter.as_ref(), &row, |skip| {
+                let mut cells = Vec::new();
+                for s in stores.iter_mut() {
+                    if s.peek_row() == Some(row.as_slice()) {
+                        if skip {
+                            s.skip_row(&row)?;
+                        } else {
+                            s.row_cells(&row, &mut cells)?;
+                        }
+                    }
                 }
-            }
+                Ok(cells)
+            })?;
+            let cells = match verdict {
+                RowVerdict::Stop => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                RowVerdict::Cells(c) => c,
+            };
             if !cells.is_empty() {
                 if let Some(n) = &mut self.rows_left {
                     *n -= 1;
@@ -243,7 +305,7 @@ impl RegionScanner {
             return Ok(None);
         };
         loop {
-            if self.rows_left == Some(0) {
+            if self.rows_left == Some(0) || self.done {
                 return Ok(None);
             }
             let bound = rev.bound.as_ref().map(|k| k.as_bytes());
@@ -268,14 +330,28 @@ impl RegionScanner {
                     return Ok(None);
                 }
             }
-            let mut cells = Vec::new();
-            for s in &mut rev.stores {
-                s.scanner.seek_row_exact(&row)?;
-                if s.scanner.peek_row() == Some(row.as_slice()) {
-                    s.scanner.row_cells(&row, &mut cells)?;
+            let stores = &mut rev.stores;
+            let verdict = filter_row(self.filter.as_ref(), &row, |skip| {
+                let mut cells = Vec::new();
+                // A reversed scan finds each row afresh: a skipped row needs no move.
+                if !skip {
+                    for s in stores.iter_mut() {
+                        s.scanner.seek_row_exact(&row)?;
+                        if s.scanner.peek_row() == Some(row.as_slice()) {
+                            s.scanner.row_cells(&row, &mut cells)?;
+                        }
+                    }
                 }
-            }
+                Ok(cells)
+            })?;
             rev.bound = Some(OwnedKey::first_on_row(&row)?);
+            let cells = match verdict {
+                RowVerdict::Stop => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                RowVerdict::Cells(c) => c,
+            };
             if !cells.is_empty() {
                 if let Some(n) = &mut self.rows_left {
                     *n -= 1;
@@ -365,6 +441,7 @@ impl Region {
         start_row: &[u8],
         stop_row: &[u8],
         get_row: Option<&[u8]>,
+        filter: Option<&SharedFilter>,
     ) -> Result<Vec<StoreScanner>> {
         let read_point = self.mvcc().read_point();
         let now = self.services().clock.now_millis();
@@ -373,20 +450,19 @@ impl Region {
             let Some(store) = self.stores().get(&family) else {
                 continue;
             };
-            let filter = source_filter(store.family(), q, now);
+            let sf = source_filter(store.family(), q, now);
             let sources = match get_row {
-                Some(row) => store.get_scanners(read_point, row, &qualifiers, &filter)?,
-                None => {
-                    store.scanners(read_point, &start_key.view(), start_row, stop_row, &filter)?
-                }
+                Some(row) => store.get_scanners(read_point, row, &qualifiers, &sf)?,
+                None => store.scanners(read_point, &start_key.view(), start_row, stop_row, &sf)?,
             };
-            let matcher = QueryMatcher::user(
+            let matcher = QueryMatcher::user_filtered(
                 store.family(),
                 &qualifiers,
                 q.max_versions,
                 q.time_range,
                 now,
                 q.raw,
+                filter.cloned(),
             );
             out.push(StoreScanner::new(KeyValueHeap::new(sources), matcher));
         }
@@ -395,24 +471,70 @@ impl Region {
 
     /// The cells of `row` a Get returns (HBase's `HRegion.get`).
     pub fn get(&self, row: &[u8], q: &ReadQuery) -> Result<Vec<Cell>> {
+        self.get_filtered(row, q, None)
+    }
+
+    /// A Get with a filter: a one-row scan, so the row-level filter calls apply too.
+    pub fn get_filtered(
+        &self,
+        row: &[u8],
+        q: &ReadQuery,
+        filter: Option<Box<dyn Filter>>,
+    ) -> Result<Vec<Cell>> {
         self.check_readable()?;
         self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        let filter = filter.map(|f| Arc::new(parking_lot::Mutex::new(f)));
         let start = OwnedKey::first_on_row(row)?;
-        let mut cells = Vec::new();
-        for mut s in self.store_scanners(q, &start, row, &[], Some(row))? {
-            if s.peek_row() == Some(row) {
-                s.row_cells(row, &mut cells)?;
+        let mut stores = self.store_scanners(q, &start, row, &[], Some(row), filter.as_ref())?;
+        let verdict = filter_row(filter.as_ref(), row, |skip| {
+            let mut cells = Vec::new();
+            if !skip {
+                for s in stores.iter_mut() {
+                    if s.peek_row() == Some(row) {
+                        s.row_cells(row, &mut cells)?;
+                    }
+                }
             }
-        }
-        Ok(cells)
+            Ok(cells)
+        })?;
+        Ok(match verdict {
+            RowVerdict::Cells(c) => c,
+            RowVerdict::Stop => Vec::new(),
+        })
     }
 
     /// A scanner over rows of `scan`'s range within this region.
     pub fn scan(&self, scan: &RegionScan) -> Result<RegionScanner> {
+        self.scan_filtered(scan, None)
+    }
+
+    /// A scanner with a filter (HBase's `Scan.setFilter`). A filter that edits whole rows
+    /// (`has_filter_row`) cannot be combined with `batch` (HBase's
+    /// IncompatibleFilterException).
+    pub fn scan_filtered(
+        &self,
+        scan: &RegionScan,
+        filter: Option<Box<dyn Filter>>,
+    ) -> Result<RegionScanner> {
         self.check_readable()?;
         self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        if let Some(f) = &filter
+            && f.has_filter_row()
+            && scan.batch.is_some_and(|b| b > 0)
+        {
+            return Err(Error::InvalidDescriptor(
+                "Cannot set batch on a scan using a filter that returns true for filter.hasFilterRow"
+                    .to_string(),
+            ));
+        }
+        let filter = filter.map(|mut f| {
+            if scan.reversed {
+                f.set_reversed(true);
+            }
+            Arc::new(parking_lot::Mutex::new(f))
+        });
         if scan.reversed {
-            return self.scan_reversed(scan);
+            return self.scan_reversed(scan, filter);
         }
         let info = self.info();
         // Clamp to the region's range.
@@ -442,7 +564,14 @@ impl Region {
         } else {
             stop_row.clone()
         };
-        let stores = self.store_scanners(&scan.query, &start_key, &start_row, &file_stop, None)?;
+        let stores = self.store_scanners(
+            &scan.query,
+            &start_key,
+            &start_row,
+            &file_stop,
+            None,
+            filter.as_ref(),
+        )?;
         Ok(RegionScanner {
             stores,
             stop_row,
@@ -451,12 +580,18 @@ impl Region {
             reverse: None,
             batch: scan.batch,
             pending: Default::default(),
+            filter,
+            done: false,
         })
     }
 
     /// HBase's reversed scan: rows from `start_row` (the highest, inclusive by default)
     /// down to `stop_row` (exclusive lower bound by default), clamped to the region.
-    fn scan_reversed(&self, scan: &RegionScan) -> Result<RegionScanner> {
+    fn scan_reversed(
+        &self,
+        scan: &RegionScan,
+        filter: Option<SharedFilter>,
+    ) -> Result<RegionScanner> {
         let info = self.info();
         let read_point = self.mvcc().read_point();
         let now = self.services().clock.now_millis();
@@ -483,18 +618,18 @@ impl Region {
             let Some(store) = self.stores().get(&family) else {
                 continue;
             };
-            let filter = source_filter(store.family(), &scan.query, now);
+            let sf = source_filter(store.family(), &scan.query, now);
             let segments: Vec<Arc<Segment>> = store
                 .memstore()
                 .segments()
                 .into_iter()
-                .filter(|s| filter.keeps_segment(s))
+                .filter(|s| sf.keeps_segment(s))
                 .collect();
             let files: Arc<Vec<StoreFileHandle>> = Arc::new(
                 store
                     .files()
                     .iter()
-                    .filter(|f| filter.keeps_file(&f.reader))
+                    .filter(|f| sf.keeps_file(&f.reader))
                     .cloned()
                     .collect(),
             );
@@ -505,13 +640,14 @@ impl Region {
             for f in files.iter() {
                 sources.push(SourceScanner::File(StoreFileScanner::new(f.reader.clone())));
             }
-            let matcher = QueryMatcher::user(
+            let matcher = QueryMatcher::user_filtered(
                 store.family(),
                 &qualifiers,
                 scan.query.max_versions,
                 scan.query.time_range,
                 now,
                 scan.query.raw,
+                filter.clone(),
             );
             stores.push(ReverseStore {
                 segments,
@@ -528,6 +664,8 @@ impl Region {
             reverse: Some(Reverse { stores, bound }),
             batch: scan.batch,
             pending: Default::default(),
+            filter,
+            done: false,
         })
     }
 }

@@ -155,6 +155,7 @@ impl Region {
             )));
         }
         let encoded = manifest.region.encoded_name();
+        Self::reconcile_families(fs.as_ref(), dir, &mut manifest, &table)?;
         let mut stores = BTreeMap::new();
         let mut max_seq = 0u64;
         for family in &table.families {
@@ -215,6 +216,60 @@ impl Region {
             "region opened"
         );
         Ok(region)
+    }
+
+    /// Brings the manifest in line with the table's families after an alter: a family
+    /// the table no longer has loses its files (HBase deletes the family directory); a
+    /// family new to the region starts with every earlier edit counted as flushed, so
+    /// edits of an earlier family of the same name still in the WAL never come back.
+    fn reconcile_families(
+        fs: &dyn regionkv_fs::Fs,
+        dir: &Path,
+        manifest: &mut Manifest,
+        table: &TableDescriptor,
+    ) -> Result<()> {
+        let dropped: Vec<Vec<u8>> = manifest
+            .stores
+            .keys()
+            .filter(|f| table.family(f).is_none())
+            .cloned()
+            .collect();
+        let high = manifest
+            .stores
+            .values()
+            .map(|s| s.flushed_seq_id)
+            .max()
+            .unwrap_or(0);
+        let added: Vec<Vec<u8>> = table
+            .families
+            .iter()
+            .filter(|f| !manifest.stores.contains_key(&f.name))
+            .map(|f| f.name.clone())
+            .collect();
+        if dropped.is_empty() && added.is_empty() {
+            return Ok(());
+        }
+        for f in &dropped {
+            manifest.stores.remove(f);
+        }
+        for f in &added {
+            manifest.stores.insert(
+                f.clone(),
+                crate::manifest::StoreManifest {
+                    flushed_seq_id: high,
+                    files: Vec::new(),
+                },
+            );
+        }
+        manifest.write(fs, dir)?;
+        for f in &dropped {
+            let fam_dir = dir.join(String::from_utf8_lossy(f).as_ref());
+            tracing::info!(dir = %fam_dir.display(), "removing the files of a dropped family");
+            if fs.exists(&fam_dir)? {
+                fs.remove_dir_all(&fam_dir)?;
+            }
+        }
+        Ok(())
     }
 
     /// Applies the WAL edits of this region that are not in its storefiles.
@@ -418,9 +473,24 @@ impl Region {
     pub fn mutate_row(
         self: &Arc<Self>,
         row: &[u8],
-        mut cells: Vec<Cell>,
+        cells: Vec<Cell>,
         durability: Durability,
     ) -> Result<u64> {
+        self.mutate_row_with(row, durability, |_, _| Ok((cells, ())))
+            .map(|(seq, ())| seq)
+    }
+
+    /// The read-modify-write form of [`Region::mutate_row`] (HBase's increment, append and
+    /// checkAndMutate): `prepare` runs under the row lock with the region and the
+    /// mutation's time, reads the row as no other writer can change it, and returns the
+    /// cells to apply (none: nothing is written) and a value handed back with the
+    /// sequence id.
+    pub fn mutate_row_with<T>(
+        self: &Arc<Self>,
+        row: &[u8],
+        durability: Durability,
+        prepare: impl FnOnce(&Region, i64) -> Result<(Vec<Cell>, T)>,
+    ) -> Result<(u64, T)> {
         self.check_open()?;
         regionkv_cell::limits::check_row(row)?;
         if !self.info.contains_row(row) {
@@ -431,6 +501,15 @@ impl Region {
                 end: to_string_binary(&self.info.end_key),
             });
         }
+        self.check_resources()?;
+        let durability = self.table.effective_durability(durability);
+        let _row = self
+            .row_locks
+            .lock(row, self.services.config.row_lock_wait)
+            .ok_or_else(|| Error::RowLockTimeout(to_string_binary(row)))?;
+        // HBase reads the batch time once, after taking the row lock.
+        let now = self.services.clock.now_millis();
+        let (mut cells, out) = prepare(self, now)?;
         for c in &cells {
             if c.row() != row {
                 return Err(Error::InvalidDescriptor(format!(
@@ -448,18 +527,10 @@ impl Region {
             }
         }
         if cells.is_empty() {
-            return Ok(self.mvcc.read_point());
+            return Ok((self.mvcc.read_point(), out));
         }
-        self.check_resources()?;
-        let durability = self.table.effective_durability(durability);
-
-        let _row = self
-            .row_locks
-            .lock(row, self.services.config.row_lock_wait)
-            .ok_or_else(|| Error::RowLockTimeout(to_string_binary(row)))?;
         let updates = self.updates.read();
         self.check_open()?;
-        let now = self.services.clock.now_millis();
         self.prepare_delete_timestamps(row, &mut cells, now)?;
         let entry = self.mvcc.begin();
         let seq = entry.write_number();
@@ -507,7 +578,7 @@ impl Region {
         {
             f.request_global();
         }
-        Ok(seq)
+        Ok((seq, out))
     }
 
     /// HBase's `prepareDeleteTimestamps`: a one-version Delete without a timestamp deletes

@@ -1,8 +1,56 @@
 //! regionkv: an embedded LSM storage engine that behaves like the regions of an Apache
-//! HBase 2.x table. This facade is what users depend on; the table API grows here under
-//! the Table API issue. For now it re-exports the cell vocabulary.
+//! HBase 2.x table. This crate is what users depend on: HBase's client API — `Db` (a
+//! directory; HBase's Connection), `Admin`, `Table`, `Put`, `Get`, `Scan`, `Delete`,
+//! `Increment`, `Append`, `CheckAndMutate`, `RowMutations`, `RowResult` (HBase's
+//! `Result`), descriptors and filters — in idiomatic Rust.
+//!
+//! ```
+//! use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, Put, TableDescriptor};
+//!
+//! # fn main() -> regionkv::Result<()> {
+//! let dir = tempfile::tempdir().expect("a temp dir");
+//! let db = Db::open(dir.path(), DbOptions::default())?;
+//! let cf = ColumnFamilyDescriptor::new(b"cf")?;
+//! db.admin().create_table(&TableDescriptor::new("t1", vec![cf])?)?;
+//! let t = db.table("t1")?;
+//! t.put(&Put::new("row1").add_column("cf", "q", "value"))?;
+//! let r = t.get(&Get::new("row1"))?;
+//! assert_eq!(r.value(b"cf", b"q"), Some(&b"value"[..]));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
+//! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
+//! [`catalog`] (the persisted table list), [`region_map`] (row → region routing).
 
 #![forbid(unsafe_code)]
 
+pub mod admin;
+pub mod buffered;
+pub mod catalog;
+pub mod db;
+mod error;
+pub mod mutation;
+pub mod options;
+pub mod read;
+pub mod region_map;
+pub mod table;
+
+pub use admin::{Admin, RegionStatus, StoreStatus};
+pub use buffered::BufferedMutator;
+pub use db::Db;
+pub use error::{Error, Result};
+pub use mutation::{
+    Append, CheckAction, CheckAndMutate, CheckAndMutateBuilder, CompareOperator, Condition, Delete,
+    Increment, Mutation, Put, RowMutations,
+};
+pub use options::DbOptions;
+pub use read::{Get, RowResult, Scan};
+pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
+
 pub use regionkv_cell as cell;
-pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SystemClock, TimeRange};
+pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemClock, TimeRange};
+pub use regionkv_region::filter;
+pub use regionkv_region::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use regionkv_wal::Durability;

@@ -14,7 +14,7 @@
 
 use regionkv_cell::{CellRef, CellType};
 
-/// A match decision (HBase's `MatchCode`, minus the filter-only codes).
+/// A match decision (HBase's `MatchCode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatchCode {
     /// Return the cell.
@@ -31,6 +31,8 @@ pub enum MatchCode {
     SeekNextRow,
     /// The row is finished (the cell belongs to another row).
     Done,
+    /// Drop the cell and seek to the key the scan's filter hints at.
+    SeekNextUsingHint,
 }
 
 /// Version counting shared by both trackers.
@@ -135,6 +137,24 @@ impl ColumnTracker {
         match self {
             Self::Wildcard(_) => MatchCode::Include,
             Self::Explicit(e) => e.check_column(cell.qualifier()),
+        }
+    }
+
+    /// HBase's `doneWithColumn`: the explicit tracker moves past the cell's column (a
+    /// filter answered INCLUDE_AND_NEXT_COL); the wildcard tracker needs nothing.
+    pub fn done_with_column(&mut self, cell: CellRef<'_>) {
+        if let Self::Explicit(e) = self {
+            while let Some(wanted) = e.columns.get(e.index) {
+                let cmp = cell.qualifier().cmp(wanted.as_slice());
+                e.last_ts = None;
+                if cmp.is_lt() {
+                    return;
+                }
+                e.index += 1;
+                if cmp.is_eq() {
+                    return;
+                }
+            }
         }
     }
 

@@ -14,11 +14,30 @@
 //! HBase class each comes from are in `docs/semantics.md`.
 
 use crate::descriptor::{ColumnFamilyDescriptor, KeepDeletedCells};
+use crate::filter::{Filter, ReturnCode};
 use crate::scan::column_tracker::{ColumnTracker, MatchCode, VersionLimits};
 use crate::scan::delete_tracker::{DeleteResult, DeleteTracker};
 use regionkv_cell::key::OLDEST_TIMESTAMP;
-use regionkv_cell::{CellRef, TimeRange};
+use regionkv_cell::{CellRef, OwnedKey, TimeRange};
 use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// A read's filter, shared by the matchers of every store of one region scan (HBase hands
+/// the same filter object to each store's matcher, so it sees a row's cells family by
+/// family). Only the one thread driving the scan locks it.
+pub type SharedFilter = Arc<parking_lot::Mutex<Box<dyn Filter>>>;
+
+/// The user matcher's filter state (HBase's `UserScanQueryMatcher` fields).
+#[derive(Debug)]
+struct FilterState {
+    filter: SharedFilter,
+    /// Versions a column may return after the filter: min(requested, VERSIONS), or the
+    /// requested number for raw scans.
+    versions_after_filter: u32,
+    /// Cells of `cur_col` included so far.
+    count: u32,
+    cur_col: Option<(Vec<u8>, Vec<u8>)>,
+}
 
 /// Which rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +68,7 @@ pub struct QueryMatcher {
     keep_deleted_cells: KeepDeletedCells,
     now: i64,
     row: Vec<u8>,
+    filter: Option<FilterState>,
 }
 
 /// `now − TTL` for `family` (or `i64::MIN` without a TTL).
@@ -68,7 +88,24 @@ impl QueryMatcher {
         now: i64,
         raw: bool,
     ) -> Self {
-        let (kind, max, oldest) = if raw {
+        Self::user_filtered(family, columns, max_versions, time_range, now, raw, None)
+    }
+
+    /// A user matcher with a filter. As in HBase 2.x, the column tracker then counts
+    /// versions up to the family's VERSIONS (raw: the requested number), the filter sees
+    /// the cells the tracker includes, and at most min(requested, VERSIONS) cells per
+    /// column pass the filter — so a filter that rejects the newest version can return an
+    /// older one.
+    pub fn user_filtered(
+        family: &ColumnFamilyDescriptor,
+        columns: &[Vec<u8>],
+        max_versions: u32,
+        time_range: TimeRange,
+        now: i64,
+        raw: bool,
+        filter: Option<SharedFilter>,
+    ) -> Self {
+        let (kind, result_max, oldest) = if raw {
             // Raw scans ignore TTL (HBase sets oldestUnexpiredTS to 0) and are not capped by
             // the family's VERSIONS.
             (MatcherKind::Raw, max_versions, 0)
@@ -79,8 +116,12 @@ impl QueryMatcher {
                 oldest_unexpired_ts(family, now),
             )
         };
+        let tracked = match (&filter, raw) {
+            (Some(_), false) => family.max_versions,
+            _ => result_max,
+        };
         let limits = VersionLimits {
-            max_versions: max,
+            max_versions: tracked,
             min_versions: if raw { 0 } else { family.min_versions },
             oldest_unexpired_ts: oldest,
         };
@@ -98,6 +139,12 @@ impl QueryMatcher {
             keep_deleted_cells: family.keep_deleted_cells,
             now,
             row: Vec::new(),
+            filter: filter.map(|filter| FilterState {
+                filter,
+                versions_after_filter: result_max,
+                count: 0,
+                cur_col: None,
+            }),
         }
     }
 
@@ -118,6 +165,7 @@ impl QueryMatcher {
             keep_deleted_cells: family.keep_deleted_cells,
             now,
             row: Vec::new(),
+            filter: None,
         }
     }
 
@@ -165,7 +213,8 @@ impl QueryMatcher {
         }
     }
 
-    /// HBase's `UserScanQueryMatcher.matchColumn`: time range, column, versions.
+    /// HBase's `UserScanQueryMatcher.matchColumn`: time range, column, versions, then
+    /// the filter.
     fn match_column(&mut self, cell: CellRef<'_>) -> MatchCode {
         match self.time_range.compare(cell.timestamp()) {
             Ordering::Greater => return MatchCode::Skip,
@@ -176,7 +225,93 @@ impl QueryMatcher {
         if code != MatchCode::Include {
             return code;
         }
-        self.columns.check_versions(cell, false)
+        let code = self.columns.check_versions(cell, false);
+        match code {
+            MatchCode::Skip | MatchCode::SeekNextCol => return code,
+            _ => {}
+        }
+        if self.filter.is_none() {
+            return code;
+        }
+        let response = match &self.filter {
+            Some(f) => f.filter.lock().filter_cell(cell),
+            None => return code,
+        };
+        self.merge_filter_response(cell, code, response)
+    }
+
+    /// HBase's `mergeFilterResponse`: combines the tracker's include code with the
+    /// filter's answer, then caps the cells a column returns after the filter.
+    fn merge_filter_response(
+        &mut self,
+        cell: CellRef<'_>,
+        mut code: MatchCode,
+        response: ReturnCode,
+    ) -> MatchCode {
+        match response {
+            ReturnCode::Skip => {
+                return match code {
+                    MatchCode::IncludeAndSeekNextCol => MatchCode::SeekNextCol,
+                    MatchCode::IncludeAndSeekNextRow => MatchCode::SeekNextRow,
+                    _ => MatchCode::Skip,
+                };
+            }
+            ReturnCode::NextCol => {
+                return match code {
+                    MatchCode::IncludeAndSeekNextRow => MatchCode::SeekNextRow,
+                    _ => self.columns.next_row_or_next_column(),
+                };
+            }
+            ReturnCode::NextRow => return MatchCode::SeekNextRow,
+            ReturnCode::SeekNextUsingHint => return MatchCode::SeekNextUsingHint,
+            ReturnCode::Include | ReturnCode::IncludeAndSeekNextRow => {}
+            ReturnCode::IncludeAndNextCol => {
+                if code == MatchCode::Include {
+                    code = MatchCode::IncludeAndSeekNextCol;
+                    self.columns.done_with_column(cell);
+                }
+            }
+        }
+        if code != MatchCode::Include {
+            return code;
+        }
+        let Some(f) = self.filter.as_mut() else {
+            return code;
+        };
+        let same = f
+            .cur_col
+            .as_ref()
+            .is_some_and(|(fam, q)| fam == cell.family() && q == cell.qualifier());
+        if !same {
+            f.count = 0;
+            f.cur_col = Some((cell.family().to_vec(), cell.qualifier().to_vec()));
+        }
+        f.count += 1;
+        if f.count > f.versions_after_filter {
+            MatchCode::SeekNextCol
+        } else {
+            MatchCode::Include
+        }
+    }
+
+    /// The filter's seek hint for `cell` (after [`MatchCode::SeekNextUsingHint`]).
+    pub fn next_key_hint(&self, cell: CellRef<'_>) -> Option<OwnedKey> {
+        self.filter
+            .as_ref()
+            .and_then(|f| f.filter.lock().next_cell_hint(cell))
+    }
+
+    /// Applies the filter's `transform_cell` to an included cell.
+    pub fn transform(&self, cell: regionkv_cell::Cell) -> regionkv_cell::Cell {
+        match &self.filter {
+            Some(f) => f.filter.lock().transform_cell(cell),
+            None => cell,
+        }
+    }
+
+    /// True when the read has a filter.
+    pub fn has_filter(&self) -> bool {
+        self.filter.is_some()
     }
 
     /// Compaction's `trackDelete`: markers mask puts unless KEEP_DELETED_CELLS keeps them
@@ -192,6 +327,13 @@ impl QueryMatcher {
 
     /// Decides what to do with `cell`.
     pub fn matches(&mut self, cell: CellRef<'_>) -> MatchCode {
+        if let Some(f) = &self.filter
+            && f.filter.lock().filter_all_remaining()
+        {
+            // HBase ends the scan (DONE_SCAN); the region scanner stops before the next
+            // row, so here the row just ends.
+            return MatchCode::SeekNextRow;
+        }
         if let Some(code) = self.pre_check(cell) {
             return code;
         }

@@ -47,7 +47,8 @@ impl StoreScanner {
     }
 
     /// Feeds the cells of `row` (the current row) to the matcher and calls `emit` with each
-    /// cell it keeps; leaves the scanner at the first cell after the row.
+    /// cell it keeps; leaves the scanner at the first cell after the row. (A read with a
+    /// filter goes through [`StoreScanner::row_cells`], which also transforms cells.)
     pub fn next_row(&mut self, row: &[u8], mut emit: impl FnMut(CellRef<'_>)) -> Result<()> {
         self.matcher.set_row(row);
         loop {
@@ -74,13 +75,34 @@ impl StoreScanner {
                 MatchCode::SeekNextCol => self.seek_next_column()?,
                 MatchCode::SeekNextRow => return self.skip_row(row),
                 MatchCode::Done => return Ok(()),
+                MatchCode::SeekNextUsingHint => {
+                    match self.matcher.next_key_hint(cell) {
+                        // A hint at or before the current cell would not move the scan.
+                        Some(hint)
+                            if regionkv_cell::key::compare_keys(
+                                hint.as_bytes(),
+                                cell.key_bytes(),
+                            )
+                            .is_gt() =>
+                        {
+                            self.heap.reseek(&hint.view())?;
+                        }
+                        _ => self.heap.advance()?,
+                    }
+                }
             }
         }
     }
 
-    /// Collects the kept cells of `row`.
+    /// Collects the kept cells of `row` (transformed by the read's filter, if any).
     pub fn row_cells(&mut self, row: &[u8], out: &mut Vec<Cell>) -> Result<()> {
-        self.next_row(row, |c| out.push(c.to_cell()))
+        if !self.matcher.has_filter() {
+            return self.next_row(row, |c| out.push(c.to_cell()));
+        }
+        let mut kept = Vec::new();
+        self.next_row(row, |c| kept.push(c.to_cell()))?;
+        out.extend(kept.into_iter().map(|c| self.matcher.transform(c)));
+        Ok(())
     }
 
     fn seek_next_column(&mut self) -> Result<()> {

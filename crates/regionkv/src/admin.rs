@@ -1,0 +1,618 @@
+//! `Admin`: HBase's administrative API — namespaces, table creation (with pre-split
+//! keys), describe/list/exists, alter, disable/enable, truncate, drop, flush, compaction
+//! and status. Every operation changes the catalog under the Db's catalog lock, so admin
+//! operations run one at a time; the catalog file is replaced atomically, and a crash
+//! leaves either the old or the new state (orphaned region directories of an unfinished
+//! create are removed at the next create of the same table).
+
+use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
+use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
+use crate::error::{Error, Result};
+use crate::region_map::RegionMap;
+use parking_lot::RwLock;
+use regionkv_cell::bytes::to_string_binary;
+use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// The administrative handle of a [`Db`].
+#[derive(Debug, Clone)]
+pub struct Admin {
+    pub(crate) db: Db,
+}
+
+/// One store's status (HBase's store metrics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreStatus {
+    /// Family name.
+    pub family: Vec<u8>,
+    /// Live storefiles.
+    pub store_files: usize,
+    /// Their total size in bytes.
+    pub store_file_bytes: u64,
+    /// Memstore data size in bytes.
+    pub memstore_bytes: u64,
+}
+
+/// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionStatus {
+    /// HBase's region name: `table,startkey,id.encoded.`
+    pub name: String,
+    /// The encoded name (the region directory).
+    pub encoded_name: String,
+    /// First row (inclusive).
+    pub start_key: Vec<u8>,
+    /// End row (exclusive; empty: the end of the table).
+    pub end_key: Vec<u8>,
+    /// Read requests served.
+    pub read_requests: u64,
+    /// Row mutations applied.
+    pub write_requests: u64,
+    /// Memstore data size in bytes.
+    pub memstore_bytes: u64,
+    /// Storefiles over all stores.
+    pub store_files: usize,
+    /// Their total size in bytes.
+    pub store_file_bytes: u64,
+    /// Compactions run.
+    pub compactions: u64,
+    /// Per store.
+    pub stores: Vec<StoreStatus>,
+}
+
+/// HBase's region name of `info`.
+pub fn region_name(info: &RegionInfo) -> String {
+    format!(
+        "{},{},{}.{}.",
+        info.table,
+        to_string_binary(&info.start_key),
+        info.region_id,
+        info.encoded_name()
+    )
+}
+
+fn region_status(r: &Region) -> RegionStatus {
+    let info = r.info();
+    let stores: Vec<StoreStatus> = r
+        .stores()
+        .iter()
+        .map(|(f, s)| {
+            let files = s.files();
+            StoreStatus {
+                family: f.clone(),
+                store_files: files.len(),
+                store_file_bytes: files.iter().map(|h| h.meta.size).sum(),
+                memstore_bytes: s.memstore().size().data_size,
+            }
+        })
+        .collect();
+    let m = r.metrics();
+    RegionStatus {
+        name: region_name(info),
+        encoded_name: r.encoded_name().to_string(),
+        start_key: info.start_key.clone(),
+        end_key: info.end_key.clone(),
+        read_requests: m.read_requests.load(Ordering::Relaxed),
+        write_requests: m.write_requests.load(Ordering::Relaxed),
+        memstore_bytes: r.memstore_data_size(),
+        store_files: stores.iter().map(|s| s.store_files).sum(),
+        store_file_bytes: stores.iter().map(|s| s.store_file_bytes).sum(),
+        compactions: m.compactions.load(Ordering::Relaxed),
+        stores,
+    }
+}
+
+/// Checks split keys as HBase's `createTable` does and returns them sorted.
+fn check_split_keys(mut keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    if keys.iter().any(Vec::is_empty) {
+        return Err(Error::InvalidArgument(
+            "Empty split key must not be passed in the split keys.".to_string(),
+        ));
+    }
+    keys.sort();
+    for w in keys.windows(2) {
+        if w[0] == w[1] {
+            return Err(Error::InvalidArgument(format!(
+                "All split keys must be unique, found duplicate: {}, {}",
+                to_string_binary(&w[0]),
+                to_string_binary(&w[1])
+            )));
+        }
+    }
+    for k in &keys {
+        regionkv_cell::limits::check_row(k)?;
+    }
+    Ok(keys)
+}
+
+impl DbInner {
+    /// Creates the regions of a new table (or a truncated one) on disk and opens them.
+    fn create_regions(
+        &self,
+        catalog: &mut Catalog,
+        desc: &TableDescriptor,
+        split_keys: &[Vec<u8>],
+    ) -> Result<Vec<Arc<Region>>> {
+        let mut bounds = Vec::with_capacity(split_keys.len() + 2);
+        bounds.push(Vec::new());
+        bounds.extend(split_keys.iter().cloned());
+        bounds.push(Vec::new());
+        let mut regions = Vec::with_capacity(split_keys.len() + 1);
+        for w in bounds.windows(2) {
+            let info = RegionInfo {
+                table: desc.name.clone(),
+                start_key: w[0].clone(),
+                end_key: w[1].clone(),
+                region_id: self.next_region_id(catalog),
+            };
+            let dir = self.region_dir(&info);
+            regions.push(Region::create(
+                &dir,
+                info,
+                desc.clone(),
+                self.services.clone(),
+            )?);
+        }
+        Ok(regions)
+    }
+
+    fn write_catalog(&self, catalog: &Catalog) -> Result<()> {
+        catalog.write(self.fs.as_ref(), &self.dir)
+    }
+
+    fn close_regions(map: &RegionMap) -> Result<()> {
+        for r in map.regions() {
+            r.close()?;
+        }
+        Ok(())
+    }
+}
+
+fn entry_for(desc: &TableDescriptor, regions: &[Arc<Region>], state: TableState) -> TableEntry {
+    TableEntry {
+        descriptor: desc.clone(),
+        state,
+        regions: regions
+            .iter()
+            .map(|r| RegionEntry {
+                info: r.info().clone(),
+            })
+            .collect(),
+    }
+}
+
+impl Admin {
+    fn inner(&self) -> &DbInner {
+        &self.db.inner
+    }
+
+    // ---- namespaces -------------------------------------------------------------------
+
+    /// HBase's `createNamespace`.
+    pub fn create_namespace(&self, name: &str) -> Result<()> {
+        self.inner().check_open()?;
+        regionkv_cell::limits::check_namespace_name(name)?;
+        let mut cat = self.inner().catalog.lock();
+        if cat.namespaces.contains(name) {
+            return Err(Error::NamespaceExists(name.to_string()));
+        }
+        let mut next = cat.clone();
+        next.namespaces.insert(name.to_string());
+        self.inner().write_catalog(&next)?;
+        *cat = next;
+        Ok(())
+    }
+
+    /// HBase's `deleteNamespace`: only an empty, non-reserved namespace.
+    pub fn drop_namespace(&self, name: &str) -> Result<()> {
+        self.inner().check_open()?;
+        let mut cat = self.inner().catalog.lock();
+        if name == "default" || name == "hbase" {
+            return Err(Error::NamespaceConstraint(
+                name.to_string(),
+                "Reserved namespace cannot be removed.".to_string(),
+            ));
+        }
+        if !cat.namespaces.contains(name) {
+            return Err(Error::NamespaceNotFound(name.to_string()));
+        }
+        let n = cat
+            .tables
+            .keys()
+            .filter(|t| namespace_of(t) == name)
+            .count();
+        if n > 0 {
+            return Err(Error::NamespaceConstraint(
+                name.to_string(),
+                format!("Only empty namespaces can be removed. Namespace {name} has {n} tables"),
+            ));
+        }
+        let mut next = cat.clone();
+        next.namespaces.remove(name);
+        self.inner().write_catalog(&next)?;
+        *cat = next;
+        Ok(())
+    }
+
+    /// Every namespace, sorted.
+    pub fn list_namespaces(&self) -> Result<Vec<String>> {
+        self.inner().check_open()?;
+        Ok(self
+            .inner()
+            .catalog
+            .lock()
+            .namespaces
+            .iter()
+            .cloned()
+            .collect())
+    }
+
+    /// The tables of namespace `ns`.
+    pub fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>> {
+        self.inner().check_open()?;
+        let cat = self.inner().catalog.lock();
+        if !cat.namespaces.contains(ns) {
+            return Err(Error::NamespaceNotFound(ns.to_string()));
+        }
+        Ok(cat
+            .tables
+            .keys()
+            .filter(|t| namespace_of(t) == ns)
+            .cloned()
+            .collect())
+    }
+
+    // ---- tables -----------------------------------------------------------------------
+
+    /// HBase's `createTable(desc)`: one region.
+    pub fn create_table(&self, desc: &TableDescriptor) -> Result<()> {
+        self.create_table_with_splits(desc, Vec::new())
+    }
+
+    /// HBase's `createTable(desc, splitKeys)`: regions `[, k1) [k1, k2) … [kn, )`.
+    pub fn create_table_with_splits(
+        &self,
+        desc: &TableDescriptor,
+        split_keys: Vec<Vec<u8>>,
+    ) -> Result<()> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let mut desc = desc.clone();
+        desc.name = canonical_table_name(&desc.name)?;
+        desc.validate()?;
+        let keys = check_split_keys(split_keys)?;
+        let span =
+            tracing::info_span!("create_table", table = %desc.name, regions = keys.len() + 1);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        let ns = namespace_of(&desc.name).to_string();
+        if !cat.namespaces.contains(&ns) {
+            return Err(Error::NamespaceNotFound(ns));
+        }
+        if cat.tables.contains_key(&desc.name) {
+            return Err(Error::TableExists(desc.name.clone()));
+        }
+        // Leftovers of a create that crashed before its catalog write.
+        let table_dir = inner.table_dir(&desc.name);
+        if inner.fs.exists(&table_dir)? {
+            inner.fs.remove_dir_all(&table_dir)?;
+        }
+        let mut next = cat.clone();
+        let regions = inner.create_regions(&mut next, &desc, &keys)?;
+        next.tables.insert(
+            desc.name.clone(),
+            entry_for(&desc, &regions, TableState::Enabled),
+        );
+        inner.write_catalog(&next)?;
+        *cat = next;
+        inner.tables.write().insert(
+            desc.name.clone(),
+            Arc::new(TableHandle {
+                name: desc.name.clone(),
+                descriptor: RwLock::new(Arc::new(desc)),
+                regions: RwLock::new(Some(Arc::new(RegionMap::new(regions)))),
+            }),
+        );
+        Ok(())
+    }
+
+    /// The table's descriptor (HBase's `getDescriptor`).
+    pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
+        Ok((**self.inner().table(name)?.descriptor.read()).clone())
+    }
+
+    /// Every table name, sorted.
+    pub fn list_tables(&self) -> Result<Vec<String>> {
+        self.inner().check_open()?;
+        Ok(self.inner().tables.read().keys().cloned().collect())
+    }
+
+    /// Whether the table exists.
+    pub fn table_exists(&self, name: &str) -> Result<bool> {
+        match self.inner().table(name) {
+            Ok(_) => Ok(true),
+            Err(Error::TableNotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the table is enabled.
+    pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
+        Ok(self.inner().table(name)?.regions.read().is_some())
+    }
+
+    /// Whether the table is disabled.
+    pub fn is_table_disabled(&self, name: &str) -> Result<bool> {
+        Ok(!self.is_table_enabled(name)?)
+    }
+
+    /// HBase's `modifyTable`: replaces the descriptor (families added, changed or
+    /// removed; options changed) without losing data. An enabled table's regions are
+    /// flushed, closed and reopened with the new descriptor; a removed family's files
+    /// are deleted.
+    pub fn modify_table(&self, desc: &TableDescriptor) -> Result<()> {
+        let inner = self.inner();
+        let handle = inner.table(&desc.name)?;
+        let mut desc = desc.clone();
+        desc.name = handle.name.clone();
+        desc.validate()?;
+        let span = tracing::info_span!("alter", table = %desc.name);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        let mut next = cat.clone();
+        let entry = next
+            .tables
+            .get_mut(&desc.name)
+            .ok_or_else(|| Error::TableNotFound(desc.name.clone()))?;
+        entry.descriptor = desc.clone();
+        let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
+        let mut regions = handle.regions.write();
+        if let Some(map) = regions.as_ref() {
+            DbInner::close_regions(map)?;
+        }
+        inner.write_catalog(&next)?;
+        *cat = next;
+        *handle.descriptor.write() = Arc::new(desc.clone());
+        if regions.is_some() {
+            *regions = Some(Arc::new(inner.open_regions(&desc, &infos, &[])?));
+        } else {
+            // Disabled: open and close once so dropped families lose their files now.
+            let map = inner.open_regions(&desc, &infos, &[])?;
+            DbInner::close_regions(&map)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a family (HBase's `addColumnFamily`).
+    pub fn add_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        let mut desc = self.describe(table)?;
+        if desc.family(&family.name).is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "Column family {} already exists in table {}",
+                to_string_binary(&family.name),
+                desc.name
+            )));
+        }
+        desc.families.push(family);
+        desc.families.sort_by(|a, b| a.name.cmp(&b.name));
+        self.modify_table(&desc)
+    }
+
+    /// Replaces a family's options (HBase's `modifyColumnFamily`).
+    pub fn modify_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        let mut desc = self.describe(table)?;
+        let slot = desc
+            .families
+            .iter_mut()
+            .find(|f| f.name == family.name)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "Column family {} does not exist in table {}",
+                    to_string_binary(&family.name),
+                    table
+                ))
+            })?;
+        *slot = family;
+        self.modify_table(&desc)
+    }
+
+    /// Removes a family and its data (HBase's `deleteColumnFamily`).
+    pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        let mut desc = self.describe(table)?;
+        let before = desc.families.len();
+        desc.families.retain(|f| f.name != family);
+        if desc.families.len() == before {
+            return Err(Error::InvalidArgument(format!(
+                "Family '{}' does not exist, so it cannot be deleted",
+                to_string_binary(family)
+            )));
+        }
+        if desc.families.is_empty() {
+            return Err(Error::InvalidArgument(
+                "Family cannot be deleted: the table would have no column family".to_string(),
+            ));
+        }
+        self.modify_table(&desc)
+    }
+
+    fn set_state(&self, name: &str, state: TableState) -> Result<()> {
+        let inner = self.inner();
+        let handle = inner.table(name)?;
+        let mut cat = inner.catalog.lock();
+        let mut regions = handle.regions.write();
+        match (state, regions.is_some()) {
+            (TableState::Disabled, false) => {
+                return Err(Error::TableNotEnabled(handle.name.clone()));
+            }
+            (TableState::Enabled, true) => {
+                return Err(Error::TableNotDisabled(handle.name.clone()));
+            }
+            _ => {}
+        }
+        let mut next = cat.clone();
+        let entry = next
+            .tables
+            .get_mut(&handle.name)
+            .ok_or_else(|| Error::TableNotFound(handle.name.clone()))?;
+        entry.state = state;
+        let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
+        match state {
+            TableState::Disabled => {
+                let span = tracing::info_span!("disable", table = %handle.name);
+                let _enter = span.enter();
+                if let Some(map) = regions.as_ref() {
+                    DbInner::close_regions(map)?;
+                }
+                inner.write_catalog(&next)?;
+                *regions = None;
+            }
+            TableState::Enabled => {
+                let span = tracing::info_span!("enable", table = %handle.name);
+                let _enter = span.enter();
+                let desc = handle.descriptor.read().clone();
+                let map = inner.open_regions(&desc, &infos, &[])?;
+                inner.write_catalog(&next)?;
+                *regions = Some(Arc::new(map));
+            }
+        }
+        *cat = next;
+        Ok(())
+    }
+
+    /// HBase's `disableTable`: flushes and closes the regions; the data stays.
+    pub fn disable_table(&self, name: &str) -> Result<()> {
+        self.set_state(name, TableState::Disabled)
+    }
+
+    /// HBase's `enableTable`.
+    pub fn enable_table(&self, name: &str) -> Result<()> {
+        self.set_state(name, TableState::Enabled)
+    }
+
+    /// HBase's `truncateTable`: the table must be disabled; all data goes, the table comes
+    /// back enabled — with its region boundaries when `preserve_splits`, else as one
+    /// region.
+    pub fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<()> {
+        let inner = self.inner();
+        let handle = inner.table(name)?;
+        let span = tracing::info_span!("truncate", table = %handle.name, preserve_splits);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        let mut regions = handle.regions.write();
+        if regions.is_some() {
+            return Err(Error::TableNotDisabled(handle.name.clone()));
+        }
+        let desc = (**handle.descriptor.read()).clone();
+        let old = cat
+            .tables
+            .get(&handle.name)
+            .ok_or_else(|| Error::TableNotFound(handle.name.clone()))?;
+        let keys: Vec<Vec<u8>> = if preserve_splits {
+            old.regions
+                .iter()
+                .skip(1)
+                .map(|r| r.info.start_key.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let old_dirs: Vec<_> = old
+            .regions
+            .iter()
+            .map(|r| inner.region_dir(&r.info))
+            .collect();
+        let mut next = cat.clone();
+        let created = inner.create_regions(&mut next, &desc, &keys)?;
+        next.tables.insert(
+            handle.name.clone(),
+            entry_for(&desc, &created, TableState::Enabled),
+        );
+        inner.write_catalog(&next)?;
+        *cat = next;
+        for d in old_dirs {
+            if inner.fs.exists(&d)? {
+                inner.fs.remove_dir_all(&d)?;
+            }
+        }
+        *regions = Some(Arc::new(RegionMap::new(created)));
+        Ok(())
+    }
+
+    /// HBase's `deleteTable`: the table must be disabled; its data is removed.
+    pub fn delete_table(&self, name: &str) -> Result<()> {
+        let inner = self.inner();
+        let handle = inner.table(name)?;
+        let span = tracing::info_span!("drop", table = %handle.name);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        if handle.regions.read().is_some() {
+            return Err(Error::TableNotDisabled(handle.name.clone()));
+        }
+        let mut next = cat.clone();
+        next.tables.remove(&handle.name);
+        inner.write_catalog(&next)?;
+        *cat = next;
+        inner.tables.write().remove(&handle.name);
+        let dir = inner.table_dir(&handle.name);
+        if inner.fs.exists(&dir)? {
+            inner.fs.remove_dir_all(&dir)?;
+        }
+        Ok(())
+    }
+
+    // ---- flush, compaction, status ----------------------------------------------------
+
+    fn regions_of(&self, name: &str) -> Result<Arc<RegionMap>> {
+        self.inner().table(name)?.region_map()
+    }
+
+    /// Flushes every region of the table (HBase's `flush`).
+    pub fn flush(&self, name: &str) -> Result<()> {
+        for r in self.regions_of(name)?.regions() {
+            r.flush_all()?;
+        }
+        Ok(())
+    }
+
+    /// A user compaction of every region, through HBase's selection policy (a store
+    /// with fewer than `hbase.hstore.compaction.min` files is left alone). Runs now and
+    /// returns when done.
+    pub fn compact(&self, name: &str) -> Result<()> {
+        for r in self.regions_of(name)?.regions() {
+            r.compact(false)?;
+        }
+        Ok(())
+    }
+
+    /// A major compaction of every store of every region: delete markers and what they
+    /// mask, expired cells and excess versions are dropped (KEEP_DELETED_CELLS aside).
+    pub fn major_compact(&self, name: &str) -> Result<()> {
+        for r in self.regions_of(name)?.regions() {
+            r.compact(true)?;
+        }
+        Ok(())
+    }
+
+    /// The table's regions with their metrics, in key order.
+    pub fn regions(&self, name: &str) -> Result<Vec<RegionStatus>> {
+        Ok(self
+            .regions_of(name)?
+            .regions()
+            .iter()
+            .map(|r| region_status(r))
+            .collect())
+    }
+
+    /// The table's split keys: the start keys of every region but the first (what the
+    /// shell's `get_splits` prints).
+    pub fn splits(&self, name: &str) -> Result<Vec<Vec<u8>>> {
+        Ok(self
+            .regions_of(name)?
+            .regions()
+            .iter()
+            .skip(1)
+            .map(|r| r.info().start_key.clone())
+            .collect())
+    }
+}

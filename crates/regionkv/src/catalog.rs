@@ -1,0 +1,389 @@
+//! The catalog: what HBase keeps in `hbase:meta` and the namespace table — namespaces,
+//! tables (descriptor and enabled state) and each table's regions — persisted in one file,
+//! `CATALOG`, replaced atomically on every change (write temp, fsync, rename, fsync dir).
+//! Layout in docs/catalog-format.md: an 8-byte magic, a big-endian u32 length, a JSON
+//! body (descriptors under HBase's attribute names, row keys as hex) and a CRC-32 over
+//! everything before it.
+
+use crate::error::{Error, Result};
+use regionkv_fs::Fs;
+use regionkv_region::{ColumnFamilyDescriptor, RegionInfo, TableDescriptor};
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// File name of the catalog in the Db directory.
+pub const CATALOG_FILE: &str = "CATALOG";
+const MAGIC: &[u8; 8] = b"RKVCAT01";
+/// Largest catalog accepted (bounds allocation on a corrupt length).
+const MAX_LEN: usize = 256 << 20;
+
+/// Whether a table serves reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableState {
+    /// Serving.
+    Enabled,
+    /// Regions closed (flushed); data kept.
+    Disabled,
+}
+
+/// One region of a table as the catalog records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionEntry {
+    /// Identity and key range.
+    pub info: RegionInfo,
+}
+
+/// One table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableEntry {
+    /// Its descriptor.
+    pub descriptor: TableDescriptor,
+    /// Enabled or disabled.
+    pub state: TableState,
+    /// Regions in start-key order, covering the key space without gaps or overlaps.
+    pub regions: Vec<RegionEntry>,
+}
+
+/// Everything the catalog file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalog {
+    /// Namespaces (always `default` and `hbase`).
+    pub namespaces: BTreeSet<String>,
+    /// Tables by full name (`ns:qualifier`, `default:` omitted).
+    pub tables: BTreeMap<String, TableEntry>,
+    /// The next region id handed out (region ids only grow).
+    pub next_region_id: u64,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self {
+            namespaces: ["default", "hbase"].iter().map(|s| s.to_string()).collect(),
+            tables: BTreeMap::new(),
+            next_region_id: 1,
+        }
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn attrs_json(attrs: Vec<(&'static str, String)>, config: &BTreeMap<String, String>) -> Value {
+    let mut m = Map::new();
+    for (k, v) in attrs {
+        m.insert(k.to_string(), Value::String(v));
+    }
+    let cfg: Map<String, Value> = config
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    json!({"attributes": m, "configuration": cfg})
+}
+
+impl Catalog {
+    /// The catalog's path in `dir`.
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(CATALOG_FILE)
+    }
+
+    /// Serializes the catalog (see the module docs for the framing).
+    pub fn encode(&self) -> Vec<u8> {
+        let tables: Vec<Value> = self
+            .tables
+            .values()
+            .map(|t| {
+                let d = &t.descriptor;
+                let families: Vec<Value> = d
+                    .families
+                    .iter()
+                    .map(|f| attrs_json(f.attributes(), &f.configuration))
+                    .collect();
+                let regions: Vec<Value> = t
+                    .regions
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "start": hex(&r.info.start_key),
+                            "end": hex(&r.info.end_key),
+                            "id": r.info.region_id,
+                        })
+                    })
+                    .collect();
+                let mut v = attrs_json(d.attributes(true), &d.configuration);
+                v["name"] = Value::String(d.name.clone());
+                v["state"] = Value::String(
+                    match t.state {
+                        TableState::Enabled => "ENABLED",
+                        TableState::Disabled => "DISABLED",
+                    }
+                    .to_string(),
+                );
+                v["families"] = Value::Array(families);
+                v["regions"] = Value::Array(regions);
+                v
+            })
+            .collect();
+        let body = json!({
+            "format": 1,
+            "namespaces": self.namespaces.iter().collect::<Vec<_>>(),
+            "next_region_id": self.next_region_id,
+            "tables": tables,
+        })
+        .to_string();
+        let mut out = Vec::with_capacity(body.len() + 16);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        out.extend_from_slice(body.as_bytes());
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_be_bytes());
+        out
+    }
+
+    /// Parses a catalog; every defect is an error naming `path` and an offset.
+    pub fn decode(b: &[u8], path: &Path) -> Result<Self> {
+        let corrupt = |offset: usize, reason: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            reason,
+        };
+        if b.len() < 16 {
+            return Err(corrupt(0, format!("{} bytes is too short", b.len())));
+        }
+        if &b[..8] != MAGIC {
+            return Err(corrupt(0, "bad magic".to_string()));
+        }
+        let len = u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as usize;
+        if len > MAX_LEN || 12 + len + 4 != b.len() {
+            return Err(corrupt(
+                8,
+                format!("length {len} does not match a file of {} bytes", b.len()),
+            ));
+        }
+        let crc_at = 12 + len;
+        let stored = u32::from_be_bytes([b[crc_at], b[crc_at + 1], b[crc_at + 2], b[crc_at + 3]]);
+        if crc32fast::hash(&b[..crc_at]) != stored {
+            return Err(corrupt(crc_at, "checksum mismatch".to_string()));
+        }
+        let v: Value = serde_json::from_slice(&b[12..crc_at])
+            .map_err(|e| corrupt(12 + e.column(), format!("bad JSON: {e}")))?;
+        Self::from_json(&v).map_err(|reason| corrupt(12, reason))
+    }
+
+    fn from_json(v: &Value) -> std::result::Result<Self, String> {
+        let format = v["format"].as_u64().ok_or("no format")?;
+        if format != 1 {
+            return Err(format!("catalog format {format} is not supported (1)"));
+        }
+        let namespaces = v["namespaces"]
+            .as_array()
+            .ok_or("no namespaces")?
+            .iter()
+            .map(|n| n.as_str().map(str::to_string).ok_or("bad namespace"))
+            .collect::<std::result::Result<BTreeSet<_>, _>>()?;
+        let next_region_id = v["next_region_id"].as_u64().ok_or("no next_region_id")?;
+        let mut tables = BTreeMap::new();
+        for t in v["tables"].as_array().ok_or("no tables")? {
+            let name = t["name"].as_str().ok_or("table without a name")?;
+            let mut families = Vec::new();
+            for f in t["families"].as_array().ok_or("no families")? {
+                let fam_name = f["attributes"]["NAME"]
+                    .as_str()
+                    .ok_or("family without NAME")?;
+                let mut fd =
+                    ColumnFamilyDescriptor::new(fam_name.as_bytes()).map_err(|e| e.to_string())?;
+                apply_attrs(f, |k, v| fd.set_attribute(k, v))?;
+                fd.configuration = config_of(f)?;
+                families.push(fd);
+            }
+            let mut d = TableDescriptor::new(name, families).map_err(|e| e.to_string())?;
+            apply_attrs(t, |k, v| d.set_attribute(k, v))?;
+            d.configuration = config_of(t)?;
+            let state = match t["state"].as_str() {
+                Some("ENABLED") => TableState::Enabled,
+                Some("DISABLED") => TableState::Disabled,
+                other => return Err(format!("table {name}: bad state {other:?}")),
+            };
+            let mut regions = Vec::new();
+            for r in t["regions"].as_array().ok_or("no regions")? {
+                let key = |k: &str| {
+                    r[k].as_str()
+                        .and_then(unhex)
+                        .ok_or_else(|| format!("table {name}: bad region {k} key"))
+                };
+                regions.push(RegionEntry {
+                    info: RegionInfo {
+                        table: name.to_string(),
+                        start_key: key("start")?,
+                        end_key: key("end")?,
+                        region_id: r["id"].as_u64().ok_or("bad region id")?,
+                    },
+                });
+            }
+            tables.insert(
+                name.to_string(),
+                TableEntry {
+                    descriptor: d,
+                    state,
+                    regions,
+                },
+            );
+        }
+        Ok(Self {
+            namespaces,
+            tables,
+            next_region_id,
+        })
+    }
+
+    /// Reads the catalog of `dir`; `None` when there is none yet.
+    pub fn read(fs: &dyn Fs, dir: &Path) -> Result<Option<Self>> {
+        let path = Self::path(dir);
+        if !fs.exists(&path)? {
+            return Ok(None);
+        }
+        let file = fs.open_read(&path)?;
+        let len = file.len() as usize;
+        if len > MAX_LEN + 16 {
+            return Err(Error::Corrupt {
+                path,
+                offset: 0,
+                reason: format!("{len} bytes is larger than any catalog"),
+            });
+        }
+        let bytes = file.read_to_vec(0, len)?;
+        Self::decode(&bytes, &path).map(Some)
+    }
+
+    /// Atomically replaces the catalog of `dir`.
+    pub fn write(&self, fs: &dyn Fs, dir: &Path) -> Result<()> {
+        Ok(regionkv_fs::write_atomic(
+            fs,
+            &Self::path(dir),
+            &self.encode(),
+        )?)
+    }
+}
+
+fn apply_attrs(
+    v: &Value,
+    mut set: impl FnMut(&str, &str) -> regionkv_region::Result<()>,
+) -> std::result::Result<(), String> {
+    for (k, val) in v["attributes"].as_object().ok_or("no attributes")? {
+        if k == "NAME" {
+            continue;
+        }
+        let s = val
+            .as_str()
+            .ok_or_else(|| format!("attribute {k} is not a string"))?;
+        if k == "SPLIT_POLICY" && s.is_empty() {
+            continue;
+        }
+        set(k, s).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn config_of(v: &Value) -> std::result::Result<BTreeMap<String, String>, String> {
+    v["configuration"]
+        .as_object()
+        .ok_or("no configuration")?
+        .iter()
+        .map(|(k, v)| {
+            v.as_str()
+                .map(|s| (k.clone(), s.to_string()))
+                .ok_or_else(|| format!("configuration {k} is not a string"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use regionkv_fs::MemFs;
+
+    fn sample() -> Catalog {
+        let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        f.set_attribute("VERSIONS", "3").unwrap();
+        f.configuration
+            .insert("hbase.hstore.compaction.min".into(), "4".into());
+        let mut d = TableDescriptor::new("ns:t", vec![f]).unwrap();
+        d.set_attribute("MAX_FILESIZE", "1000").unwrap();
+        let mut c = Catalog::default();
+        c.namespaces.insert("ns".into());
+        c.tables.insert(
+            "ns:t".into(),
+            TableEntry {
+                descriptor: d,
+                state: TableState::Disabled,
+                regions: vec![
+                    RegionEntry {
+                        info: RegionInfo {
+                            table: "ns:t".into(),
+                            start_key: vec![],
+                            end_key: vec![0, 0xff],
+                            region_id: 7,
+                        },
+                    },
+                    RegionEntry {
+                        info: RegionInfo {
+                            table: "ns:t".into(),
+                            start_key: vec![0, 0xff],
+                            end_key: vec![],
+                            region_id: 8,
+                        },
+                    },
+                ],
+            },
+        );
+        c.next_region_id = 9;
+        c
+    }
+
+    #[test]
+    fn round_trips_through_the_file() {
+        let fs = MemFs::new();
+        fs.create_dir_all(Path::new("/db")).unwrap();
+        assert!(Catalog::read(&fs, Path::new("/db")).unwrap().is_none());
+        let c = sample();
+        c.write(&fs, Path::new("/db")).unwrap();
+        assert_eq!(Catalog::read(&fs, Path::new("/db")).unwrap().unwrap(), c);
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_detected() {
+        let bytes = sample().encode();
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(
+                    Catalog::decode(&b, Path::new("CATALOG")).is_err(),
+                    "flip of bit {bit} at {i} went unnoticed"
+                );
+            }
+        }
+        for cut in 0..bytes.len() {
+            assert!(Catalog::decode(&bytes[..cut], Path::new("CATALOG")).is_err());
+        }
+        let err = Catalog::decode(&bytes[..bytes.len() - 1], Path::new("/db/CATALOG"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/db/CATALOG") && err.contains("offset"),
+            "{err}"
+        );
+    }
+}

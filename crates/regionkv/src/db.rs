@@ -1,0 +1,400 @@
+//! `Db`: one directory holding every table — the identity file, the lock, the catalog,
+//! the shared WAL and the region directories — and what the open regions share (HBase's
+//! region server, embedded). Directory layout (docs/catalog-format.md):
+//!
+//! ```text
+//! <dir>/REGIONKV                     identity: "regionkv" and the on-disk format version
+//! <dir>/LOCK                         held while open (one process at a time)
+//! <dir>/CATALOG                      namespaces, tables, regions (atomic replace)
+//! <dir>/wal/                         the write-ahead log of every region
+//! <dir>/data/<ns>/<table>/<region>/  one directory per region (MANIFEST, family dirs)
+//! ```
+//!
+//! Admin operations change the catalog under one lock (`catalog`); reads and writes go
+//! through each table's region map without it.
+
+use crate::catalog::{Catalog, TableState};
+use crate::error::{Error, Result};
+use crate::options::DbOptions;
+use crate::region_map::RegionMap;
+use parking_lot::{Mutex, RwLock};
+use regionkv_fs::{FileLock, Fs, RealFs};
+use regionkv_region::{
+    CompactSplit, Flusher, GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor,
+    recover_wal,
+};
+use regionkv_storefile::StoreFileBlockCache;
+use regionkv_wal::WalEdit;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// File naming the directory as a regionkv Db.
+pub const IDENTITY_FILE: &str = "REGIONKV";
+/// The on-disk format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+const LOCK_FILE: &str = "LOCK";
+
+/// An open table: its descriptor and, while enabled, its regions.
+#[derive(Debug)]
+pub(crate) struct TableHandle {
+    pub(crate) name: String,
+    pub(crate) descriptor: RwLock<Arc<TableDescriptor>>,
+    /// `None` while the table is disabled.
+    pub(crate) regions: RwLock<Option<Arc<RegionMap>>>,
+}
+
+impl TableHandle {
+    /// The current region map, or TableNotEnabled.
+    pub(crate) fn region_map(&self) -> Result<Arc<RegionMap>> {
+        self.regions
+            .read()
+            .clone()
+            .ok_or_else(|| Error::TableNotEnabled(self.name.clone()))
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct DbInner {
+    pub(crate) dir: PathBuf,
+    pub(crate) fs: Arc<dyn Fs>,
+    pub(crate) services: RegionServices,
+    pub(crate) catalog: Mutex<Catalog>,
+    pub(crate) tables: RwLock<BTreeMap<String, Arc<TableHandle>>>,
+    closed: AtomicBool,
+    // Held (never used) so the directory stays locked while the Db is open; in a
+    // Mutex because a lock handle is Send but not Sync.
+    _lock: Mutex<Box<dyn FileLock>>,
+}
+
+/// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
+/// dropping the last clone) flushes every region and stops the background threads.
+#[derive(Debug, Clone)]
+pub struct Db {
+    pub(crate) inner: Arc<DbInner>,
+}
+
+/// `ns:qualifier` as HBase prints it: the `default:` namespace is left out.
+pub fn canonical_table_name(name: &str) -> Result<String> {
+    let (ns, q) = regionkv_cell::limits::parse_table_name(name)?;
+    Ok(if ns == "default" {
+        q.to_string()
+    } else {
+        format!("{ns}:{q}")
+    })
+}
+
+/// The namespace of a canonical table name.
+pub(crate) fn namespace_of(name: &str) -> &str {
+    name.split_once(':').map_or("default", |(ns, _)| ns)
+}
+
+impl DbInner {
+    pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        let (ns, q) = match info.table.split_once(':') {
+            Some((ns, q)) => (ns, q),
+            None => ("default", info.table.as_str()),
+        };
+        self.dir
+            .join("data")
+            .join(ns)
+            .join(q)
+            .join(info.encoded_name())
+    }
+
+    pub(crate) fn table_dir(&self, name: &str) -> PathBuf {
+        let (ns, q) = match name.split_once(':') {
+            Some((ns, q)) => (ns, q),
+            None => ("default", name),
+        };
+        self.dir.join("data").join(ns).join(q)
+    }
+
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn table(&self, name: &str) -> Result<Arc<TableHandle>> {
+        self.check_open()?;
+        let name = canonical_table_name(name)?;
+        self.tables
+            .read()
+            .get(&name)
+            .cloned()
+            .ok_or(Error::TableNotFound(name))
+    }
+
+    /// Opens the regions of `desc` listed in `infos`, replaying `edits`.
+    pub(crate) fn open_regions(
+        &self,
+        desc: &TableDescriptor,
+        infos: &[RegionInfo],
+        edits: &[WalEdit],
+    ) -> Result<RegionMap> {
+        let mut regions = Vec::with_capacity(infos.len());
+        for info in infos {
+            let dir = self.region_dir(info);
+            regions.push(Region::open(
+                &dir,
+                desc.clone(),
+                self.services.clone(),
+                edits,
+            )?);
+        }
+        Ok(RegionMap::new(regions))
+    }
+
+    /// A region id above every earlier one (HBase uses the creation time in ms).
+    pub(crate) fn next_region_id(&self, catalog: &mut Catalog) -> u64 {
+        let now = u64::try_from(self.services.clock.now_millis()).unwrap_or(0);
+        let id = catalog.next_region_id.max(now);
+        catalog.next_region_id = id + 1;
+        id
+    }
+
+    fn shutdown(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let span = tracing::info_span!("close", dir = %self.dir.display());
+        let _enter = span.enter();
+        if let Some(c) = &self.services.compact_split {
+            c.shutdown();
+        }
+        if let Some(f) = &self.services.flusher {
+            f.shutdown();
+        }
+        let mut first_err = None;
+        for t in self.tables.read().values() {
+            if let Some(map) = t.regions.read().as_ref() {
+                for r in map.regions() {
+                    if let Err(e) = r.close() {
+                        tracing::error!(region = %r.encoded_name(), error = %e, "close failed");
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        match first_err {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for DbInner {
+    fn drop(&mut self) {
+        if let Err(e) = self.shutdown() {
+            tracing::error!(error = %e, "closing the database failed");
+        }
+    }
+}
+
+/// Reads the identity file; `Ok(false)` when there is none.
+fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<bool> {
+    let path = dir.join(IDENTITY_FILE);
+    if !fs.exists(&path)? {
+        return Ok(false);
+    }
+    let f = fs.open_read(&path)?;
+    let len = (f.len() as usize).min(4096);
+    let bytes = f.read_to_vec(0, len)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = text.lines();
+    let not_db = |reason: String| Error::NotADb {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    if lines.next() != Some("regionkv") {
+        return Err(not_db(format!(
+            "{IDENTITY_FILE} does not name a regionkv database"
+        )));
+    }
+    let version = lines
+        .next()
+        .and_then(|l| l.strip_prefix("format "))
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .ok_or_else(|| not_db(format!("{IDENTITY_FILE} has no format version")))?;
+    if version > FORMAT_VERSION {
+        return Err(not_db(format!(
+            "written by a newer regionkv (format {version}; this build reads up to {FORMAT_VERSION})"
+        )));
+    }
+    Ok(true)
+}
+
+impl Db {
+    /// Opens (creating it if absent, unless [`DbOptions::create_if_missing`] is off) the
+    /// database in `dir`. Fails with [`Error::NotADb`] on a directory holding other files
+    /// or a newer format, and with [`Error::Locked`] while another Db has it open.
+    pub fn open(dir: impl AsRef<Path>, options: DbOptions) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        let span = tracing::info_span!("open", dir = %dir.display());
+        let _enter = span.enter();
+        let fs: Arc<dyn Fs> = options
+            .fs
+            .clone()
+            .unwrap_or_else(|| Arc::new(RealFs::new()));
+        if !fs.exists(&dir)? {
+            if !options.create_if_missing {
+                return Err(Error::NotADb {
+                    dir,
+                    reason: "does not exist".to_string(),
+                });
+            }
+            fs.create_dir_all(&dir)?;
+        }
+        if !check_identity(fs.as_ref(), &dir)? {
+            let entries = fs.list(&dir)?;
+            if !entries.is_empty() {
+                return Err(Error::NotADb {
+                    dir,
+                    reason: format!(
+                        "not a regionkv database: it holds other files ({}) and no {IDENTITY_FILE}",
+                        entries.join(", ")
+                    ),
+                });
+            }
+            regionkv_fs::write_atomic(
+                fs.as_ref(),
+                &dir.join(IDENTITY_FILE),
+                format!("regionkv\nformat {FORMAT_VERSION}\n").as_bytes(),
+            )?;
+        }
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = fs.lock(&lock_path).map_err(|e| match e {
+            regionkv_fs::Error::Locked { .. } => Error::Locked {
+                dir: dir.clone(),
+                lock: lock_path.clone(),
+            },
+            e => e.into(),
+        })?;
+
+        let recovered = recover_wal(
+            fs.clone(),
+            &dir.join("wal"),
+            options.wal.clone(),
+            options.wal_recovery,
+        )?;
+        let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
+        let (flusher, compact_split) = if options.background {
+            (
+                Some(Flusher::start(options.flush_threads, global.clone())),
+                Some(CompactSplit::start_with_checker(
+                    options.compaction_threads.0,
+                    options.compaction_threads.1,
+                    Some(options.compaction_check_interval),
+                )),
+            )
+        } else {
+            (None, None)
+        };
+        let services = RegionServices {
+            block_cache: (options.block_cache_bytes > 0)
+                .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
+            config: options.region.clone(),
+            flusher,
+            compact_split,
+            global,
+            ..RegionServices::new(fs.clone(), recovered.wal.clone(), options.clock.clone())
+        };
+        let catalog = match Catalog::read(fs.as_ref(), &dir)? {
+            Some(c) => c,
+            None => {
+                let c = Catalog::default();
+                c.write(fs.as_ref(), &dir)?;
+                c
+            }
+        };
+        let inner = DbInner {
+            dir,
+            fs,
+            services,
+            catalog: Mutex::new(catalog.clone()),
+            tables: RwLock::new(BTreeMap::new()),
+            closed: AtomicBool::new(false),
+            _lock: Mutex::new(lock),
+        };
+        let mut tables = BTreeMap::new();
+        for (name, entry) in &catalog.tables {
+            let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
+            let map = inner.open_regions(&entry.descriptor, &infos, &recovered.edits)?;
+            let regions = match entry.state {
+                TableState::Enabled => Some(Arc::new(map)),
+                TableState::Disabled => {
+                    // Opened only to replay edits a crash left in the WAL; flushed and
+                    // closed again.
+                    for r in map.regions() {
+                        r.close()?;
+                    }
+                    None
+                }
+            };
+            tables.insert(
+                name.clone(),
+                Arc::new(TableHandle {
+                    name: name.clone(),
+                    descriptor: RwLock::new(Arc::new(entry.descriptor.clone())),
+                    regions: RwLock::new(regions),
+                }),
+            );
+        }
+        *inner.tables.write() = tables;
+        tracing::info!(
+            tables = catalog.tables.len(),
+            replayed = recovered.edits.len(),
+            "database open"
+        );
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The administrative handle (tables, namespaces, flush, compaction, splits).
+    pub fn admin(&self) -> crate::Admin {
+        crate::Admin { db: self.clone() }
+    }
+
+    /// A handle on table `name` (`ns:table`, or `table` in the default namespace).
+    pub fn table(&self, name: &str) -> Result<crate::Table> {
+        let handle = self.inner.table(name)?;
+        Ok(crate::Table {
+            db: self.clone(),
+            handle,
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// The engine clock.
+    pub fn clock(&self) -> &regionkv_cell::SharedClock {
+        &self.inner.services.clock
+    }
+
+    /// Waits until no background flush or compaction is queued or running (a
+    /// deterministic point for tests and benchmarks).
+    pub fn wait_for_background_work(&self) {
+        if let Some(f) = &self.inner.services.flusher {
+            f.wait_idle();
+        }
+        if let Some(c) = &self.inner.services.compact_split {
+            c.wait_idle();
+        }
+        if let Some(f) = &self.inner.services.flusher {
+            f.wait_idle();
+        }
+    }
+
+    /// Flushes every region and stops background work; later calls fail with
+    /// [`Error::Closed`]. Dropping the last handle does the same.
+    pub fn close(&self) -> Result<()> {
+        self.inner.shutdown()
+    }
+}

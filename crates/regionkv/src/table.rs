@@ -1,0 +1,737 @@
+//! `Table`: reads and writes of one table — routed to regions through the region map —
+//! with HBase's client semantics: puts, gets, scans streaming region by region, the
+//! delete kinds, atomic increment / append / check-and-mutate / row mutations under the
+//! row lock, and batches. Rules (from HBase 2.x's `HRegion` and client, in our words):
+//!
+//! * A `Delete` with nothing added deletes every family of the table (one DeleteFamily
+//!   marker each) at its timestamp.
+//! * Increment and Append read the current values with an ordinary Get of their columns
+//!   (deletes and TTL apply; the mutation's time range narrows it), under the row lock.
+//!   The new cell's timestamp is `max(now, current.ts + 1)`, or `now` (or the cell's own
+//!   timestamp) when there is no current value. Increment needs 8-byte values ("Field is
+//!   not a long, it's N bytes wide") and wraps on overflow like Java's `long`.
+//! * CheckAndMutate compares `expected op stored` (the expected value on the left, so
+//!   `Less` succeeds when the stored value is greater) on the newest version within the
+//!   time range; an absent expected value (`if_not_exists`) also matches an existing
+//!   empty value; puts without a timestamp get `max(now, checked cell's timestamp)`.
+
+use crate::db::{Db, TableHandle};
+use crate::error::{Error, Result};
+use crate::mutation::{
+    Append, CheckAction, CheckAndMutate, CompareOperator, Condition, Delete, Increment, Mutation,
+    Put, RowMutations,
+};
+use crate::read::{Get, RowResult, Scan};
+use crate::region_map::RegionMap;
+use regionkv_cell::key::LATEST_TIMESTAMP;
+use regionkv_cell::{Cell, CellType, TimeRange};
+use regionkv_region::{ReadQuery, Region, RegionScan, RegionScanner, TableDescriptor};
+use regionkv_wal::Durability;
+use std::sync::Arc;
+
+/// A handle on one table. Cheap to clone; `Send + Sync`.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub(crate) db: Db,
+    pub(crate) handle: Arc<TableHandle>,
+}
+
+/// What [`Table::check_and_mutate`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckAndMutateResult {
+    /// Whether the condition held (and the action ran).
+    pub success: bool,
+    /// The new values of an Increment or Append action.
+    pub result: Option<RowResult>,
+}
+
+/// One action of [`Table::batch`].
+#[derive(Debug)]
+pub enum BatchAction {
+    /// A put.
+    Put(Put),
+    /// A delete.
+    Delete(Delete),
+    /// A get.
+    Get(Get),
+    /// An increment.
+    Increment(Increment),
+    /// An append.
+    Append(Append),
+    /// Atomic mutations of one row.
+    RowMutations(RowMutations),
+}
+
+fn invalid(msg: impl Into<String>) -> Error {
+    Error::InvalidArgument(msg.into())
+}
+
+fn check_row(row: &[u8]) -> Result<()> {
+    if row.is_empty() {
+        return Err(invalid("Row length is 0"));
+    }
+    regionkv_cell::limits::check_row(row)?;
+    Ok(())
+}
+
+/// The cells of a put.
+fn put_cells(p: &Put) -> Result<Vec<Cell>> {
+    check_row(&p.row)?;
+    if p.cells.is_empty() {
+        return Err(invalid("No columns to insert"));
+    }
+    p.cells
+        .iter()
+        .map(|(f, q, ts, v)| {
+            if *ts < 0 {
+                return Err(invalid(format!("Timestamp cannot be negative. ts={ts}")));
+            }
+            Ok(Cell::put(&p.row, f, q, *ts, v)?)
+        })
+        .collect()
+}
+
+/// The markers of a delete (every family of the table when nothing was added).
+fn delete_cells(d: &Delete, desc: &TableDescriptor) -> Result<Vec<Cell>> {
+    check_row(&d.row)?;
+    if d.ts < 0 {
+        return Err(invalid(format!(
+            "Timestamp cannot be negative. ts={}",
+            d.ts
+        )));
+    }
+    if d.entries.is_empty() {
+        return desc
+            .families
+            .iter()
+            .map(|f| {
+                Ok(Cell::delete_marker(
+                    &d.row,
+                    &f.name,
+                    &[],
+                    d.ts,
+                    CellType::DeleteFamily,
+                )?)
+            })
+            .collect();
+    }
+    d.entries
+        .iter()
+        .map(|(f, q, ts, kind)| {
+            if *ts < 0 {
+                return Err(invalid(format!("Timestamp cannot be negative. ts={ts}")));
+            }
+            Ok(Cell::delete_marker(
+                &d.row,
+                f,
+                q.as_deref().unwrap_or_default(),
+                *ts,
+                *kind,
+            )?)
+        })
+        .collect()
+}
+
+fn mutation_cells(m: &Mutation, desc: &TableDescriptor) -> Result<Vec<Cell>> {
+    match m {
+        Mutation::Put(p) => put_cells(p),
+        Mutation::Delete(d) => delete_cells(d, desc),
+    }
+}
+
+/// The current value of each column an Increment or Append names, read as HBase's
+/// `reckonDeltas` does: one Get per family, newest version in the time range.
+fn current_cells(
+    region: &Region,
+    row: &[u8],
+    columns: &[(&[u8], &[u8])],
+    tr: TimeRange,
+) -> Result<Vec<Cell>> {
+    let mut q = ReadQuery::default().time_range(tr);
+    for (f, c) in columns {
+        q = q.column(f, c);
+    }
+    Ok(region.get(row, &q)?)
+}
+
+/// A read-modify-write of `columns`: `combine(current, delta)` gives the new value.
+fn reckon<D>(
+    region: &Region,
+    row: &[u8],
+    columns: &[(Vec<u8>, Vec<u8>, D)],
+    tr: TimeRange,
+    now: i64,
+    combine: impl Fn(Option<&[u8]>, &D) -> Result<Vec<u8>>,
+) -> Result<Vec<Cell>> {
+    if columns.is_empty() {
+        return Err(invalid("Invalid arguments: zero columns specified"));
+    }
+    let names: Vec<(&[u8], &[u8])> = columns
+        .iter()
+        .map(|(f, q, _)| (f.as_slice(), q.as_slice()))
+        .collect();
+    let current = current_cells(region, row, &names, tr)?;
+    // HBase handles the deltas in store order (family, then qualifier); a stable sort
+    // keeps duplicates in the order given.
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by(|a, b| {
+        let (fa, qa, _) = &columns[*a];
+        let (fb, qb, _) = &columns[*b];
+        (fa, qa).cmp(&(fb, qb))
+    });
+    let mut out = Vec::with_capacity(columns.len());
+    for i in order {
+        let (f, q, delta) = &columns[i];
+        let cur = current
+            .iter()
+            .find(|c| c.family() == f.as_slice() && c.qualifier() == q.as_slice());
+        let value = combine(cur.map(Cell::value), delta)?;
+        let ts = match cur {
+            Some(c) => now.max(c.timestamp().saturating_add(1)),
+            None => now,
+        };
+        out.push(Cell::put(row, f, q, ts, &value)?);
+    }
+    Ok(out)
+}
+
+fn increment_cells(region: &Region, inc: &Increment, now: i64) -> Result<Vec<Cell>> {
+    check_row(&inc.row)?;
+    reckon(
+        region,
+        &inc.row,
+        &inc.columns,
+        inc.time_range,
+        now,
+        |cur, amount| {
+            let old = match cur {
+                None => 0,
+                Some(v) => {
+                    let b = <[u8; 8]>::try_from(v).map_err(|_| {
+                        invalid(format!("Field is not a long, it's {} bytes wide", v.len()))
+                    })?;
+                    i64::from_be_bytes(b)
+                }
+            };
+            Ok(old.wrapping_add(*amount).to_be_bytes().to_vec())
+        },
+    )
+}
+
+fn append_cells(region: &Region, app: &Append, now: i64) -> Result<Vec<Cell>> {
+    check_row(&app.row)?;
+    reckon(
+        region,
+        &app.row,
+        &app.columns,
+        app.time_range,
+        now,
+        |cur, tail| {
+            let mut v = cur.map(<[u8]>::to_vec).unwrap_or_default();
+            v.extend_from_slice(tail);
+            Ok(v)
+        },
+    )
+}
+
+/// HBase's `HRegion.matches`: `compare(expected, stored)` against the operator.
+fn compare_matches(op: CompareOperator, expected: &[u8], stored: &[u8]) -> Result<bool> {
+    let r = expected.cmp(stored);
+    use std::cmp::Ordering::*;
+    Ok(match op {
+        CompareOperator::Less => r == Less,
+        CompareOperator::LessOrEqual => r != Greater,
+        CompareOperator::Equal => r == Equal,
+        CompareOperator::NotEqual => r != Equal,
+        CompareOperator::GreaterOrEqual => r != Less,
+        CompareOperator::Greater => r == Greater,
+        CompareOperator::NoOp => return Err(invalid("NO_OP is not a valid check operator")),
+    })
+}
+
+/// Drops all but the last of several new cells for the same column (an Increment or
+/// Append naming a column twice computes each against the same old value; one survives).
+fn last_per_column(cells: &[Cell]) -> Vec<Cell> {
+    let mut out: Vec<Cell> = Vec::with_capacity(cells.len());
+    for c in cells {
+        if let Some(prev) = out
+            .iter_mut()
+            .find(|p| p.family() == c.family() && p.qualifier() == c.qualifier())
+        {
+            *prev = c.clone();
+        } else {
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+impl Table {
+    /// The table's name (`ns:table`, or `table` in the default namespace).
+    pub fn name(&self) -> &str {
+        &self.handle.name
+    }
+
+    /// The table's current descriptor.
+    pub fn descriptor(&self) -> Arc<TableDescriptor> {
+        self.handle.descriptor.read().clone()
+    }
+
+    fn map(&self) -> Result<Arc<RegionMap>> {
+        self.db.inner.check_open()?;
+        self.handle.region_map()
+    }
+
+    fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
+        let map = self.map()?;
+        map.locate(row)
+            .cloned()
+            .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))
+    }
+
+    fn check_writable(&self) -> Result<Arc<TableDescriptor>> {
+        let desc = self.descriptor();
+        if desc.read_only {
+            return Err(invalid(format!("table {} is read-only", desc.name)));
+        }
+        Ok(desc)
+    }
+
+    /// Writes one row's cells atomically.
+    fn apply(&self, row: &[u8], cells: Vec<Cell>, durability: Durability) -> Result<()> {
+        self.region_for(row)?.mutate_row(row, cells, durability)?;
+        Ok(())
+    }
+
+    /// HBase's `Table.put`.
+    pub fn put(&self, put: &Put) -> Result<()> {
+        self.check_writable()?;
+        let cells = put_cells(put)?;
+        self.apply(&put.row, cells, put.durability)
+    }
+
+    /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`).
+    pub fn put_all(&self, puts: &[Put]) -> Result<()> {
+        for p in puts {
+            self.put(p)?;
+        }
+        Ok(())
+    }
+
+    /// HBase's `Table.delete`.
+    pub fn delete(&self, delete: &Delete) -> Result<()> {
+        let desc = self.check_writable()?;
+        let cells = delete_cells(delete, &desc)?;
+        self.apply(&delete.row, cells, delete.durability)
+    }
+
+    /// Several deletes; each row is atomic.
+    pub fn delete_all(&self, deletes: &[Delete]) -> Result<()> {
+        for d in deletes {
+            self.delete(d)?;
+        }
+        Ok(())
+    }
+
+    /// HBase's `Table.mutateRow`: puts and deletes of one row, atomically.
+    pub fn mutate_row(&self, rm: &RowMutations) -> Result<()> {
+        let desc = self.check_writable()?;
+        check_row(&rm.row)?;
+        let mut cells = Vec::new();
+        for m in &rm.mutations {
+            if m.row() != rm.row.as_slice() {
+                return Err(invalid(format!(
+                    "The row in {} doesn't match the original one {}",
+                    regionkv_cell::bytes::to_string_binary(m.row()),
+                    regionkv_cell::bytes::to_string_binary(&rm.row)
+                )));
+            }
+            cells.extend(mutation_cells(m, &desc)?);
+        }
+        let durability = strongest_durability(rm.mutations.iter().map(|m| match m {
+            Mutation::Put(p) => p.durability,
+            Mutation::Delete(d) => d.durability,
+        }));
+        self.apply(&rm.row, cells, durability)
+    }
+
+    /// HBase's `Table.get`.
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        check_row(&get.row)?;
+        let mut q = get.query.clone();
+        if let Some(ts) = get.exact_ts {
+            q.time_range = TimeRange::at(ts)?;
+        }
+        let region = self.region_for(&get.row)?;
+        let filter = get.filter.as_ref().map(|f| f.box_clone());
+        Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?))
+    }
+
+    /// Several gets, in order (HBase's `get(List)`).
+    pub fn get_all(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
+        gets.iter().map(|g| self.get(g)).collect()
+    }
+
+    /// Whether `get` finds anything (HBase's `exists`).
+    pub fn exists(&self, get: &Get) -> Result<bool> {
+        Ok(!self.get(get)?.is_empty())
+    }
+
+    /// HBase's `Table.getScanner`: an iterator of rows that streams region by region.
+    pub fn scan(&self, scan: &Scan) -> Result<ResultScanner> {
+        let mut spec = scan.inner.clone();
+        if let Some(ts) = scan.exact_ts {
+            spec.query.time_range = TimeRange::at(ts)?;
+        }
+        let map = self.map()?;
+        let first = if spec.reversed {
+            if spec.start_row.is_empty() {
+                map.len().saturating_sub(1)
+            } else {
+                map.index_of(&spec.start_row)
+            }
+        } else {
+            map.index_of(&spec.start_row)
+        };
+        let region = map
+            .regions()
+            .get(first)
+            .cloned()
+            .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))?;
+        Ok(ResultScanner {
+            table: self.clone(),
+            spec,
+            filter: scan.filter.as_ref().map(|f| f.box_clone()),
+            region: Some(region),
+            scanner: None,
+            rows_left: scan.inner.limit,
+            last_row: None,
+        })
+    }
+
+    /// HBase's `Table.increment`: adds to counters atomically; returns the new values
+    /// (empty with `return_results(false)`).
+    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        self.check_writable()?;
+        let region = self.region_for(&inc.row)?;
+        let (_, cells) = region
+            .mutate_row_with(&inc.row, inc.durability, |r, now| {
+                let cells = increment_cells(r, inc, now)?;
+                Ok((last_per_column(&cells), cells))
+            })
+            .map_err(unwrap_region_error)?;
+        Ok(if inc.return_results {
+            RowResult::new(cells)
+        } else {
+            RowResult::default()
+        })
+    }
+
+    /// Adds `amount` to one counter and returns the new value (HBase's
+    /// `incrementColumnValue`).
+    pub fn increment_column_value(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        amount: i64,
+    ) -> Result<i64> {
+        let r = self.increment(&Increment::new(row).add_column(family, qualifier, amount))?;
+        r.counter(family, qualifier)
+            .ok_or_else(|| invalid("the increment returned no value"))
+    }
+
+    /// HBase's `Table.append`.
+    pub fn append(&self, app: &Append) -> Result<RowResult> {
+        self.check_writable()?;
+        let region = self.region_for(&app.row)?;
+        let (_, cells) = region
+            .mutate_row_with(&app.row, app.durability, |r, now| {
+                let cells = append_cells(r, app, now)?;
+                Ok((last_per_column(&cells), cells))
+            })
+            .map_err(unwrap_region_error)?;
+        Ok(if app.return_results {
+            RowResult::new(cells)
+        } else {
+            RowResult::default()
+        })
+    }
+
+    /// HBase 2.x's `Table.checkAndMutate`: checks and acts atomically under the row lock.
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let desc = self.check_writable()?;
+        check_row(&cam.row)?;
+        let action_row = match &cam.action {
+            CheckAction::Put(p) => &p.row,
+            CheckAction::Delete(d) => &d.row,
+            CheckAction::RowMutations(m) => &m.row,
+            CheckAction::Increment(i) => &i.row,
+            CheckAction::Append(a) => &a.row,
+        };
+        if action_row != &cam.row {
+            return Err(invalid("Action's getRow must match"));
+        }
+        if let Condition::Column { family, .. } = &cam.condition
+            && desc.family(family).is_none()
+        {
+            return Err(invalid(format!(
+                "Column family {} does not exist in table {}",
+                regionkv_cell::bytes::to_string_binary(family),
+                desc.name
+            )));
+        }
+        let durability = match &cam.action {
+            CheckAction::Put(p) => p.durability,
+            CheckAction::Delete(d) => d.durability,
+            CheckAction::RowMutations(m) => {
+                strongest_durability(m.mutations.iter().map(|m| match m {
+                    Mutation::Put(p) => p.durability,
+                    Mutation::Delete(d) => d.durability,
+                }))
+            }
+            CheckAction::Increment(i) => i.durability,
+            CheckAction::Append(a) => a.durability,
+        };
+        let region = self.region_for(&cam.row)?;
+        let (_, out) = region
+            .mutate_row_with(&cam.row, durability, |r, now| {
+                let Some(checked_ts) = self.check(r, cam)? else {
+                    return Ok((Vec::new(), (false, None)));
+                };
+                let put_ts = now.max(checked_ts.unwrap_or(now));
+                let stamp = |mut cells: Vec<Cell>| {
+                    for c in &mut cells {
+                        if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
+                            c.set_timestamp(put_ts);
+                        }
+                    }
+                    cells
+                };
+                Ok(match &cam.action {
+                    CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
+                    CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
+                    CheckAction::RowMutations(m) => {
+                        let mut cells = Vec::new();
+                        for x in &m.mutations {
+                            if x.row() != cam.row.as_slice() {
+                                return Err(invalid("Action's getRow must match").into());
+                            }
+                            cells.extend(mutation_cells(x, &desc).map_err(into_region_error)?);
+                        }
+                        (stamp(cells), (true, None))
+                    }
+                    CheckAction::Increment(i) => {
+                        let cells = increment_cells(r, i, now).map_err(into_region_error)?;
+                        let result = i.return_results.then(|| RowResult::new(cells.clone()));
+                        (last_per_column(&cells), (true, result))
+                    }
+                    CheckAction::Append(a) => {
+                        let cells = append_cells(r, a, now).map_err(into_region_error)?;
+                        let result = a.return_results.then(|| RowResult::new(cells.clone()));
+                        (last_per_column(&cells), (true, result))
+                    }
+                })
+            })
+            .map_err(unwrap_region_error)?;
+        Ok(CheckAndMutateResult {
+            success: out.0,
+            result: out.1,
+        })
+    }
+
+    /// Evaluates the condition: `None` when it fails, else the timestamp of the checked
+    /// cell (`Some(None)` when the check passed on an absent column).
+    fn check(
+        &self,
+        region: &Region,
+        cam: &CheckAndMutate,
+    ) -> regionkv_region::Result<Option<Option<i64>>> {
+        match &cam.condition {
+            Condition::Column {
+                family,
+                qualifier,
+                op,
+                value,
+            } => {
+                let q = ReadQuery::default()
+                    .column(family, qualifier)
+                    .time_range(cam.time_range);
+                let cells = region.get(&cam.row, &q)?;
+                let expected = value.as_deref().unwrap_or_default();
+                let cell = cells.first();
+                let ok = if expected.is_empty() {
+                    // No expected value: the column must be absent, or present and empty.
+                    cell.is_none_or(|c| c.value().is_empty())
+                } else {
+                    match cell {
+                        Some(c) => {
+                            compare_matches(*op, expected, c.value()).map_err(into_region_error)?
+                        }
+                        None => false,
+                    }
+                };
+                Ok(ok.then(|| cell.map(Cell::timestamp)))
+            }
+            Condition::Filter(f) => {
+                let q = ReadQuery::default().time_range(cam.time_range);
+                let cells = region.get_filtered(&cam.row, &q, Some(f.box_clone()))?;
+                Ok((!cells.is_empty()).then(|| cells.first().map(Cell::timestamp)))
+            }
+        }
+    }
+
+    /// HBase's `Table.batch`: every action runs on its own (no atomicity across
+    /// actions); one result per action, in order — the row for a Get, the new values for
+    /// an Increment or Append, an empty result for the others.
+    pub fn batch(&self, actions: &[BatchAction]) -> Vec<Result<RowResult>> {
+        actions
+            .iter()
+            .map(|a| match a {
+                BatchAction::Put(p) => self.put(p).map(|()| RowResult::default()),
+                BatchAction::Delete(d) => self.delete(d).map(|()| RowResult::default()),
+                BatchAction::Get(g) => self.get(g),
+                BatchAction::Increment(i) => self.increment(i),
+                BatchAction::Append(x) => self.append(x),
+                BatchAction::RowMutations(m) => self.mutate_row(m).map(|()| RowResult::default()),
+            })
+            .collect()
+    }
+
+    /// A buffering writer (HBase's `BufferedMutator`) with HBase's 2 MiB write buffer.
+    pub fn buffered_mutator(&self) -> crate::BufferedMutator {
+        crate::BufferedMutator::new(self.clone(), crate::buffered::DEFAULT_WRITE_BUFFER)
+    }
+}
+
+/// The strongest durability a set of mutations asks for (HBase's batch rule).
+fn strongest_durability(ds: impl Iterator<Item = Durability>) -> Durability {
+    let rank = |d: Durability| match d {
+        Durability::UseDefault => 0,
+        Durability::SkipWal => 1,
+        Durability::AsyncWal => 2,
+        Durability::SyncWal => 3,
+        Durability::FsyncWal => 4,
+    };
+    ds.max_by_key(|d| rank(*d))
+        .unwrap_or(Durability::UseDefault)
+}
+
+/// Facade errors raised inside a region callback travel as region errors; this carries
+/// them through and [`unwrap_region_error`] restores them.
+fn into_region_error(e: Error) -> regionkv_region::Error {
+    match e {
+        Error::Region(r) => r,
+        other => regionkv_region::Error::InvalidDescriptor(other.to_string()),
+    }
+}
+
+impl From<Error> for regionkv_region::Error {
+    fn from(e: Error) -> Self {
+        into_region_error(e)
+    }
+}
+
+fn unwrap_region_error(e: regionkv_region::Error) -> Error {
+    match e {
+        regionkv_region::Error::InvalidDescriptor(msg) => Error::InvalidArgument(msg),
+        other => Error::Region(other),
+    }
+}
+
+/// Rows of a scan, streamed region by region (HBase's `ResultScanner`). A region's rows
+/// are read through one region scanner at one MVCC read point; the next region is looked
+/// up when the current one is done, so regions that split meanwhile are followed.
+#[derive(Debug)]
+pub struct ResultScanner {
+    table: Table,
+    spec: RegionScan,
+    filter: Option<Box<dyn regionkv_region::filter::Filter>>,
+    region: Option<Arc<Region>>,
+    scanner: Option<RegionScanner>,
+    rows_left: Option<u64>,
+    last_row: Option<Vec<u8>>,
+}
+
+impl ResultScanner {
+    /// The region after the current one in scan order, or `None` at the end.
+    fn next_region(&self, current: &Region) -> Result<Option<Arc<Region>>> {
+        let info = current.info();
+        let map = self.table.map()?;
+        if self.spec.reversed {
+            if info.start_key.is_empty()
+                || (!self.spec.stop_row.is_empty() && info.start_key <= self.spec.stop_row)
+            {
+                return Ok(None);
+            }
+            let i = map.index_of(&info.start_key);
+            Ok(i.checked_sub(1).and_then(|j| map.regions().get(j).cloned()))
+        } else {
+            if info.end_key.is_empty() {
+                return Ok(None);
+            }
+            if !self.spec.stop_row.is_empty() {
+                let past = if self.spec.include_stop {
+                    info.end_key > self.spec.stop_row
+                } else {
+                    info.end_key >= self.spec.stop_row
+                };
+                if past {
+                    return Ok(None);
+                }
+            }
+            Ok(map.locate(&info.end_key).cloned())
+        }
+    }
+
+    fn next_result(&mut self) -> Result<Option<RowResult>> {
+        loop {
+            let Some(region) = self.region.clone() else {
+                return Ok(None);
+            };
+            if self.scanner.is_none() {
+                let mut spec = self.spec.clone();
+                spec.limit = self.rows_left;
+                let filter = self.filter.as_ref().map(|f| f.box_clone());
+                self.scanner = Some(region.scan_filtered(&spec, filter)?);
+            }
+            let Some(scanner) = self.scanner.as_mut() else {
+                continue;
+            };
+            match scanner.next_result()? {
+                Some(cells) => {
+                    let row = cells.first().map(|c| c.row().to_vec());
+                    if row != self.last_row {
+                        // The limit counts rows; the pieces of a row split by `batch`
+                        // all belong to the row that was counted.
+                        if self.rows_left == Some(0) {
+                            self.region = None;
+                            self.scanner = None;
+                            return Ok(None);
+                        }
+                        if let Some(n) = &mut self.rows_left {
+                            *n -= 1;
+                        }
+                        self.last_row = row;
+                    }
+                    return Ok(Some(RowResult::new(cells)));
+                }
+                None => {
+                    self.scanner = None;
+                    self.region = if self.rows_left == Some(0) {
+                        None
+                    } else {
+                        self.next_region(&region)?
+                    };
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for ResultScanner {
+    type Item = Result<RowResult>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_result().transpose()
+    }
+}

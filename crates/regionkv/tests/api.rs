@@ -1,0 +1,601 @@
+//! The Table API end to end on a real directory: Db lifecycle, Admin, Table reads and
+//! writes across pre-split regions, the atomic operations and their races.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use regionkv::filter::{CompareOperator, PrefixFilter, ValueFilter};
+use regionkv::{
+    Append, BatchAction, CheckAndMutate, ColumnFamilyDescriptor, Db, DbOptions, Delete, Error, Get,
+    Increment, ManualClock, Put, RowMutations, Scan, TableDescriptor,
+};
+use std::sync::Arc;
+
+fn opts(clock: &ManualClock) -> DbOptions {
+    DbOptions::default()
+        .background(false)
+        .clock(Arc::new(clock.clone()))
+}
+
+fn family(name: &str, versions: u32) -> ColumnFamilyDescriptor {
+    let mut f = ColumnFamilyDescriptor::new(name.as_bytes()).unwrap();
+    f.max_versions = versions;
+    f
+}
+
+fn create(db: &Db, name: &str, splits: &[&str]) {
+    let desc = TableDescriptor::new(name, vec![family("cf", 3), family("cg", 1)]).unwrap();
+    db.admin()
+        .create_table_with_splits(
+            &desc,
+            splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        )
+        .unwrap();
+}
+
+fn rows(db: &Db, table: &str, scan: &Scan) -> Vec<String> {
+    db.table(table)
+        .unwrap()
+        .scan(scan)
+        .unwrap()
+        .map(|r| String::from_utf8(r.unwrap().row().to_vec()).unwrap())
+        .collect()
+}
+
+#[test]
+fn open_creates_locks_and_rejects_foreign_or_newer_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let path = dir.path().join("db");
+    let db = Db::open(&path, opts(&clock)).unwrap();
+    // A second open of the same directory while the first is open.
+    match Db::open(&path, opts(&clock)) {
+        Err(Error::Locked { .. }) => {}
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    db.close().unwrap();
+    drop(db);
+    Db::open(&path, opts(&clock)).unwrap().close().unwrap();
+
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("data.txt"), b"x").unwrap();
+    assert!(matches!(
+        Db::open(&foreign, opts(&clock)),
+        Err(Error::NotADb { .. })
+    ));
+    std::fs::write(path.join("REGIONKV"), b"regionkv\nformat 99\n").unwrap();
+    let err = Db::open(&path, opts(&clock)).unwrap_err().to_string();
+    assert!(err.contains("newer"), "{err}");
+    assert!(matches!(
+        Db::open(
+            dir.path().join("missing"),
+            opts(&clock).create_if_missing(false)
+        ),
+        Err(Error::NotADb { .. })
+    ));
+}
+
+#[test]
+fn namespaces_and_table_lifecycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    let admin = db.admin();
+    assert_eq!(admin.list_namespaces().unwrap(), vec!["default", "hbase"]);
+    admin.create_namespace("ns").unwrap();
+    assert!(matches!(
+        admin.create_namespace("ns"),
+        Err(Error::NamespaceExists(_))
+    ));
+    let desc = TableDescriptor::new("ns:t", vec![family("cf", 1)]).unwrap();
+    admin.create_table(&desc).unwrap();
+    assert!(matches!(
+        admin.create_table(&desc),
+        Err(Error::TableExists(_))
+    ));
+    let nope = TableDescriptor::new("nope:t", vec![family("cf", 1)]).unwrap();
+    assert!(matches!(
+        admin.create_table(&nope),
+        Err(Error::NamespaceNotFound(_))
+    ));
+    assert_eq!(admin.list_namespace_tables("ns").unwrap(), vec!["ns:t"]);
+    assert!(matches!(
+        admin.drop_namespace("ns"),
+        Err(Error::NamespaceConstraint(..))
+    ));
+    assert!(admin.drop_namespace("default").is_err());
+    assert!(admin.table_exists("ns:t").unwrap());
+    assert!(!admin.table_exists("t").unwrap());
+    let t = db.table("ns:t").unwrap();
+    t.put(&Put::new("r1").add_column("cf", "q", "v")).unwrap();
+
+    // Drop needs a disabled table; a disabled table serves nothing.
+    assert!(matches!(
+        admin.delete_table("ns:t"),
+        Err(Error::TableNotDisabled(_))
+    ));
+    admin.disable_table("ns:t").unwrap();
+    assert!(admin.is_table_disabled("ns:t").unwrap());
+    assert!(matches!(
+        t.get(&Get::new("r1")),
+        Err(Error::TableNotEnabled(_))
+    ));
+    assert!(matches!(
+        admin.disable_table("ns:t"),
+        Err(Error::TableNotEnabled(_))
+    ));
+    admin.enable_table("ns:t").unwrap();
+    assert_eq!(
+        t.get(&Get::new("r1")).unwrap().value(b"cf", b"q"),
+        Some(&b"v"[..])
+    );
+    admin.disable_table("ns:t").unwrap();
+    admin.delete_table("ns:t").unwrap();
+    assert!(!admin.table_exists("ns:t").unwrap());
+    admin.drop_namespace("ns").unwrap();
+    assert!(matches!(
+        admin.drop_namespace("ns"),
+        Err(Error::NamespaceNotFound(_))
+    ));
+}
+
+#[test]
+fn pre_split_routing_and_scans_across_regions_forward_and_reversed() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &["c", "f", "m"]);
+    assert_eq!(
+        db.admin().splits("t").unwrap(),
+        vec![b"c".to_vec(), b"f".to_vec(), b"m".to_vec()]
+    );
+    let t = db.table("t").unwrap();
+    let all = ["a", "b", "c", "d", "f", "g", "m", "n", "z"];
+    for r in all {
+        t.put(&Put::new(r).add_column("cf", "q", r)).unwrap();
+    }
+    let regions = db.admin().regions("t").unwrap();
+    assert_eq!(regions.len(), 4);
+    let writes: Vec<u64> = regions.iter().map(|r| r.write_requests).collect();
+    assert_eq!(writes, vec![2, 2, 2, 3]);
+    assert!(regions[0].name.starts_with("t,,"), "{}", regions[0].name);
+
+    assert_eq!(rows(&db, "t", &Scan::new()), all);
+    assert_eq!(
+        rows(&db, "t", &Scan::new().start_row("b").stop_row("n")),
+        ["b", "c", "d", "f", "g", "m"]
+    );
+    assert_eq!(
+        rows(
+            &db,
+            "t",
+            &Scan::new().start_row("b").with_stop_row("m", true)
+        ),
+        ["b", "c", "d", "f", "g", "m"]
+    );
+    assert_eq!(
+        rows(&db, "t", &Scan::new().with_start_row("c", false).limit(3)),
+        ["d", "f", "g"]
+    );
+    let mut rev = all.to_vec();
+    rev.reverse();
+    assert_eq!(rows(&db, "t", &Scan::new().reversed(true)), rev);
+    assert_eq!(
+        rows(
+            &db,
+            "t",
+            &Scan::new().reversed(true).start_row("n").stop_row("c")
+        ),
+        ["n", "m", "g", "f", "d"]
+    );
+    assert_eq!(
+        rows(&db, "t", &Scan::new().reversed(true).limit(4)),
+        ["z", "n", "m", "g"]
+    );
+    // Reads through a filter, each region getting its own copy.
+    let f = Scan::new().filter(Box::new(PrefixFilter::new(b"g".to_vec())));
+    assert_eq!(rows(&db, "t", &f), ["g"]);
+}
+
+#[test]
+fn deletes_increments_appends_and_row_mutations() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &["m"]);
+    let t = db.table("t").unwrap();
+    for ts in [10, 20, 30] {
+        t.put(
+            &Put::with_timestamp("r", ts)
+                .add_column("cf", "a", format!("a{ts}"))
+                .add_column("cf", "b", "b")
+                .add_column("cg", "c", "c"),
+        )
+        .unwrap();
+    }
+    let versions = |q: &str| -> Vec<i64> {
+        t.get(&Get::new("r").add_column("cf", q).all_versions())
+            .unwrap()
+            .cells()
+            .iter()
+            .map(|c| c.timestamp())
+            .collect()
+    };
+    assert_eq!(versions("a"), [30, 20, 10]);
+    // One version, newest: 30 goes.
+    t.delete(&Delete::new("r").add_column("cf", "a")).unwrap();
+    assert_eq!(versions("a"), [20, 10]);
+    // Exact version.
+    t.delete(&Delete::new("r").add_column_at("cf", "a", 10))
+        .unwrap();
+    assert_eq!(versions("a"), [20]);
+    // All versions up to 25.
+    t.delete(&Delete::new("r").add_columns_at("cf", "b", 25))
+        .unwrap();
+    assert_eq!(versions("b"), [30]);
+    // Family version at 30 in cf.
+    t.delete(&Delete::new("r").add_family_version("cf", 30))
+        .unwrap();
+    assert_eq!(versions("b"), Vec::<i64>::new());
+    // Whole row.
+    t.delete(&Delete::new("r")).unwrap();
+    assert!(t.get(&Get::new("r")).unwrap().is_empty());
+
+    // Increment: 8-byte counters, several columns, timestamps past the old one.
+    let r = t
+        .increment(
+            &Increment::new("n")
+                .add_column("cf", "x", 5)
+                .add_column("cg", "y", -2),
+        )
+        .unwrap();
+    assert_eq!(r.counter(b"cf", b"x"), Some(5));
+    assert_eq!(r.counter(b"cg", b"y"), Some(-2));
+    assert_eq!(t.increment_column_value(b"n", b"cf", b"x", 10).unwrap(), 15);
+    t.put(&Put::with_timestamp("n", 5_000).add_column("cf", "z", 1i64.to_be_bytes()))
+        .unwrap();
+    let r = t
+        .increment(&Increment::new("n").add_column("cf", "z", 1))
+        .unwrap();
+    assert_eq!(r.cells()[0].timestamp(), 5_001, "max(now, old ts + 1)");
+    t.put(&Put::new("n").add_column("cf", "bad", "abc"))
+        .unwrap();
+    let err = t
+        .increment(&Increment::new("n").add_column("cf", "bad", 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("Field is not a long, it's 3 bytes wide"),
+        "{err}"
+    );
+    assert!(
+        t.increment(
+            &Increment::new("n")
+                .add_column("cf", "x", 1)
+                .return_results(false)
+        )
+        .unwrap()
+        .is_empty()
+    );
+
+    // Append.
+    let r = t
+        .append(&Append::new("s").add_column("cf", "q", "ab"))
+        .unwrap();
+    assert_eq!(r.value(b"cf", b"q"), Some(&b"ab"[..]));
+    let r = t
+        .append(&Append::new("s").add_column("cf", "q", "cd"))
+        .unwrap();
+    assert_eq!(r.value(b"cf", b"q"), Some(&b"abcd"[..]));
+
+    // RowMutations: put and delete of one row at once; another row is refused.
+    t.put(&Put::new("rm").add_column("cf", "old", "1")).unwrap();
+    t.mutate_row(
+        &RowMutations::new("rm")
+            .add_mutation(Put::new("rm").add_column("cf", "new", "2"))
+            .add_mutation(Delete::new("rm").add_columns("cf", "old")),
+    )
+    .unwrap();
+    let r = t.get(&Get::new("rm")).unwrap();
+    assert_eq!(r.value(b"cf", b"new"), Some(&b"2"[..]));
+    assert!(!r.contains_column(b"cf", b"old"));
+    assert!(
+        t.mutate_row(
+            &RowMutations::new("rm").add_mutation(Put::new("other").add_column("cf", "q", "v"))
+        )
+        .is_err()
+    );
+
+    // Errors HBase users know.
+    assert!(
+        t.put(&Put::new("r"))
+            .unwrap_err()
+            .to_string()
+            .contains("No columns to insert")
+    );
+    assert!(t.put(&Put::new("").add_column("cf", "q", "v")).is_err());
+    let err = t
+        .put(&Put::new("r").add_column("nope", "q", "v"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("Column family nope does not exist"), "{err}");
+}
+
+#[test]
+fn check_and_mutate_follows_hbase_compare_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &[]);
+    let t = db.table("t").unwrap();
+    let put = |v: &str| Put::new("r").add_column("cf", "q", v);
+    // Absent column: if_not_exists passes once.
+    assert!(
+        t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_not_exists("cf", "q")
+                .then_put(put("b"))
+        )
+        .unwrap()
+        .success
+    );
+    assert!(
+        !t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_not_exists("cf", "q")
+                .then_put(put("x"))
+        )
+        .unwrap()
+        .success
+    );
+    // The expected value is on the left: LESS with "a" passes because "a" < stored "b".
+    let check = |op, v: &str| {
+        t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_matches("cf", "q", op, v)
+                .then_put(put("b")),
+        )
+        .unwrap()
+        .success
+    };
+    assert!(check(CompareOperator::Less, "a"));
+    assert!(!check(CompareOperator::Less, "c"));
+    assert!(check(CompareOperator::Greater, "c"));
+    assert!(check(CompareOperator::Equal, "b"));
+    assert!(check(CompareOperator::NotEqual, "z"));
+    assert!(check(CompareOperator::LessOrEqual, "b"));
+    assert!(check(CompareOperator::GreaterOrEqual, "b"));
+    // A value check on a missing column fails, whatever the operator.
+    assert!(
+        !t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_matches("cf", "missing", CompareOperator::NotEqual, "x")
+                .then_put(put("z"))
+        )
+        .unwrap()
+        .success
+    );
+    // An existing empty value counts as absent.
+    t.put(&Put::new("r").add_column("cf", "empty", "")).unwrap();
+    assert!(
+        t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_not_exists("cf", "empty")
+                .then_delete(Delete::new("r").add_columns("cf", "q"))
+        )
+        .unwrap()
+        .success
+    );
+    assert!(
+        t.get(&Get::new("r").add_column("cf", "q"))
+            .unwrap()
+            .is_empty()
+    );
+    // Increment as the action returns its result; a row mismatch is an error.
+    let r = t
+        .check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_not_exists("cf", "n")
+                .then_increment(Increment::new("r").add_column("cf", "n", 7)),
+        )
+        .unwrap();
+    assert_eq!(r.result.unwrap().counter(b"cf", b"n"), Some(7));
+    assert!(
+        t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_not_exists("cf", "q")
+                .then_put(Put::new("other").add_column("cf", "q", "v"))
+        )
+        .is_err()
+    );
+    // A filter condition: some cell of the row must pass it. (The clock moves on: a put
+    // at the frozen time would be masked by the DeleteColumn above, as in HBase.)
+    clock.advance(1);
+    let cond = |v: i64| {
+        let vf = ValueFilter::new(
+            CompareOperator::Equal,
+            regionkv::filter::Comparator::binary(v.to_be_bytes().to_vec()),
+        );
+        t.check_and_mutate(
+            &CheckAndMutate::builder("r")
+                .if_filter(Box::new(vf))
+                .then_put(put("f")),
+        )
+        .unwrap()
+        .success
+    };
+    assert!(!cond(99));
+    assert!(cond(7));
+    assert_eq!(
+        t.get(&Get::new("r").add_column("cf", "q"))
+            .unwrap()
+            .value(b"cf", b"q"),
+        Some(&b"f"[..])
+    );
+}
+
+#[test]
+fn threads_hammering_one_counter_and_racing_check_and_mutate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), DbOptions::default()).unwrap();
+    create(&db, "t", &[]);
+    let t = db.table("t").unwrap();
+    let threads = 8;
+    let per = 200;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let t = t.clone();
+            s.spawn(move || {
+                for _ in 0..per {
+                    t.increment(&Increment::new("c").add_column("cf", "n", 1))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let r = t.get(&Get::new("c")).unwrap();
+    assert_eq!(r.counter(b"cf", b"n"), Some(threads * per));
+
+    let winners = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for i in 0..threads {
+            let t = t.clone();
+            let winners = &winners;
+            s.spawn(move || {
+                let won = t
+                    .check_and_mutate(
+                        &CheckAndMutate::builder("lock")
+                            .if_not_exists("cf", "owner")
+                            .then_put(Put::new("lock").add_column("cf", "owner", format!("{i}"))),
+                    )
+                    .unwrap()
+                    .success;
+                if won {
+                    winners.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    assert_eq!(winners.into_inner(), 1, "exactly one winner");
+}
+
+#[test]
+fn batch_and_buffered_mutator() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &["m"]);
+    let t = db.table("t").unwrap();
+    let results = t.batch(&[
+        BatchAction::Put(Put::new("a").add_column("cf", "q", "1")),
+        BatchAction::Put(Put::new("z").add_column("nope", "q", "1")),
+        BatchAction::Increment(Increment::new("k").add_column("cf", "n", 2)),
+        BatchAction::Get(Get::new("a")),
+        BatchAction::Delete(Delete::new("a")),
+    ]);
+    assert!(results[0].as_ref().unwrap().is_empty());
+    assert!(results[1].is_err(), "a bad family fails that action only");
+    assert_eq!(results[2].as_ref().unwrap().counter(b"cf", b"n"), Some(2));
+    assert_eq!(
+        results[3].as_ref().unwrap().value(b"cf", b"q"),
+        Some(&b"1"[..])
+    );
+    assert!(results[4].is_ok());
+    assert!(t.get(&Get::new("a")).unwrap().is_empty());
+
+    let m = regionkv::BufferedMutator::new(t.clone(), 1024);
+    for i in 0..100 {
+        m.mutate(Put::new(format!("b{i:03}")).add_column("cf", "q", "v"))
+            .unwrap();
+    }
+    assert!(m.buffered_bytes() < 1024, "flushed by size");
+    m.mutate(Put::new("bad").add_column("nope", "q", "v"))
+        .unwrap();
+    assert!(matches!(
+        m.flush(),
+        Err(Error::MutationsFailed { failed: 1, .. })
+    ));
+    m.mutate(Put::new("last").add_column("cf", "q", "v"))
+        .unwrap();
+    drop(m);
+    assert_eq!(rows(&db, "t", &Scan::new().row_prefix("b")).len(), 100);
+    assert!(
+        !t.get(&Get::new("last")).unwrap().is_empty(),
+        "flushed on drop"
+    );
+}
+
+#[test]
+fn alter_truncate_and_reopen_keep_what_they_should() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    {
+        let db = Db::open(dir.path(), opts(&clock)).unwrap();
+        create(&db, "t", &["m"]);
+        let t = db.table("t").unwrap();
+        for r in ["a", "x"] {
+            t.put(
+                &Put::new(r)
+                    .add_column("cf", "q", r)
+                    .add_column("cg", "q", r),
+            )
+            .unwrap();
+        }
+        let admin = db.admin();
+        // Modify a family's options: data stays.
+        let mut cf = family("cf", 5);
+        cf.set_attribute("TTL", "86400").unwrap();
+        admin.modify_family("t", cf).unwrap();
+        assert_eq!(
+            admin
+                .describe("t")
+                .unwrap()
+                .family(b"cf")
+                .unwrap()
+                .max_versions,
+            5
+        );
+        assert_eq!(
+            t.get(&Get::new("a")).unwrap().value(b"cf", b"q"),
+            Some(&b"a"[..])
+        );
+        // Delete a family: its data goes; re-adding it does not bring it back.
+        admin.delete_family("t", b"cg").unwrap();
+        assert!(t.put(&Put::new("a").add_column("cg", "q", "v")).is_err());
+        admin.add_family("t", family("cg", 1)).unwrap();
+        assert!(t.get(&Get::new("a").add_family("cg")).unwrap().is_empty());
+        t.put(&Put::new("y").add_column("cg", "q", "new")).unwrap();
+        // Unflushed writes survive a reopen through the WAL.
+        t.put(&Put::new("b").add_column("cf", "q", "unflushed"))
+            .unwrap();
+    }
+    {
+        let db = Db::open(dir.path(), opts(&clock)).unwrap();
+        let t = db.table("t").unwrap();
+        assert_eq!(
+            db.admin()
+                .describe("t")
+                .unwrap()
+                .family(b"cf")
+                .unwrap()
+                .ttl_seconds,
+            86400
+        );
+        assert_eq!(rows(&db, "t", &Scan::new()), ["a", "b", "x", "y"]);
+        assert!(t.get(&Get::new("a").add_family("cg")).unwrap().is_empty());
+        assert_eq!(db.admin().splits("t").unwrap(), vec![b"m".to_vec()]);
+        db.admin().disable_table("t").unwrap();
+        db.admin().truncate_table("t", true).unwrap();
+        assert!(db.admin().is_table_enabled("t").unwrap());
+        assert!(rows(&db, "t", &Scan::new()).is_empty());
+        assert_eq!(db.admin().splits("t").unwrap(), vec![b"m".to_vec()]);
+        db.admin().disable_table("t").unwrap();
+    }
+    {
+        // A disabled table stays disabled across a restart.
+        let db = Db::open(dir.path(), opts(&clock)).unwrap();
+        assert!(db.admin().is_table_disabled("t").unwrap());
+        db.admin().truncate_table("t", false).unwrap();
+        assert!(db.admin().splits("t").unwrap().is_empty());
+    }
+}
