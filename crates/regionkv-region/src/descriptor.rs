@@ -163,6 +163,9 @@ pub struct TableDescriptor {
     pub merge_enabled: bool,
     /// CONFIGURATION: per-table overrides of `hbase.*` keys.
     pub configuration: BTreeMap<String, String>,
+    /// METADATA: the table's free-form values (HBase's `TableDescriptor.getValue`), where
+    /// e.g. `KeyPrefixRegionSplitPolicy.prefix_length` lives.
+    pub metadata: BTreeMap<String, String>,
 }
 
 impl TableDescriptor {
@@ -181,6 +184,7 @@ impl TableDescriptor {
             split_enabled: true,
             merge_enabled: true,
             configuration: BTreeMap::new(),
+            metadata: BTreeMap::new(),
         };
         t.families.sort_by(|a, b| a.name.cmp(&b.name));
         t.validate()?;
@@ -206,6 +210,7 @@ impl TableDescriptor {
         for f in &self.families {
             f.validate()?;
         }
+        self.split_policy()?;
         // HBase refuses flush sizes below 1 MiB unless sanity checks are off; tests use
         // small values, so the floor here is only "positive".
         if self.memstore_flush_size == 0 {
@@ -458,6 +463,7 @@ impl TableDescriptor {
             split_enabled: true,
             merge_enabled: true,
             configuration: BTreeMap::new(),
+            metadata: BTreeMap::new(),
         };
         let mut out = Vec::new();
         let mut push = |k: &'static str, v: String, default: String| {
@@ -502,6 +508,19 @@ impl TableDescriptor {
             "true".to_string(),
         );
         out
+    }
+
+    /// The table's split policy (HBase 2.x's default, SteppingSplitPolicy, when
+    /// SPLIT_POLICY is unset); an unknown class or a prefix policy without its parameter
+    /// is an error.
+    pub fn split_policy(&self) -> Result<crate::split::SplitPolicy> {
+        match &self.split_policy {
+            None => Ok(crate::split::SplitPolicy::default()),
+            Some(name) => Ok(crate::split::SplitPolicy::from_class_name(
+                name,
+                &self.metadata,
+            )?),
+        }
     }
 
     /// A configuration value: the table's CONFIGURATION override, else `None`.
@@ -602,6 +621,21 @@ mod tests {
             ]
         );
         assert!(t.set_attribute("DURABILITY", "SOMETIMES").is_err());
+        t.set_attribute(
+            "SPLIT_POLICY",
+            "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy",
+        )
+        .unwrap();
+        t.validate().unwrap();
+        t.split_policy = Some("NoSuchPolicy".into());
+        assert!(t.validate().is_err());
+        t.split_policy = Some("KeyPrefixRegionSplitPolicy".into());
+        assert!(t.validate().is_err(), "the prefix length is required");
+        t.metadata.insert(
+            "KeyPrefixRegionSplitPolicy.prefix_length".into(),
+            "2".into(),
+        );
+        t.validate().unwrap();
         assert!(t.set_attribute("COLOUR", "red").is_err());
     }
 }

@@ -20,6 +20,9 @@ pub enum Error {
     /// The write-ahead log failed.
     #[error(transparent)]
     Wal(#[from] regionkv_wal::Error),
+    /// A split algorithm or split policy rejected its input.
+    #[error(transparent)]
+    Split(#[from] crate::split::SplitError),
     /// A manifest or region file whose bytes are wrong.
     #[error("corrupt {what} {}: at offset {offset}: {reason}", path.display())]
     Corrupt {

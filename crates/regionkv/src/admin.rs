@@ -317,6 +317,34 @@ impl Admin {
         Ok(())
     }
 
+    /// HBase's `createTable` with a RegionSplitter algorithm (the shell's `NUMREGIONS => n,
+    /// SPLITALGO => 'HexStringSplit'`): the algorithm's `n − 1` split keys.
+    pub fn create_table_with_algorithm(
+        &self,
+        desc: &TableDescriptor,
+        algorithm: &regionkv_region::split::SplitAlgorithm,
+        num_regions: usize,
+    ) -> Result<()> {
+        let keys = algorithm
+            .split(num_regions)
+            .map_err(regionkv_region::Error::from)?;
+        self.create_table_with_splits(desc, keys)
+    }
+
+    /// HBase's `createTable(desc, startKey, endKey, numRegions)`: split keys from
+    /// `Bytes.split` arithmetic between the two keys.
+    pub fn create_table_with_range(
+        &self,
+        desc: &TableDescriptor,
+        start_key: &[u8],
+        end_key: &[u8],
+        num_regions: usize,
+    ) -> Result<()> {
+        let keys = regionkv_region::split::split_keys_for_range(start_key, end_key, num_regions)
+            .map_err(regionkv_region::Error::from)?;
+        self.create_table_with_splits(desc, keys)
+    }
+
     /// The table's descriptor (HBase's `getDescriptor`).
     pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
         Ok((**self.inner().table(name)?.descriptor.read()).clone())

@@ -123,6 +123,12 @@ impl Catalog {
                     .collect();
                 let mut v = attrs_json(d.attributes(true), &d.configuration);
                 v["name"] = Value::String(d.name.clone());
+                v["metadata"] = Value::Object(
+                    d.metadata
+                        .iter()
+                        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                        .collect(),
+                );
                 v["state"] = Value::String(
                     match t.state {
                         TableState::Enabled => "ENABLED",
@@ -208,8 +214,10 @@ impl Catalog {
                 families.push(fd);
             }
             let mut d = TableDescriptor::new(name, families).map_err(|e| e.to_string())?;
+            d.metadata = string_map(&t["metadata"], "metadata")?;
             apply_attrs(t, |k, v| d.set_attribute(k, v))?;
             d.configuration = config_of(t)?;
+            d.validate().map_err(|e| e.to_string())?;
             let state = match t["state"].as_str() {
                 Some("ENABLED") => TableState::Enabled,
                 Some("DISABLED") => TableState::Disabled,
@@ -296,14 +304,17 @@ fn apply_attrs(
 }
 
 fn config_of(v: &Value) -> std::result::Result<BTreeMap<String, String>, String> {
-    v["configuration"]
-        .as_object()
-        .ok_or("no configuration")?
+    string_map(&v["configuration"], "configuration")
+}
+
+fn string_map(v: &Value, what: &str) -> std::result::Result<BTreeMap<String, String>, String> {
+    v.as_object()
+        .ok_or_else(|| format!("no {what}"))?
         .iter()
         .map(|(k, v)| {
             v.as_str()
                 .map(|s| (k.clone(), s.to_string()))
-                .ok_or_else(|| format!("configuration {k} is not a string"))
+                .ok_or_else(|| format!("{what} {k} is not a string"))
         })
         .collect()
 }
@@ -321,6 +332,12 @@ mod tests {
             .insert("hbase.hstore.compaction.min".into(), "4".into());
         let mut d = TableDescriptor::new("ns:t", vec![f]).unwrap();
         d.set_attribute("MAX_FILESIZE", "1000").unwrap();
+        d.metadata.insert(
+            "KeyPrefixRegionSplitPolicy.prefix_length".into(),
+            "3".into(),
+        );
+        d.set_attribute("SPLIT_POLICY", "KeyPrefixRegionSplitPolicy")
+            .unwrap();
         let mut c = Catalog::default();
         c.namespaces.insert("ns".into());
         c.tables.insert(

@@ -599,3 +599,56 @@ fn alter_truncate_and_reopen_keep_what_they_should() {
         assert!(db.admin().splits("t").unwrap().is_empty());
     }
 }
+
+#[test]
+fn pre_split_by_algorithm_and_by_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    let desc = |n: &str| TableDescriptor::new(n, vec![family("cf", 1)]).unwrap();
+    let hex = regionkv_region::split::SplitAlgorithm::from_name("HexStringSplit").unwrap();
+    db.admin()
+        .create_table_with_algorithm(&desc("h"), &hex, 4)
+        .unwrap();
+    assert_eq!(
+        db.admin().splits("h").unwrap(),
+        vec![
+            b"40000000".to_vec(),
+            b"80000000".to_vec(),
+            b"c0000000".to_vec()
+        ]
+    );
+    // HBase's createTable(desc, "a", "z", 3): exactly the two ends as split keys.
+    db.admin()
+        .create_table_with_range(&desc("r"), b"a", b"z", 3)
+        .unwrap();
+    assert_eq!(
+        db.admin().splits("r").unwrap(),
+        vec![b"a".to_vec(), b"z".to_vec()]
+    );
+    assert!(
+        db.admin()
+            .create_table_with_range(&desc("bad"), b"z", b"a", 5)
+            .is_err()
+    );
+    assert!(
+        db.admin()
+            .create_table_with_splits(&desc("dup"), vec![b"k".to_vec(), b"k".to_vec()])
+            .unwrap_err()
+            .to_string()
+            .contains("All split keys must be unique")
+    );
+    // Rows land in the region their key falls in.
+    let t = db.table("h").unwrap();
+    for r in ["00000001", "7fffffff", "80000000", "ffffffff"] {
+        t.put(&Put::new(r).add_column("cf", "q", "v")).unwrap();
+    }
+    let writes: Vec<u64> = db
+        .admin()
+        .regions("h")
+        .unwrap()
+        .iter()
+        .map(|r| r.write_requests)
+        .collect();
+    assert_eq!(writes, vec![1, 1, 1, 1]);
+}

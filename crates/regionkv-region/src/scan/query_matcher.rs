@@ -175,6 +175,12 @@ impl QueryMatcher {
         self.row.extend_from_slice(row);
         self.columns.reset();
         self.deletes.reset();
+        if let Some(f) = &mut self.filter {
+            // HBase compares row and column with the last counted cell; a new row always
+            // starts a new column.
+            f.count = 0;
+            f.cur_col = None;
+        }
     }
 
     /// True when an explicit column list is exhausted for this row.
