@@ -14,7 +14,8 @@ fn main() -> regionkv::Result<()> {
     let db = Db::open(&dir, DbOptions::default())?;
     if !db.admin().table_exists("hits")? {
         let c = ColumnFamilyDescriptor::new(b"c")?;
-        db.admin().create_table(&TableDescriptor::new("hits", vec![c])?)?;
+        db.admin()
+            .create_table(&TableDescriptor::new("hits", vec![c])?)?;
     }
     let t = db.table("hits")?;
     let before = t.get(&Get::new("page:/"))?.counter(b"c", b"n").unwrap_or(0);
@@ -31,7 +32,10 @@ fn main() -> regionkv::Result<()> {
         }
     });
     let after = t.get(&Get::new("page:/"))?.counter(b"c", b"n").unwrap_or(0);
-    println!("counter went from {before} to {after} (+{})", after - before);
+    println!(
+        "counter went from {before} to {after} (+{})",
+        after - before
+    );
     let claimed = t.check_and_mutate(
         &CheckAndMutate::builder("job:42")
             .if_not_exists("c", "owner")

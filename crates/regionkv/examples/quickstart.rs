@@ -25,9 +25,16 @@ fn main() -> regionkv::Result<()> {
     );
     for row in users.scan(&Scan::new())? {
         let row = row?;
-        println!("row {} has {} cell(s)", String::from_utf8_lossy(row.row()), row.len());
+        println!(
+            "row {} has {} cell(s)",
+            String::from_utf8_lossy(row.row()),
+            row.len()
+        );
     }
     users.delete(&Delete::new("bob"))?;
-    println!("bob after delete: {} cell(s)", users.get(&Get::new("bob"))?.len());
+    println!(
+        "bob after delete: {} cell(s)",
+        users.get(&Get::new("bob"))?.len()
+    );
     db.close()
 }

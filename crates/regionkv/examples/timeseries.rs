@@ -11,11 +11,9 @@ const BUCKETS: u8 = 8;
 
 fn salt(series: &str) -> u8 {
     // A stable hash of the series id (FNV-1a), folded into the bucket count.
-    let h = series
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
+    let h = series.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
     (h % u64::from(BUCKETS)) as u8
 }
 
@@ -46,10 +44,11 @@ fn main() -> regionkv::Result<()> {
     for series in ["cpu.host1", "cpu.host2", "mem.host1"] {
         for i in 0..100i64 {
             let ts = now - i * 1_000;
-            t.put(
-                &Put::with_timestamp(row_key(series, ts), ts)
-                    .add_column("d", "v", (i as f64).to_be_bytes()),
-            )?;
+            t.put(&Put::with_timestamp(row_key(series, ts), ts).add_column(
+                "d",
+                "v",
+                (i as f64).to_be_bytes(),
+            ))?;
         }
     }
     let mut prefix = vec![salt("cpu.host1")];
