@@ -22,12 +22,12 @@ use regionkv_region::flush::policy::{FlushPolicy, FlushPolicyConfig, StoreFlushS
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-const VECTORS: &str = include_str!("testdata/policy-vectors.json");
+mod vectors_common;
+use vectors_common::finish;
 const NOW: i64 = 1_700_000_000_000;
 
 #[derive(Deserialize)]
 struct Vectors {
-    description: String,
     counts: BTreeMap<String, usize>,
     compaction_selection: Vec<SelectionCase>,
     exploring_window_search: Vec<WindowCase>,
@@ -39,24 +39,7 @@ struct Vectors {
 }
 
 fn vectors() -> Vectors {
-    let v: Vectors = serde_json::from_str(VECTORS).expect("policy-vectors.json parses");
-    assert!(
-        v.description.contains("HBase"),
-        "the copied description is kept"
-    );
-    v
-}
-
-/// Asserts that every case ran and none failed, and prints the tally.
-fn finish(group: &str, counts: &BTreeMap<String, usize>, ran: usize, failures: &[String]) {
-    println!("{group}: {}/{ran} passed", ran - failures.len());
-    assert!(
-        failures.is_empty(),
-        "{group}: {} of {ran} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_eq!(Some(&ran), counts.get(group), "{group}: case count");
+    vectors_common::load()
 }
 
 // ---------------------------------------------------------------- compaction_selection

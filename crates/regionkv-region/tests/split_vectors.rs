@@ -18,14 +18,14 @@ use regionkv_region::split::{
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-const VECTORS: &str = include_str!("testdata/policy-vectors.json");
+mod vectors_common;
+use vectors_common::finish;
 /// Draws of Java's `nextFloat()` at the ends and middle of `[0, 1)`: the jitter rate
 /// `(draw − 0.5) × 0.25` is then −0.125, 0 and just under +0.125.
 const DRAWS: [f64; 3] = [0.0, 0.5, 1.0 - 1.0 / 16_777_216.0];
 
 #[derive(Deserialize)]
 struct Vectors {
-    description: String,
     counts: BTreeMap<String, usize>,
     split_size_threshold: Vec<ThresholdCase>,
     split_decision: Vec<DecisionCase>,
@@ -34,24 +34,7 @@ struct Vectors {
 }
 
 fn vectors() -> Vectors {
-    let v: Vectors = serde_json::from_str(VECTORS).expect("policy-vectors.json parses");
-    assert!(
-        v.description.contains("HBase"),
-        "the copied description is kept"
-    );
-    v
-}
-
-/// Asserts that every case ran and none failed, and prints the tally.
-fn finish(group: &str, counts: &BTreeMap<String, usize>, ran: usize, failures: &[String]) {
-    println!("{group}: {}/{ran} passed", ran - failures.len());
-    assert!(
-        failures.is_empty(),
-        "{group}: {} of {ran} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_eq!(Some(&ran), counts.get(group), "{group}: case count");
+    vectors_common::load()
 }
 
 /// A byte string of the vector file (`{hex, ascii?}`; the ascii is a comment).
