@@ -1,6 +1,7 @@
-//! End-to-end tests of `regionkv shell`: they run the built binary on a temporary data
-//! directory, with a script given by `-f` or piped to standard input, and check its output,
-//! its exit code and the data directory's lock.
+//! End-to-end tests of how `regionkv shell` is invoked: they run the built binary on a
+//! temporary data directory, with a script given by `-f` or piped to standard input, and
+//! check its output, its exit code and the data directory's lock. What each command prints
+//! is checked against golden files by `golden.rs`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -114,9 +115,7 @@ fn a_script_on_standard_input_runs_the_same_way() {
 #[test]
 fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
     let data = tempfile::tempdir().unwrap();
-    let script = "create 't1', {NAME => 'f1', VERSIONS => 5}, SPLITS => ['10', '20']\n\
-                  t = create 't2', 'f1'\n\
-                  scan 't1', {COLUMNS => ['f1:c1'], LIMIT => 10}\n\
+    let script = "split 't1'\n\
                   grant 'bob', 'RW'\n\
                   frobnicate 't1'\n\
                   version\n";
@@ -124,13 +123,11 @@ fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
     assert_eq!(
         untimed(&out),
         format!(
-            "ERROR: command 'create' is not available yet in this build of regionkv\n\
+            "\nERROR: command 'split' is not available yet in this build of regionkv\n\n\
+             For usage try 'help \"split\"'\n\n\
              Took T seconds\n\
-             ERROR: command 'create' is not available yet in this build of regionkv\n\
-             Took T seconds\n\
-             ERROR: command 'scan' is not available yet in this build of regionkv\n\
-             Took T seconds\n\
-             ERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\
+             \nERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\n\
+             For usage try 'help \"grant\"'\n\n\
              Took T seconds\n\
              ERROR: Unknown command 'frobnicate'. Try 'help'.\n\
              {VERSION_LINE}\n\
@@ -161,17 +158,27 @@ fn syntax_errors_name_the_script_line_and_later_statements_still_run() {
 #[test]
 fn statements_span_lines_while_brackets_or_strings_are_open() {
     let data = tempfile::tempdir().unwrap();
-    let script = "create 't1',\n  {NAME => 'f1',\n   VERSIONS => 3}\nput 't1', 'two\nlines', \\\n  'f:q', 'v'\nversion\n";
+    let script = "create 't1',\n  {NAME => 'f1',\n   VERSIONS => 3}\nput 't1', 'two\nlines', \\\n  'f1:q', 'v'\nclock 5\nversion\n";
     let out = shell_file(data.path(), script);
     assert_eq!(
         untimed(&out),
         format!(
-            "ERROR: command 'create' is not available yet in this build of regionkv\n\
+            "Created table t1\n\
              Took T seconds\n\
-             ERROR: command 'put' is not available yet in this build of regionkv\n\
              Took T seconds\n\
+             Clock frozen at 5\n\
              {VERSION_LINE}\nTook T seconds\n"
         )
+    );
+    let out = shell_file(data.path(), "scan 't1'\n");
+    let text = untimed(&out);
+    assert!(
+        text.starts_with("ROW  COLUMN+CELL\n two\\x0Alines column=f1:q, timestamp="),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(", value=v\n1 row(s)\nTook T seconds\n"),
+        "{text}"
     );
 }
 
@@ -226,6 +233,8 @@ fn the_data_directory_is_created_and_defaults_to_regionkv_data() {
 #[test]
 fn a_second_shell_on_a_locked_directory_fails_clearly() {
     let data = tempfile::tempdir().unwrap();
+    // A first run makes the directory a regionkv database.
+    assert_eq!(shell_stdin(data.path(), "version\n").status.code(), Some(0));
     let fs = RealFs::new();
     let lock = fs.lock(&data.path().join("LOCK")).unwrap();
     let out = shell_stdin(data.path(), "version\n");
@@ -257,7 +266,7 @@ fn a_data_path_that_is_a_file_is_reported() {
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!(
-            "ERROR: cannot create data directory {}: ",
+            "ERROR: cannot open data directory {}: ",
             file.display()
         )),
         "{err}"
@@ -328,4 +337,29 @@ fn clap_provides_help_and_version() {
     );
     let out = run_in(Path::new("."), &["shell", "--bogus"], b"");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn data_survives_between_shell_runs_and_timings_can_be_turned_off() {
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path().to_str().unwrap();
+    let first = "clock 1700000000000\ncreate 't1', 'f', SPLITS => ['m']\nput 't1', 'a', 'f:q', 'v1'\nput 't1', 'z', 'f:q', 'v2'\n";
+    let out = run_in(Path::new("."), &["shell", "--data", d], first.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let second = "scan 't1'\nget_splits 't1'\n";
+    let out = run_in(
+        Path::new("."),
+        &["shell", "--data", d, "--epoch-ts", "--no-timing"],
+        second.as_bytes(),
+    );
+    assert_eq!(
+        stdout(&out),
+        "ROW  COLUMN+CELL\n \
+         a column=f:q, timestamp=1700000000000, value=v1\n \
+         z column=f:q, timestamp=1700000000000, value=v2\n\
+         2 row(s)\n\
+         Total number of splits = 2\n\
+         m\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
 }

@@ -17,7 +17,6 @@ pub struct Put {
     pub(crate) ts: i64,
     pub(crate) cells: Vec<PutEntry>,
     pub(crate) durability: Durability,
-    pub(crate) ttl_ms: Option<i64>,
 }
 
 impl Put {
@@ -33,7 +32,6 @@ impl Put {
             ts,
             cells: Vec::new(),
             durability: Durability::UseDefault,
-            ttl_ms: None,
         }
     }
 
@@ -68,13 +66,6 @@ impl Put {
     /// Sets the durability of this mutation (HBase's `setDurability`).
     pub fn durability(mut self, d: Durability) -> Self {
         self.durability = d;
-        self
-    }
-
-    /// A time to live for these cells in milliseconds (HBase's `Mutation#setTTL`): they
-    /// expire at timestamp + ttl, or earlier under the family's TTL — never later.
-    pub fn ttl(mut self, ttl_ms: i64) -> Self {
-        self.ttl_ms = Some(ttl_ms);
         self
     }
 
@@ -209,7 +200,6 @@ pub struct Increment {
     pub(crate) time_range: TimeRange,
     pub(crate) return_results: bool,
     pub(crate) durability: Durability,
-    pub(crate) ttl_ms: Option<i64>,
 }
 
 impl Increment {
@@ -221,7 +211,6 @@ impl Increment {
             time_range: TimeRange::all_time(),
             return_results: true,
             durability: Durability::UseDefault,
-            ttl_ms: None,
         }
     }
 
@@ -257,12 +246,6 @@ impl Increment {
         self.durability = d;
         self
     }
-
-    /// A time to live for the new cells in milliseconds.
-    pub fn ttl(mut self, ttl_ms: i64) -> Self {
-        self.ttl_ms = Some(ttl_ms);
-        self
-    }
 }
 
 /// HBase's `Append`: appends bytes to cell values, atomically per row.
@@ -273,7 +256,6 @@ pub struct Append {
     pub(crate) time_range: TimeRange,
     pub(crate) return_results: bool,
     pub(crate) durability: Durability,
-    pub(crate) ttl_ms: Option<i64>,
 }
 
 impl Append {
@@ -285,7 +267,6 @@ impl Append {
             time_range: TimeRange::all_time(),
             return_results: true,
             durability: Durability::UseDefault,
-            ttl_ms: None,
         }
     }
 
@@ -319,12 +300,6 @@ impl Append {
     /// Sets the durability of this mutation.
     pub fn durability(mut self, d: Durability) -> Self {
         self.durability = d;
-        self
-    }
-
-    /// A time to live for the new cells in milliseconds.
-    pub fn ttl(mut self, ttl_ms: i64) -> Self {
-        self.ttl_ms = Some(ttl_ms);
         self
     }
 }

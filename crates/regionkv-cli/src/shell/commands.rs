@@ -40,7 +40,7 @@ pub const GROUPS: &[Group] = &[
         summary: "status, version, whoami, table_help",
         commands: &[
             ("processlist", ClusterOnly),
-            ("status", NotYet),
+            ("status", Available),
             ("table_help", NotYet),
             ("version", Available),
             ("whoami", NotYet),
@@ -50,24 +50,24 @@ pub const GROUPS: &[Group] = &[
         name: "ddl",
         summary: "create, alter, describe, list, enable/disable, drop tables",
         commands: &[
-            ("alter", NotYet),
+            ("alter", Available),
             ("alter_async", NotYet),
             ("alter_status", NotYet),
             ("clone_table_schema", NotYet),
-            ("create", NotYet),
-            ("describe", NotYet),
-            ("disable", NotYet),
+            ("create", Available),
+            ("describe", Available),
+            ("disable", Available),
             ("disable_all", NotYet),
-            ("drop", NotYet),
+            ("drop", Available),
             ("drop_all", NotYet),
-            ("enable", NotYet),
+            ("enable", Available),
             ("enable_all", NotYet),
-            ("exists", NotYet),
+            ("exists", Available),
             ("get_table", NotYet),
-            ("is_disabled", NotYet),
-            ("is_enabled", NotYet),
-            ("list", NotYet),
-            ("list_regions", NotYet),
+            ("is_disabled", Available),
+            ("is_enabled", Available),
+            ("list", Available),
+            ("list_regions", Available),
             ("locate_region", NotYet),
             ("show_filters", NotYet),
         ],
@@ -77,29 +77,29 @@ pub const GROUPS: &[Group] = &[
         summary: "create, alter, describe, list and drop namespaces",
         commands: &[
             ("alter_namespace", NotYet),
-            ("create_namespace", NotYet),
-            ("describe_namespace", NotYet),
-            ("drop_namespace", NotYet),
-            ("list_namespace", NotYet),
-            ("list_namespace_tables", NotYet),
+            ("create_namespace", Available),
+            ("describe_namespace", Available),
+            ("drop_namespace", Available),
+            ("list_namespace", Available),
+            ("list_namespace_tables", Available),
         ],
     },
     Group {
         name: "dml",
         summary: "put, get, scan, delete, deleteall, incr, append, count, truncate",
         commands: &[
-            ("append", NotYet),
-            ("count", NotYet),
-            ("delete", NotYet),
-            ("deleteall", NotYet),
-            ("get", NotYet),
-            ("get_counter", NotYet),
-            ("get_splits", NotYet),
-            ("incr", NotYet),
-            ("put", NotYet),
-            ("scan", NotYet),
-            ("truncate", NotYet),
-            ("truncate_preserve", NotYet),
+            ("append", Available),
+            ("count", Available),
+            ("delete", Available),
+            ("deleteall", Available),
+            ("get", Available),
+            ("get_counter", Available),
+            ("get_splits", Available),
+            ("incr", Available),
+            ("put", Available),
+            ("scan", Available),
+            ("truncate", Available),
+            ("truncate_preserve", Available),
         ],
     },
     Group {
@@ -117,11 +117,11 @@ pub const GROUPS: &[Group] = &[
             ("cleaner_chore_run", ClusterOnly),
             ("cleaner_chore_switch", ClusterOnly),
             ("close_region", ClusterOnly),
-            ("compact", NotYet),
+            ("compact", Available),
             ("compact_rs", ClusterOnly),
             ("compaction_state", NotYet),
-            ("flush", NotYet),
-            ("major_compact", NotYet),
+            ("flush", Available),
+            ("major_compact", Available),
             ("merge_region", NotYet),
             ("move", ClusterOnly),
             ("normalize", ClusterOnly),
@@ -237,7 +237,7 @@ pub const GROUPS: &[Group] = &[
 const ALIASES: &[(&str, &str)] = &[("desc", "describe"), ("hlog_roll", "wal_roll")];
 
 /// The shell's own commands, which HBase's shell provides outside its command groups.
-pub const BUILTINS: &[&str] = &["help", "exit", "quit"];
+pub const BUILTINS: &[&str] = &["help", "exit", "quit", "clock"];
 
 /// The HBase version whose semantics and shell regionkv follows.
 pub const HBASE_SEMANTICS: &str = "2.x";
@@ -300,6 +300,87 @@ pub fn version_line() -> String {
     )
 }
 
+/// Examples of an implemented command's forms, one per line (from HBase's help texts).
+pub fn usage(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "status" => "status\nstatus 'simple'\nstatus 'summary'\nstatus 'detailed'",
+        "version" => "version",
+        "create_namespace" => "create_namespace 'ns1'",
+        "drop_namespace" => "drop_namespace 'ns1'",
+        "describe_namespace" => "describe_namespace 'ns1'",
+        "list_namespace" => "list_namespace\nlist_namespace 'abc.*'",
+        "list_namespace_tables" => "list_namespace_tables 'ns1'",
+        "create" => {
+            "create 'ns1:t1', {NAME => 'f1', VERSIONS => 5}\n\
+             create 't1', 'f1', 'f2', 'f3'\n\
+             create 't1', {NAME => 'f1', TTL => 86400, BLOOMFILTER => 'ROWCOL'}, {NAME => 'f2'}\n\
+             create 't1', 'f1', SPLITS => ['10', '20', '30', '40']\n\
+             create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n\
+             create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n\
+             create 't1', 'f1', MAX_FILESIZE => 134217728, DURABILITY => 'ASYNC_WAL'"
+        }
+        "alter" => {
+            "alter 't1', NAME => 'f1', VERSIONS => 5\n\
+             alter 't1', 'delete' => 'f1'\n\
+             alter 't1', NAME => 'f1', METHOD => 'delete'\n\
+             alter 't1', MAX_FILESIZE => '134217728'\n\
+             alter 't1', CONFIGURATION => {'hbase.hstore.blockingStoreFiles' => '20'}\n\
+             alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'"
+        }
+        "describe" => "describe 't1'\ndesc 'ns1:t1'",
+        "list" => "list\nlist 'abc.*'\nlist 'ns:abc.*'",
+        "exists" => "exists 't1'",
+        "is_enabled" => "is_enabled 't1'",
+        "is_disabled" => "is_disabled 't1'",
+        "enable" => "enable 't1'",
+        "disable" => "disable 't1'",
+        "drop" => "drop 't1'",
+        "list_regions" => {
+            "list_regions 't1'\n\
+             list_regions 't1', {LOCALITY_THRESHOLD => 0.8}\n\
+             list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE', 'REQ']"
+        }
+        "put" => {
+            "put 't1', 'r1', 'c1', 'value'\nput 't1', 'r1', 'c1', 'value', ts1\nput 't1', 'r1', 'c1', 'value', {TTL => 60000}"
+        }
+        "get" => {
+            "get 't1', 'r1'\n\
+             get 't1', 'r1', 'c1', 'c2'\n\
+             get 't1', 'r1', {COLUMN => ['c1', 'c2'], VERSIONS => 4}\n\
+             get 't1', 'r1', {COLUMN => 'c1', TIMERANGE => [ts1, ts2], VERSIONS => 4}\n\
+             get 't1', 'r1', {COLUMN => 'c1', TIMESTAMP => ts1}\n\
+             get 't1', 'r1', {FILTER => \"ValueFilter(=, 'binary:abc')\"}\n\
+             get 't1', 'r1', {COLUMN => ['cf:qualifier1:toInt']}"
+        }
+        "scan" => {
+            "scan 't1'\n\
+             scan 't1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}\n\
+             scan 't1', {ROWPREFIXFILTER => 'row2', REVERSED => true}\n\
+             scan 't1', {RAW => true, VERSIONS => 10}\n\
+             scan 't1', {TIMERANGE => [1303668804000, 1303668904000]}\n\
+             scan 't1', {FILTER => \"(PrefixFilter ('row2') AND (QualifierFilter (>=, 'binary:xyz')))\"}"
+        }
+        "delete" => "delete 't1', 'r1', 'c1'\ndelete 't1', 'r1', 'c1', ts1",
+        "deleteall" => {
+            "deleteall 't1', 'r1'\n\
+             deleteall 't1', 'r1', 'c1'\n\
+             deleteall 't1', 'r1', 'c1', ts1\n\
+             deleteall 't1', {ROWPREFIXFILTER => 'prefix'}"
+        }
+        "incr" => "incr 't1', 'r1', 'c1'\nincr 't1', 'r1', 'c1', 10",
+        "get_counter" => "get_counter 't1', 'r1', 'c1'",
+        "append" => "append 't1', 'r1', 'c1', 'value'",
+        "count" => "count 't1'\ncount 't1', INTERVAL => 100000\ncount 't1', CACHE => 1000",
+        "get_splits" => "get_splits 't1'",
+        "truncate" => "truncate 't1'",
+        "truncate_preserve" => "truncate_preserve 't1'",
+        "flush" => "flush 't1'\nflush 't1', 'f1'",
+        "compact" => "compact 't1'",
+        "major_compact" => "major_compact 't1'",
+        _ => return None,
+    })
+}
+
 /// Writes the `help` overview: one line per command group.
 pub fn write_help(out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -353,6 +434,11 @@ pub fn write_help_for(out: &mut dyn Write, name: &str) -> io::Result<bool> {
     if BUILTINS.contains(&name) {
         let text = match name {
             "help" => "help, help \"GROUP\", help \"COMMAND\": describe the shell's commands",
+            "clock" => {
+                "clock MILLIS: freeze the engine clock at MILLIS (ms since the epoch), so that\n\
+                 timestamps and TTL expiry are deterministic; clock: follow the system clock\n\
+                 again (a regionkv extension; HBase has no such command)"
+            }
             _ => "exit, quit (optionally exit CODE): leave the shell",
         };
         writeln!(out, "{text}")?;
@@ -370,6 +456,12 @@ pub fn write_help_for(out: &mut dyn Write, name: &str) -> io::Result<bool> {
                 group.name,
                 support_text(support)
             )?;
+            if let Some(text) = usage(canonical(name)) {
+                writeln!(out)?;
+                for line in text.lines() {
+                    writeln!(out, "  regionkv> {line}")?;
+                }
+            }
             Ok(true)
         }
         None => Ok(false),
@@ -434,7 +526,12 @@ mod tests {
             "get_splits",
         ];
         for name in documented {
-            assert_eq!(lookup(name).map(|(_, s)| s), Some(NotYet), "{name}");
+            let expected = if name == "split" { NotYet } else { Available };
+            assert_eq!(lookup(name).map(|(_, s)| s), Some(expected), "{name}");
+            assert!(
+                name == "split" || usage(canonical(name)).is_some(),
+                "{name}"
+            );
         }
         assert_eq!(
             lookup("version").map(|(g, s)| (g.name, s)),
@@ -462,7 +559,7 @@ mod tests {
             assert_eq!(lines.len(), 1, "{}: {text}", group.name);
         }
         assert!(text.contains("  general            partly available    status, version"));
-        assert!(text.contains("  dml                not available yet   put, get, scan"));
+        assert!(text.contains("  dml                available           put, get, scan"));
         assert!(text.contains("  replication        HBase cluster only  "));
     }
 
@@ -478,6 +575,7 @@ mod tests {
             text.contains("  version                      available\n"),
             "{text}"
         );
-        assert!(text.contains("desc (an alias of 'describe'): group ddl, not available yet"));
+        assert!(text.contains("desc (an alias of 'describe'): group ddl, available"));
+        assert!(text.contains("  regionkv> describe 't1'\n"), "{text}");
     }
 }

@@ -1,32 +1,44 @@
-//! `regionkv shell`: opens (and locks) a data directory, then reads HBase shell statements
-//! interactively through a line editor, or runs them from a script.
+//! `regionkv shell`: opens a data directory with the embedded engine, then reads HBase shell
+//! statements interactively through a line editor, or runs them from a script, printing what
+//! HBase 2.4's shell prints (see `session.rs` for the shape of each command's output).
 //!
 //! Modes: interactive when standard input is a terminal and no `-f SCRIPT` is given (prompt,
-//! history in `DIR/.regionkv_history`, multi-line statements); otherwise script mode, which
-//! prints only the commands' output and exits with code 1 if any statement failed (or with the
-//! code an `exit CODE` asks for).
+//! history in `DIR/.regionkv_history`, multi-line statements, `=> value` echoes, output padded
+//! to the terminal width as HBase pads it); otherwise script mode, which prints only the
+//! commands' output, unpadded, and exits with code 1 if any statement failed (or with the code
+//! an `exit CODE` asks for).
 //!
-//! Only one process may use a data directory at a time: the shell holds an exclusive lock on
-//! `DIR/LOCK` (through [`regionkv_fs::Fs::lock`]) for as long as it runs.
+//! Only one process may use a data directory at a time: [`regionkv::Db::open`] takes an
+//! exclusive lock on `DIR/LOCK` and holds it until the shell exits.
+//!
+//! Output switches for diffing against a real cluster: `--epoch-ts` prints cell timestamps
+//! as epoch milliseconds (HBase before 2.4, or `hbase.shell.timestamp.format.epoch=true`)
+//! instead of HBase 2.4's local ISO date-time; `--no-timing` leaves out the `Took X.XXXX
+//! seconds` lines.
 
+mod args;
+mod clock;
 mod commands;
+mod ddl;
+mod dml;
+mod engine;
+mod format;
 mod input;
 mod parse;
 mod session;
+mod tz;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use regionkv_fs::{FileLock, Fs, RealFs};
 use rustyline::error::ReadlineError;
 
+use self::engine::Engine;
+use self::format::TimestampFormat;
 use self::input::Chunker;
-use self::session::{Flow, Session};
-
-/// The name of the lock file inside the data directory.
-const LOCK_FILE: &str = "LOCK";
+use self::session::{Flow, Session, Settings};
 
 /// The name of the interactive history file inside the data directory.
 const HISTORY_FILE: &str = ".regionkv_history";
@@ -45,6 +57,15 @@ pub struct ShellArgs {
     /// is not a terminal)
     #[arg(short = 'f', long = "file", value_name = "SCRIPT")]
     pub script: Option<PathBuf>,
+
+    /// Print cell timestamps as epoch milliseconds (HBase before 2.4) instead of the local
+    /// date-time HBase 2.4+ prints
+    #[arg(long = "epoch-ts")]
+    pub epoch_ts: bool,
+
+    /// Leave out the `Took X.XXXX seconds` line after each command (for diffable output)
+    #[arg(long = "no-timing")]
+    pub no_timing: bool,
 }
 
 /// Why the shell stopped early.
@@ -68,23 +89,35 @@ enum ShellError {
 
 /// Runs `regionkv shell`.
 pub fn run(args: &ShellArgs) -> ExitCode {
-    let _lock = match lock_data_dir(&args.data) {
-        Ok(lock) => lock,
+    let timestamps = if args.epoch_ts {
+        TimestampFormat::Epoch
+    } else {
+        TimestampFormat::Local(tz::TimeZone::local())
+    };
+    let engine = match Engine::open(&args.data, timestamps) {
+        Ok(engine) => engine,
         Err(message) => {
             let _ = writeln!(io::stderr(), "ERROR: {message}");
             return ExitCode::FAILURE;
         }
     };
+    let interactive = args.script.is_none() && io::stdin().is_terminal();
+    let settings = Settings {
+        echo: interactive,
+        timing: !args.no_timing,
+        width: 0,
+    };
+    let session = Session::new(io::stdout(), engine, settings);
     let result = match &args.script {
         Some(path) => match File::open(path) {
-            Ok(file) => run_script(BufReader::new(file), &path.display().to_string()),
+            Ok(file) => run_script(session, BufReader::new(file), &path.display().to_string()),
             Err(source) => Err(ShellError::Input {
                 what: format!("script {}", path.display()),
                 source,
             }),
         },
-        None if io::stdin().is_terminal() => run_interactive(&args.data),
-        None => run_script(io::stdin().lock(), "standard input"),
+        None if interactive => run_interactive(session, &args.data),
+        None => run_script(session, io::stdin().lock(), "standard input"),
     };
     match result {
         Ok(code) => code,
@@ -97,41 +130,6 @@ pub fn run(args: &ShellArgs) -> ExitCode {
     }
 }
 
-/// Creates the data directory if needed and takes its lock; the error is the message to print.
-fn lock_data_dir(dir: &Path) -> Result<Box<dyn FileLock>, String> {
-    let fs = RealFs::new();
-    fs.create_dir_all(dir).map_err(|e| {
-        format!(
-            "cannot create data directory {}: {}",
-            dir.display(),
-            error_chain(&e)
-        )
-    })?;
-    fs.lock(&dir.join(LOCK_FILE)).map_err(|e| match e {
-        regionkv_fs::Error::Locked { .. } => format!(
-            "data directory {} is in use by another process",
-            dir.display()
-        ),
-        e => format!(
-            "cannot lock data directory {}: {}",
-            dir.display(),
-            error_chain(&e)
-        ),
-    })
-}
-
-/// An error and its sources, joined by `": "`.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 /// The exit code once the session ends with `flow`.
 fn exit_code(flow: Flow, failures: u64, script: bool) -> ExitCode {
     match flow {
@@ -141,9 +139,24 @@ fn exit_code(flow: Flow, failures: u64, script: bool) -> ExitCode {
     }
 }
 
+/// Closes the engine (flushing its regions) once the session is over; a failure to close
+/// is reported and fails the run.
+fn finish<W: Write>(session: Session<W>, code: ExitCode) -> ExitCode {
+    match session.engine().close() {
+        Ok(()) => code,
+        Err(message) => {
+            let _ = writeln!(io::stderr(), "ERROR: closing the data directory: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs every statement read from `input`, printing only their output.
-fn run_script(input: impl BufRead, what: &str) -> Result<ExitCode, ShellError> {
-    let mut session = Session::new(io::stdout());
+fn run_script<W: Write>(
+    mut session: Session<W>,
+    input: impl BufRead,
+    what: &str,
+) -> Result<ExitCode, ShellError> {
     let mut chunker = Chunker::for_script();
     let mut lines = input.lines();
     loop {
@@ -157,20 +170,24 @@ fn run_script(input: impl BufRead, what: &str) -> Result<ExitCode, ShellError> {
             }
             None => match chunker.finish() {
                 Some(chunk) => Some(chunk),
-                None => return Ok(exit_code(Flow::Continue, session.failures(), true)),
+                None => {
+                    let code = exit_code(Flow::Continue, session.failures(), true);
+                    return Ok(finish(session, code));
+                }
             },
         };
         if let Some((text, first_line)) = chunk {
             let flow = session.run_chunk(&text, first_line)?;
             if flow != Flow::Continue {
-                return Ok(exit_code(flow, session.failures(), true));
+                let code = exit_code(flow, session.failures(), true);
+                return Ok(finish(session, code));
             }
         }
     }
 }
 
 /// The interactive shell: a line editor with history, prompts and multi-line statements.
-fn run_interactive(data: &Path) -> Result<ExitCode, ShellError> {
+fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<ExitCode, ShellError> {
     let config = rustyline::Config::builder()
         .max_history_size(HISTORY_SIZE)?
         .history_ignore_dups(true)?
@@ -191,7 +208,6 @@ fn run_interactive(data: &Path) -> Result<ExitCode, ShellError> {
         }
     }
 
-    let mut session = Session::new(io::stdout());
     {
         let out = session.out();
         writeln!(out, "regionkv shell on data directory {}", data.display())?;
@@ -210,6 +226,11 @@ fn run_interactive(data: &Path) -> Result<ExitCode, ShellError> {
                     let _ = editor.add_history_entry(line.as_str());
                 }
                 if let Some((text, first_line)) = chunker.push(&line) {
+                    // HBase pads its tables to the terminal's current width.
+                    let width = editor
+                        .dimensions()
+                        .map_or(0, |(columns, _)| usize::from(columns));
+                    session.set_width(width);
                     match session.run_chunk(&text, first_line) {
                         Ok(Flow::Continue) => {}
                         Ok(flow) => break Ok(flow),
@@ -241,5 +262,6 @@ fn run_interactive(data: &Path) -> Result<ExitCode, ShellError> {
         Flow::Continue => Flow::Exit(None),
         flow => flow,
     };
-    Ok(exit_code(flow, session.failures(), false))
+    let code = exit_code(flow, session.failures(), false);
+    Ok(finish(session, code))
 }

@@ -1,16 +1,29 @@
-//! A shell session: runs parsed statements against the command table, writes their output,
-//! and keeps the count of failures that decides a script's exit code.
+//! A shell session: runs parsed statements against the engine, writes their output as HBase
+//! 2.4's shell does, and keeps the count of failures that decides a script's exit code.
 //!
-//! Output follows HBase 2.x's shell: every command of HBase's command groups ends with
-//! `Took X.XXXX seconds`, also when it fails (HBase prints it from an `ensure` block), while the
-//! shell's own `help`, `exit` and `quit`, syntax errors and unknown names print none. Errors
-//! are `ERROR: ...` lines on the same stream as the output, as in HBase, so that a transcript
-//! keeps them in order.
+//! Per command, as `Shell::Commands::Command#command_safe` (shell/commands.rb) and the
+//! method IRB calls (shell.rb `export_commands`) print it:
+//!
+//! - the command's own output;
+//! - on failure, an empty line, `ERROR: message`, an empty line, `For usage try 'help
+//!   "command"'` and an empty line (HBase's interactive error block; a script goes on with its
+//!   next statement and exits non-zero at the end);
+//! - `Took X.XXXX seconds`, also after a failure (HBase prints it from an `ensure` block),
+//!   unless timings are turned off for diffable output;
+//! - in an interactive session, `=> value` when the command returns one (IRB's echo of a
+//!   non-nil result: `list`, `exists`, `count`, `create`, ...). Scripts run like HBase's
+//!   `hbase shell script.rb`, which loads the file without echoing results.
+//!
+//! The shell's own `help`, `exit`, `quit` and regionkv's `clock`, syntax errors and unknown
+//! names print no `Took`.
 
 use std::io::{self, Write};
 use std::time::Instant;
 
+use super::args::CmdError;
 use super::commands::{self, Support};
+use super::engine::{Engine, Out, Ret};
+use super::format::Formatter;
 use super::parse::{Command, Value, parse_program};
 
 /// What the driver does after a chunk of input.
@@ -22,10 +35,23 @@ pub enum Flow {
     Exit(Option<u8>),
 }
 
+/// How a session prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Echo command results (`=> ...`), as IRB does at the prompt.
+    pub echo: bool,
+    /// Print `Took X.XXXX seconds` after each command.
+    pub timing: bool,
+    /// The terminal width the formatter pads to (0: unpadded).
+    pub width: usize,
+}
+
 /// Runs statements and writes their output to `out`.
 pub struct Session<W: Write> {
     out: W,
     failures: u64,
+    engine: Engine,
+    settings: Settings,
 }
 
 /// How one command ended.
@@ -35,9 +61,14 @@ enum Outcome {
 }
 
 impl<W: Write> Session<W> {
-    /// A session writing to `out`.
-    pub fn new(out: W) -> Self {
-        Session { out, failures: 0 }
+    /// A session on `engine` writing to `out`.
+    pub fn new(out: W, engine: Engine, settings: Settings) -> Self {
+        Session {
+            out,
+            failures: 0,
+            engine,
+            settings,
+        }
     }
 
     /// How many statements have failed so far (syntax errors included).
@@ -48,6 +79,16 @@ impl<W: Write> Session<W> {
     /// The output stream.
     pub fn out(&mut self) -> &mut W {
         &mut self.out
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Sets the width the formatter pads to (the terminal's, before each statement).
+    pub fn set_width(&mut self, width: usize) {
+        self.settings.width = width;
     }
 
     /// Parses and runs one complete chunk of input whose first line is line `first_line`.
@@ -82,6 +123,11 @@ impl<W: Write> Session<W> {
                 self.record(outcome);
                 return Ok(Flow::Continue);
             }
+            "clock" => {
+                let outcome = self.clock(command)?;
+                self.record(outcome);
+                return Ok(Flow::Continue);
+            }
             _ => {}
         }
         let Some((_, support)) = commands::lookup(name) else {
@@ -89,38 +135,57 @@ impl<W: Write> Session<W> {
             writeln!(self.out, "ERROR: Unknown command '{name}'. Try 'help'.")?;
             return Ok(Flow::Continue);
         };
+        let canonical = commands::canonical(name);
         let start = Instant::now();
-        let outcome = match support {
-            Support::Available => self.run_available(command)?,
-            Support::NotYet => self.error(format_args!(
+        let result = match support {
+            Support::Available => self.run_available(canonical, &command.args),
+            Support::NotYet => Err(CmdError::Failed(format!(
                 "command '{name}' is not available yet in this build of regionkv"
-            ))?,
-            Support::ClusterOnly => self.error(format_args!(
+            ))),
+            Support::ClusterOnly => Err(CmdError::Failed(format!(
                 "command '{name}' administers an HBase cluster; regionkv, an embedded engine, does not provide it"
-            ))?,
+            ))),
         };
-        self.record(outcome);
-        writeln!(
-            self.out,
-            "Took {:.4} seconds",
-            start.elapsed().as_secs_f64()
-        )?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let ret = match result {
+            Ok(ret) => ret,
+            Err(CmdError::Io(e)) => return Err(e),
+            Err(CmdError::Failed(message)) => {
+                self.failures += 1;
+                writeln!(self.out)?;
+                writeln!(self.out, "ERROR: {}", printable(&message))?;
+                writeln!(self.out)?;
+                writeln!(self.out, "For usage try 'help \"{canonical}\"'")?;
+                writeln!(self.out)?;
+                Ret::Nil
+            }
+        };
+        if self.settings.timing {
+            let fmt = Formatter::new(self.settings.width);
+            fmt.output_str(&mut self.out, &format!("Took {elapsed:.4} seconds"))?;
+            writeln!(self.out)?;
+        }
+        if self.settings.echo
+            && let Some(value) = ret.echo()
+        {
+            writeln!(self.out, "=> {value}")?;
+        }
         Ok(Flow::Continue)
     }
 
     /// Runs a command whose [`Support`] is [`Support::Available`].
-    fn run_available(&mut self, command: &Command) -> io::Result<Outcome> {
-        match commands::canonical(&command.name) {
+    fn run_available(&mut self, name: &str, args: &[Value]) -> Result<Ret, CmdError> {
+        let mut out = Out {
+            w: &mut self.out,
+            fmt: Formatter::new(self.settings.width),
+        };
+        match name {
             "version" => {
-                if !self.arity(command, 0, 0)? {
-                    return Ok(Outcome::Failed);
-                }
-                writeln!(self.out, "{}", commands::version_line())?;
-                Ok(Outcome::Ok)
+                super::args::arity(args, 0, Some(0))?;
+                out.line(&commands::version_line())?;
+                Ok(Ret::Nil)
             }
-            other => self.error(format_args!(
-                "command '{other}' is not available yet in this build of regionkv"
-            )),
+            _ => self.engine.run(name, args, &mut out),
         }
     }
 
@@ -142,6 +207,31 @@ impl<W: Write> Session<W> {
             }
             [_] => self.error(format_args!(
                 "help takes a command or group name as a string, e.g. help 'dml'"
+            )),
+            args => self.error(format_args!(
+                "wrong number of arguments (given {}, expected 0..1)",
+                args.len()
+            )),
+        }
+    }
+
+    /// regionkv's `clock MILLIS` (freeze the engine clock) and `clock` (follow the system
+    /// clock again).
+    fn clock(&mut self, command: &Command) -> io::Result<Outcome> {
+        let clock = self.engine.clock().clone();
+        match command.args.as_slice() {
+            [] => {
+                clock.unfreeze();
+                writeln!(self.out, "Clock follows the system clock")?;
+                Ok(Outcome::Ok)
+            }
+            [Value::Int(millis)] if *millis >= 0 => {
+                clock.freeze(*millis);
+                writeln!(self.out, "Clock frozen at {millis}")?;
+                Ok(Outcome::Ok)
+            }
+            [_] => self.error(format_args!(
+                "clock takes a time in milliseconds since the epoch (0 or more), or nothing to follow the system clock"
             )),
             args => self.error(format_args!(
                 "wrong number of arguments (given {}, expected 0..1)",
@@ -185,23 +275,6 @@ impl<W: Write> Session<W> {
         Ok(Flow::Continue)
     }
 
-    /// Checks the number of arguments, reporting Ruby's `ArgumentError` wording.
-    fn arity(&mut self, command: &Command, min: usize, max: usize) -> io::Result<bool> {
-        let given = command.args.len();
-        if (min..=max).contains(&given) {
-            return Ok(true);
-        }
-        let expected = if min == max {
-            min.to_string()
-        } else {
-            format!("{min}..{max}")
-        };
-        self.error(format_args!(
-            "wrong number of arguments (given {given}, expected {expected})"
-        ))?;
-        Ok(false)
-    }
-
     fn error(&mut self, message: std::fmt::Arguments<'_>) -> io::Result<Outcome> {
         writeln!(self.out, "ERROR: {message}")?;
         Ok(Outcome::Failed)
@@ -214,71 +287,131 @@ impl<W: Write> Session<W> {
     }
 }
 
+/// `message` with control characters (a binary name quoted in an error) escaped as `\xNN`,
+/// so that an error line never carries raw control bytes to a terminal.
+fn printable(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for c in message.chars() {
+        if c.is_control() && c != '\n' {
+            for b in c.to_string().bytes() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use super::super::format::TimestampFormat;
     use super::*;
 
-    /// Runs `src` as one chunk; returns the output, the flow and the failure count.
-    fn run(src: &str) -> (String, Flow, u64) {
-        let mut session = Session::new(Vec::new());
+    /// Runs `src` as one chunk on a fresh data directory; returns the output, the flow and
+    /// the failure count.
+    fn run_with(src: &str, settings: Settings) -> (String, Flow, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), TimestampFormat::Epoch).unwrap();
+        let mut session = Session::new(Vec::new(), engine, settings);
         let flow = session.run_chunk(src, 1).unwrap();
         let failures = session.failures();
         (String::from_utf8(session.out).unwrap(), flow, failures)
     }
 
-    /// Replaces the timing in `Took X.XXXX seconds` lines with `T`.
-    fn untimed(text: &str) -> String {
-        text.lines()
-            .map(|line| match line.strip_prefix("Took ") {
-                Some(rest) => {
-                    let (secs, unit) = rest.split_once(' ').unwrap();
-                    let (whole, frac) = secs.split_once('.').unwrap();
-                    assert!(whole.chars().all(|c| c.is_ascii_digit()), "{line}");
-                    assert_eq!(frac.len(), 4, "{line}");
-                    assert_eq!(unit, "seconds");
-                    "Took T seconds".to_string()
-                }
-                None => line.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+    fn run(src: &str) -> (String, Flow, u64) {
+        run_with(
+            src,
+            Settings {
+                echo: false,
+                timing: false,
+                width: 0,
+            },
+        )
     }
 
     #[test]
-    fn version_prints_both_versions_and_took() {
-        let (out, flow, failures) = run("version");
-        assert_eq!(
-            untimed(&out),
-            format!(
-                "regionkv {}, following Apache HBase 2.x semantics\nTook T seconds",
-                env!("CARGO_PKG_VERSION")
-            )
+    fn version_prints_the_version_line_and_took() {
+        let settings = Settings {
+            echo: false,
+            timing: true,
+            width: 0,
+        };
+        let (out, flow, failures) = run_with("version", settings);
+        let (line, took) = out.split_once('\n').unwrap();
+        assert_eq!(line, commands::version_line());
+        assert!(
+            took.starts_with("Took 0.") && took.ends_with(" seconds\n"),
+            "{took}"
         );
         assert_eq!((flow, failures), (Flow::Continue, 0));
         let (out, _, failures) = run("version 1");
         assert_eq!(
-            untimed(&out),
-            "ERROR: wrong number of arguments (given 1, expected 0)\nTook T seconds"
+            out,
+            "\nERROR: wrong number of arguments (given 1, expected 0)\n\n\
+             For usage try 'help \"version\"'\n\n"
         );
         assert_eq!(failures, 1);
     }
 
     #[test]
-    fn planned_cluster_and_unknown_commands_fail_differently() {
-        let (out, _, failures) =
-            run("put 't1', 'r1', 'f:q', 'v'; desc 't1'; grant 'u', 'RW'; frob 1");
+    fn cluster_and_unknown_commands_fail_differently() {
+        let (out, _, failures) = run("grant 'u', 'RW'; frob 1");
         assert_eq!(
-            untimed(&out),
-            "ERROR: command 'put' is not available yet in this build of regionkv\n\
-             Took T seconds\n\
-             ERROR: command 'desc' is not available yet in this build of regionkv\n\
-             Took T seconds\n\
-             ERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\
-             Took T seconds\n\
-             ERROR: Unknown command 'frob'. Try 'help'."
+            out,
+            "\nERROR: command 'grant' administers an HBase cluster; regionkv, an embedded \
+             engine, does not provide it\n\nFor usage try 'help \"grant\"'\n\n\
+             ERROR: Unknown command 'frob'. Try 'help'.\n"
         );
-        assert_eq!(failures, 4);
+        assert_eq!(failures, 2);
+    }
+
+    #[test]
+    fn results_are_echoed_only_when_asked() {
+        let script = "create 't1', 'f'; exists 't1'; list";
+        let (out, _, _) = run(script);
+        assert_eq!(
+            out,
+            "Created table t1\nTable t1 does exist\nTABLE\nt1\n1 row(s)\n"
+        );
+        let settings = Settings {
+            echo: true,
+            timing: false,
+            width: 0,
+        };
+        let (out, _, _) = run_with(script, settings);
+        assert_eq!(
+            out,
+            "Created table t1\n=> Hbase::Table - t1\nTable t1 does exist\n=> true\n\
+             TABLE\nt1\n1 row(s)\n=> [\"t1\"]\n"
+        );
+    }
+
+    #[test]
+    fn clock_freezes_and_unfreezes() {
+        let (out, _, failures) = run(
+            "clock 1000; create 't', 'f'; put 't', 'r', 'f:q', 'v'; get 't', 'r'; clock; clock -1; clock 'x'",
+        );
+        assert_eq!(
+            out,
+            "Clock frozen at 1000\nCreated table t\nCOLUMN  CELL\n f:q timestamp=1000, value=v\n\
+             1 row(s)\nClock follows the system clock\n\
+             ERROR: clock takes a time in milliseconds since the epoch (0 or more), or nothing to follow the system clock\n\
+             ERROR: clock takes a time in milliseconds since the epoch (0 or more), or nothing to follow the system clock\n"
+        );
+        assert_eq!(failures, 2);
+    }
+
+    #[test]
+    fn error_lines_escape_control_characters() {
+        assert_eq!(
+            printable("Unknown table a\u{0}b\tc!"),
+            "Unknown table a\\x00b\\x09c!"
+        );
+        assert_eq!(printable("é\u{85}"), "é\\xC2\\x85");
+        let (out, _, _) = run("drop_namespace \"n\\x01\"");
+        assert!(out.contains("ERROR: Unknown namespace n\\x01!"), "{out}");
     }
 
     #[test]
@@ -306,7 +439,12 @@ mod tests {
 
     #[test]
     fn help_prints_no_took() {
-        let (out, _, failures) = run("help");
+        let settings = Settings {
+            echo: true,
+            timing: true,
+            width: 0,
+        };
+        let (out, _, failures) = run_with("help", settings);
         assert!(out.contains("COMMAND GROUPS:"), "{out}");
         assert!(!out.contains("Took"), "{out}");
         assert_eq!(failures, 0);

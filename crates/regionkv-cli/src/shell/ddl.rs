@@ -1,0 +1,1261 @@
+//! The DDL, namespace, tool and status commands, as HBase 2.4's shell runs them
+//! (hbase-shell/src/main/ruby/hbase/admin.rb and shell/commands/*.rb): `create` with column
+//! family hashes, table attributes, `SPLITS` and `NUMREGIONS`/`SPLITALGO`; `alter`;
+//! `describe` in HBase's descriptor text; `list`, `exists`, `is_enabled`, `enable`,
+//! `disable`, `drop`, `truncate`, `truncate_preserve`; the namespace commands; `flush`,
+//! `compact`, `major_compact`; `list_regions`, `get_splits` and `status`.
+//!
+//! HBase options regionkv does not implement are refused with an error naming them, except
+//! when they are given their HBase default (a schema script carrying `IS_MOB => false` still
+//! runs); keys HBase itself does not know are reported and ignored as HBase reports them.
+
+use regionkv::cell::bytes::to_string_binary;
+use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+use regionkv_fs::RealFs;
+use regionkv_region::descriptor::{DEFAULT_MAX_FILESIZE, DEFAULT_MEMSTORE_FLUSH_SIZE};
+use regionkv_region::split::SplitAlgorithm;
+
+use super::args::{
+    CmdError, CmdResult, Opts, arity, class_name, fail, inspect, int_arg, java_bool, string_arg,
+    table_arg, to_bytes_binary, to_s, to_text, truthy,
+};
+use super::engine::{Engine, Out, Ret, SERVER_NAME, error_chain, hbase_error};
+use super::format::{human_ttl, java_hashmap_order, ruby_float};
+use super::parse::Value;
+
+/// Ruby's `args.flatten.compact`: nested arrays spread out, `nil`s dropped.
+pub fn flatten(args: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Value::Array(items) => out.extend(flatten(items)),
+            Value::Nil => {}
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// A regionkv descriptor error as a command failure.
+fn desc_error(e: regionkv_region::Error) -> CmdError {
+    CmdError::Failed(error_chain(&e))
+}
+
+/// A full-match regex as Java's `Pattern.matcher(s).matches()` uses it.
+fn full_match(regex: &str) -> CmdResult<regex::Regex> {
+    regex::Regex::new(&format!("^(?:{regex})$"))
+        .or_else(|e| fail(format!("invalid regular expression {regex:?}: {e}")))
+}
+
+/// The optional regex argument of `list` and `list_namespace` (default `.*`).
+fn regex_arg(args: &[Value]) -> CmdResult<regex::Regex> {
+    let regex = match args.first() {
+        None => ".*".to_string(),
+        Some(v) => string_arg(v, "The regular expression")?,
+    };
+    full_match(&regex)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descriptor text (describe)
+
+/// A family as `ColumnFamilyDescriptor.toString()` prints it: NAME, then every attribute in
+/// HBase 2.4's order (TTL in PrettyPrinter's words), then CONFIGURATION in Java `HashMap`
+/// order.
+pub fn family_text(f: &ColumnFamilyDescriptor) -> String {
+    let mut s = format!("{{NAME => '{}'", String::from_utf8_lossy(&f.name));
+    for (key, value) in f.attributes() {
+        if key == "NAME" {
+            continue;
+        }
+        let value = if key == "TTL" {
+            value.parse::<i64>().map_or(value.clone(), human_ttl)
+        } else {
+            value
+        };
+        s.push_str(&format!(", {key} => '{value}'"));
+    }
+    if !f.configuration.is_empty() {
+        let keys: Vec<&str> = f.configuration.keys().map(String::as_str).collect();
+        let pairs: Vec<String> = java_hashmap_order(&keys)
+            .into_iter()
+            .map(|k| {
+                let v = f.configuration.get(k).map_or("", String::as_str);
+                format!("'{k}' => '{v}'")
+            })
+            .collect();
+        s.push_str(&format!(", CONFIGURATION => {{{}}}", pairs.join(", ")));
+    }
+    s.push('}');
+    s
+}
+
+/// `TableDescriptor.toStringTableAttributes()`: the attributes that are set, sorted by name,
+/// then the other keys under METADATA (in HBase 2.x a table's CONFIGURATION entries are such
+/// keys); nothing at all for a table with none.
+pub fn table_attributes_text(d: &TableDescriptor) -> String {
+    let mut reserved = d.attributes(false);
+    reserved.sort_by(|a, b| a.0.cmp(b.0));
+    if reserved.is_empty() && d.configuration.is_empty() {
+        return String::new();
+    }
+    let mut parts: Vec<String> = reserved
+        .iter()
+        .map(|(k, v)| format!("{k} => '{v}'"))
+        .collect();
+    if !d.configuration.is_empty() {
+        let user: Vec<String> = d
+            .configuration
+            .iter()
+            .map(|(k, v)| format!("'{k}' => '{v}'"))
+            .collect();
+        parts.push(format!("METADATA => {{{}}}", user.join(", ")));
+    }
+    format!(", {{TABLE_ATTRIBUTES => {{{}}}}}", parts.join(", "))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options of families and tables
+
+/// Family keys regionkv does not implement, with the HBase default it accepts for them.
+const FAMILY_DEFAULTS: &[(&str, &str)] = &[
+    ("CACHE_DATA_ON_WRITE", "false"),
+    ("CACHE_INDEX_ON_WRITE", "false"),
+    ("CACHE_BLOOMS_ON_WRITE", "false"),
+    ("EVICT_BLOCKS_ON_CLOSE", "false"),
+    ("IN_MEMORY_COMPACTION", "NONE"),
+    ("COMPRESS_TAGS", "true"),
+    ("PREFETCH_BLOCKS_ON_OPEN", "false"),
+    ("IS_MOB", "false"),
+    ("NEW_VERSION_BEHAVIOR", "false"),
+    ("COMPRESSION_COMPACT", "NONE"),
+    ("DFS_REPLICATION", "0"),
+];
+
+/// Family keys HBase knows and regionkv does not implement in any form.
+const FAMILY_UNSUPPORTED: &[&str] = &[
+    "MOB_THRESHOLD",
+    "ENCRYPTION",
+    "ENCRYPTION_KEY",
+    "STORAGE_POLICY",
+    "MOB_COMPACT_PARTITION_POLICY",
+    "METADATA",
+];
+
+/// Table keys regionkv does not implement, with the HBase default it accepts for them.
+const TABLE_DEFAULTS: &[(&str, &str)] = &[
+    ("NORMALIZATION_ENABLED", "false"),
+    ("PRIORITY", "0"),
+    ("REGION_MEMSTORE_REPLICATION", "true"),
+    ("REGION_REPLICATION", "1"),
+];
+
+/// Table keys HBase knows and regionkv does not implement in any form.
+const TABLE_UNSUPPORTED: &[&str] = &[
+    "OWNER",
+    "NORMALIZER_TARGET_REGION_COUNT",
+    "NORMALIZER_TARGET_REGION_SIZE",
+    "FLUSH_POLICY",
+];
+
+/// Checks a key regionkv accepts only at its HBase default.
+fn default_only(kind: &str, key: &str, value: &Value, default: &str) -> CmdResult<()> {
+    let text = match value {
+        Value::Bool(_) => java_bool(value).to_string(),
+        other => to_text(other),
+    };
+    if text.eq_ignore_ascii_case(default) {
+        return Ok(());
+    }
+    fail(format!(
+        "{kind} attribute {key} => {} is not supported by regionkv (only its default, {default})",
+        inspect(value)
+    ))
+}
+
+/// The `CONFIGURATION` hash: `k.to_s => v.to_s` (a `nil` value removes the key).
+fn config_pairs(v: &Value) -> CmdResult<Vec<(String, Option<String>)>> {
+    let Some(opts) = Opts::of(v) else {
+        return fail("CONFIGURATION must be a Hash type");
+    };
+    Ok(opts
+        .pairs()
+        .map(|(k, v)| {
+            let value = (!matches!(v, Value::Nil)).then(|| to_text(v));
+            (to_text(k), value)
+        })
+        .collect())
+}
+
+/// HBase's `hcd(arg, htd)` after NAME: applies the family options of `opts` to `cf` and
+/// reports the keys it does not know.
+fn apply_family_opts(
+    cf: &mut ColumnFamilyDescriptor,
+    mut opts: Opts,
+    out: &mut Out<'_>,
+) -> CmdResult<()> {
+    let name = String::from_utf8_lossy(&cf.name).into_owned();
+    // In the order HBase's `hcd` reads them, so the first bad option is the one reported.
+    const ORDER: &[&str] = &[
+        "BLOCKCACHE",
+        "REPLICATION_SCOPE",
+        "IN_MEMORY",
+        "TTL",
+        "DATA_BLOCK_ENCODING",
+        "BLOCKSIZE",
+        "VERSIONS",
+        "MIN_VERSIONS",
+        "KEEP_DELETED_CELLS",
+        "BLOOMFILTER",
+        "COMPRESSION",
+    ];
+    for key in ORDER {
+        let Some(value) = opts.remove(key) else {
+            continue;
+        };
+        let text = match *key {
+            "BLOCKCACHE" | "IN_MEMORY" => java_bool(&value).to_string(),
+            "VERSIONS" => {
+                let versions = int_arg(&value, key)?;
+                // ColumnFamilyDescriptorBuilder.setMaxVersions, client side.
+                if versions <= 0 {
+                    return fail("Maximum versions must be positive");
+                }
+                versions.to_string()
+            }
+            "REPLICATION_SCOPE" | "BLOCKSIZE" | "MIN_VERSIONS" => int_arg(&value, key)?.to_string(),
+            "KEEP_DELETED_CELLS" | "BLOOMFILTER" | "COMPRESSION" => to_text(&value).to_uppercase(),
+            _ => to_text(&value),
+        };
+        cf.set_attribute(key, &text).map_err(desc_error)?;
+    }
+    for (key, default) in FAMILY_DEFAULTS {
+        if let Some(value) = opts.remove(key) {
+            default_only("column family", key, &value, default)?;
+        }
+    }
+    for key in FAMILY_UNSUPPORTED {
+        if opts.has(key) {
+            return fail(format!(
+                "column family attribute {key} is not supported by regionkv"
+            ));
+        }
+    }
+    if let Some(config) = opts.remove("CONFIGURATION") {
+        for (k, v) in config_pairs(&config)? {
+            match v {
+                Some(v) => cf.configuration.insert(k, v),
+                None => cf.configuration.remove(&k),
+            };
+        }
+    }
+    for key in opts.keys() {
+        out.line(&format!(
+            "Unknown argument ignored for column family {name}: {key}"
+        ))?;
+    }
+    Ok(())
+}
+
+/// One change `update_htd_from_arg` makes to a table descriptor.
+#[derive(Debug, Clone)]
+enum TableChange {
+    /// An attribute by HBase's name.
+    Attr(&'static str, String),
+    /// A METADATA or CONFIGURATION key (both are table values in HBase 2.x).
+    Config(String, Option<String>),
+}
+
+/// HBase's `update_htd_from_arg`: takes the table attributes out of `opts`.
+fn table_changes(opts: &mut Opts) -> CmdResult<Vec<TableChange>> {
+    let mut changes = Vec::new();
+    for key in TABLE_UNSUPPORTED {
+        if opts.has(key) {
+            return fail(format!(
+                "table attribute {key} is not supported by regionkv"
+            ));
+        }
+    }
+    const ATTRS: &[&str] = &[
+        "MAX_FILESIZE",
+        "READONLY",
+        "COMPACTION_ENABLED",
+        "SPLIT_ENABLED",
+        "MERGE_ENABLED",
+        "MEMSTORE_FLUSHSIZE",
+        "DURABILITY",
+        "SPLIT_POLICY",
+    ];
+    for key in ATTRS {
+        let Some(value) = opts.remove(key) else {
+            continue;
+        };
+        let text = match *key {
+            "MAX_FILESIZE" | "MEMSTORE_FLUSHSIZE" => int_arg(&value, key)?.to_string(),
+            "READONLY" | "COMPACTION_ENABLED" | "SPLIT_ENABLED" | "MERGE_ENABLED" => {
+                java_bool(&value).to_string()
+            }
+            "DURABILITY" => {
+                let name = to_text(&value);
+                // `Durability.valueOf` is case-sensitive.
+                const NAMES: [&str; 5] = [
+                    "USE_DEFAULT",
+                    "SKIP_WAL",
+                    "ASYNC_WAL",
+                    "SYNC_WAL",
+                    "FSYNC_WAL",
+                ];
+                if !NAMES.contains(&name.as_str()) {
+                    return fail(format!(
+                        "No enum constant org.apache.hadoop.hbase.client.Durability.{name}"
+                    ));
+                }
+                name
+            }
+            _ => to_text(&value),
+        };
+        changes.push(TableChange::Attr(key, text));
+    }
+    for (key, default) in TABLE_DEFAULTS {
+        if let Some(value) = opts.remove(key) {
+            default_only("table", key, &value, default)?;
+        }
+    }
+    for key in ["METADATA", "CONFIGURATION"] {
+        if let Some(map) = opts.remove(key) {
+            let Some(_) = Opts::of(&map) else {
+                return fail(format!("{key} must be a Hash type"));
+            };
+            for (k, v) in config_pairs(&map)? {
+                changes.push(TableChange::Config(k, v));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// Applies table changes to a descriptor.
+fn apply_table_changes(desc: &mut TableDescriptor, changes: &[TableChange]) -> CmdResult<()> {
+    for change in changes {
+        match change {
+            TableChange::Attr(key, value) => {
+                desc.set_attribute(key, value).map_err(desc_error)?;
+            }
+            TableChange::Config(key, Some(value)) => {
+                desc.configuration.insert(key.clone(), value.clone());
+            }
+            TableChange::Config(key, None) => {
+                desc.configuration.remove(key);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resets a table attribute to its default; `false` if it was not set.
+fn unset_table_attribute(desc: &mut TableDescriptor, key: &str) -> bool {
+    let set = desc.attributes(false).iter().any(|(k, _)| *k == key);
+    if set {
+        match key {
+            "MAX_FILESIZE" => desc.max_file_size = DEFAULT_MAX_FILESIZE,
+            "MEMSTORE_FLUSHSIZE" => desc.memstore_flush_size = DEFAULT_MEMSTORE_FLUSH_SIZE,
+            "DURABILITY" => desc.durability = regionkv::Durability::UseDefault,
+            "READONLY" => desc.read_only = false,
+            "SPLIT_POLICY" => desc.split_policy = None,
+            "COMPACTION_ENABLED" => desc.compaction_enabled = true,
+            "SPLIT_ENABLED" => desc.split_enabled = true,
+            "MERGE_ENABLED" => desc.merge_enabled = true,
+            _ => return false,
+        }
+        return true;
+    }
+    desc.configuration.remove(key).is_some()
+}
+
+/// Adds `cf` to `families`, replacing (with HBase's message) a family of the same name.
+fn add_family(
+    families: &mut Vec<ColumnFamilyDescriptor>,
+    cf: ColumnFamilyDescriptor,
+    out: &mut Out<'_>,
+) -> CmdResult<()> {
+    match families.iter_mut().find(|f| f.name == cf.name) {
+        Some(slot) => {
+            out.line(&format!(
+                "Family '{}' already exists, the old one will be replaced",
+                String::from_utf8_lossy(&cf.name)
+            ))?;
+            *slot = cf;
+        }
+        None => families.push(cf),
+    }
+    Ok(())
+}
+
+/// The family name of a `{NAME => ...}` hash (HBase: `Column family {...} must have a
+/// name`).
+fn family_name(opts: &mut Opts) -> CmdResult<Vec<u8>> {
+    match opts.remove("NAME") {
+        Some(v) if truthy(&v) => Ok(to_s(&v)),
+        _ => fail(format!("Column family {} must have a name", opts.inspect())),
+    }
+}
+
+impl Engine {
+    /// The table's region start keys from the catalog file (also for a disabled table,
+    /// whose regions the engine does not hold open).
+    fn catalog_start_keys(&self, name: &str) -> Option<Vec<Vec<u8>>> {
+        let canonical = regionkv::db::canonical_table_name(name).ok()?;
+        let catalog = regionkv::catalog::Catalog::read(&RealFs::new(), self.db.dir()).ok()??;
+        let entry = catalog.tables.get(&canonical)?;
+        Some(
+            entry
+                .regions
+                .iter()
+                .map(|r| r.info.start_key.clone())
+                .collect(),
+        )
+    }
+
+    fn exists_or(&self, name: &str, message: impl FnOnce() -> String) -> CmdResult<()> {
+        match self.db.admin().table_exists(name) {
+            Ok(true) => Ok(()),
+            Ok(false) => fail(message()),
+            Err(e) => Err(hbase_error(e, name)),
+        }
+    }
+
+    fn enabled(&self, name: &str) -> CmdResult<bool> {
+        self.db
+            .admin()
+            .is_table_enabled(name)
+            .map_err(|e| hbase_error(e, name))
+    }
+
+    // ---- namespaces ------------------------------------------------------------------
+
+    pub(super) fn create_namespace(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, None)?;
+        let ns = match &args[0] {
+            Value::Str(_) | Value::Const(_) => to_text(&args[0]),
+            _ => return fail("Namespace name must be of type String"),
+        };
+        for arg in flatten(&args[1..]) {
+            match Opts::of(&arg) {
+                None => {
+                    return fail(format!(
+                        "{} of {} is not of Hash or String type",
+                        class_name(&arg),
+                        inspect(&arg)
+                    ));
+                }
+                Some(o) if !o.is_empty() => {
+                    return fail(format!(
+                        "namespace configuration ({}) is not supported by regionkv",
+                        o.keys().join(", ")
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        self.db
+            .admin()
+            .create_namespace(&ns)
+            .map_err(|e| hbase_error(e, &ns))?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn drop_namespace(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let ns = string_arg(&args[0], "Namespace name")?;
+        self.db
+            .admin()
+            .drop_namespace(&ns)
+            .map_err(|e| hbase_error(e, &ns))?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn describe_namespace(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let ns = string_arg(&args[0], "Namespace name")?;
+        let all = self
+            .db
+            .admin()
+            .list_namespaces()
+            .map_err(|e| hbase_error(e, &ns))?;
+        if !all.contains(&ns) {
+            return fail(format!("Unknown namespace {ns}!"));
+        }
+        out.fmt.header(&mut *out.w, &["DESCRIPTION"], &[64])?;
+        out.fmt
+            .row(&mut *out.w, &[&format!("{{NAME => '{ns}'}}")], true, &[64])?;
+        out.line("Quota is disabled")?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn list_namespace(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 0, Some(1))?;
+        let regex = regex_arg(args)?;
+        let all = self
+            .db
+            .admin()
+            .list_namespaces()
+            .map_err(|e| hbase_error(e, ""))?;
+        let list: Vec<String> = all.into_iter().filter(|n| regex.is_match(n)).collect();
+        out.header(&["NAMESPACE"])?;
+        for ns in &list {
+            out.row(&[ns])?;
+        }
+        out.footer(Some(list.len() as u64))?;
+        Ok(Ret::List(list))
+    }
+
+    pub(super) fn list_namespace_tables(
+        &self,
+        args: &[Value],
+        out: &mut Out<'_>,
+    ) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let ns = string_arg(&args[0], "Namespace name")?;
+        let tables = self
+            .db
+            .admin()
+            .list_namespace_tables(&ns)
+            .map_err(|e| hbase_error(e, &ns))?;
+        let list: Vec<String> = tables
+            .into_iter()
+            .map(|t| t.split_once(':').map_or(t.clone(), |(_, q)| q.to_string()))
+            .collect();
+        out.header(&["TABLE"])?;
+        for t in &list {
+            out.row(&[t])?;
+        }
+        out.footer(Some(list.len() as u64))?;
+        Ok(Ret::List(list))
+    }
+
+    // ---- tables ------------------------------------------------------------------------
+
+    pub(super) fn create(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, None)?;
+        let name = table_arg(&args[0])?;
+        let mut families: Vec<ColumnFamilyDescriptor> = Vec::new();
+        let mut splits: Option<Vec<Vec<u8>>> = None;
+        let mut changes: Vec<TableChange> = Vec::new();
+        for item in flatten(&args[1..]) {
+            let mut opts = match &item {
+                Value::Str(_) | Value::Const(_) => {
+                    let cf = ColumnFamilyDescriptor::new(&to_s(&item)).map_err(desc_error)?;
+                    add_family(&mut families, cf, out)?;
+                    continue;
+                }
+                other => match Opts::of(other) {
+                    Some(opts) => opts,
+                    None => {
+                        return fail(format!(
+                            "{} of {} is not of Hash or String type",
+                            class_name(other),
+                            inspect(other)
+                        ));
+                    }
+                },
+            };
+            if opts.has("NAME") {
+                let fname = family_name(&mut opts)?;
+                let mut cf = match families.iter().find(|f| f.name == fname) {
+                    Some(existing) => existing.clone(),
+                    None => ColumnFamilyDescriptor::new(&fname).map_err(desc_error)?,
+                };
+                apply_family_opts(&mut cf, opts, out)?;
+                add_family(&mut families, cf, out)?;
+                continue;
+            }
+            if let Some(method) = opts.remove("METHOD")
+                && to_text(&method) != "table_att"
+            {
+                return fail("table_att is currently the only supported method");
+            }
+            if let Some(file) = opts.remove("SPLITS_FILE") {
+                let path = to_text(&file);
+                let text = match std::fs::read(&path) {
+                    Ok(bytes) => bytes,
+                    Err(_) => return fail(format!("Splits file {path} doesn't exist")),
+                };
+                // `File.foreach` lines, `chomp`ed; no line after a final newline.
+                let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+                if text.is_empty() || text.ends_with(b"\n") {
+                    lines.pop();
+                }
+                let lines: Vec<Value> = lines
+                    .into_iter()
+                    .map(|line| Value::Str(line.strip_suffix(b"\r").unwrap_or(line).to_vec()))
+                    .collect();
+                opts = with_key(opts, "SPLITS", Value::Array(lines));
+                changes.push(TableChange::Config("SPLITS_FILE".into(), Some(path)));
+            }
+            if let Some(list) = opts.remove("SPLITS") {
+                let Value::Array(items) = &list else {
+                    return fail(format!(
+                        "undefined method `each' for {}:{}",
+                        inspect(&list),
+                        class_name(&list)
+                    ));
+                };
+                let mut keys = Vec::with_capacity(items.len());
+                for item in items {
+                    keys.push(to_bytes_binary(&to_s(item))?);
+                }
+                splits = Some(keys);
+            } else if opts.has("NUMREGIONS") || opts.has("SPLITALGO") {
+                let Some(regions) = opts.remove("NUMREGIONS") else {
+                    return fail("Number of regions must be specified");
+                };
+                let Some(algo) = opts.remove("SPLITALGO") else {
+                    return fail("Split algorithm must be specified");
+                };
+                let regions = match regions {
+                    Value::Int(n) => n,
+                    other => {
+                        return fail(format!(
+                            "comparison of {} with 1 failed",
+                            class_name(&other)
+                        ));
+                    }
+                };
+                if regions <= 1 {
+                    return fail("Number of regions must be greater than 1");
+                }
+                let algorithm =
+                    SplitAlgorithm::from_name(&to_text(&algo)).or_else(|e| fail(e.to_string()))?;
+                let count = usize::try_from(regions).or_else(|_| fail("too many regions"))?;
+                splits = Some(algorithm.split(count).or_else(|e| fail(e.to_string()))?);
+            }
+            changes.extend(table_changes(&mut opts)?);
+            for key in opts.keys() {
+                out.line(&format!(
+                    "An argument ignored (unknown or overridden): {key}"
+                ))?;
+            }
+        }
+        if families.is_empty() {
+            return fail("Table must have at least one column family");
+        }
+        let mut desc = TableDescriptor::new(&name, families).map_err(desc_error)?;
+        apply_table_changes(&mut desc, &changes)?;
+        self.db
+            .admin()
+            .create_table_with_splits(&desc, splits.unwrap_or_default())
+            .map_err(|e| hbase_error(e, &name))?;
+        out.line(&format!("Created table {name}"))?;
+        Ok(Ret::Table(name))
+    }
+
+    pub(super) fn alter(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, None)?;
+        let name = table_arg(&args[0])?;
+        self.exists_or(&name, || format!("Can't find a table: {name}"))?;
+        if args.len() == 1 {
+            return fail("There should be at least one argument but the table name");
+        }
+        let admin = self.db.admin();
+        let mut desc = admin.describe(&name).map_err(|e| hbase_error(e, &name))?;
+        let mut updated = false;
+        for arg in &args[1..] {
+            let mut opts = match arg {
+                Value::Str(_) | Value::Const(_) => Opts::of(&Value::Hash(vec![(
+                    Value::Const("NAME".into()),
+                    arg.clone(),
+                )]))
+                .unwrap_or_default(),
+                other => match Opts::of(other) {
+                    Some(opts) => opts,
+                    None => {
+                        return fail(format!(
+                            "{} of {} is not of Hash or String type",
+                            class_name(other),
+                            inspect(other)
+                        ));
+                    }
+                },
+            };
+            if let Some(family) = opts.get_set("delete").cloned() {
+                opts = Opts::of(&Value::Hash(vec![
+                    (
+                        Value::Const("METHOD".into()),
+                        Value::Str(b"delete".to_vec()),
+                    ),
+                    (Value::Const("NAME".into()), family),
+                ]))
+                .unwrap_or_default();
+            }
+            let method = opts.remove("METHOD");
+            if method.is_none() && opts.has("NAME") {
+                let fname = family_name(&mut opts)?;
+                let mut cf = match desc.family(&fname) {
+                    Some(existing) => existing.clone(),
+                    None => ColumnFamilyDescriptor::new(&fname).map_err(desc_error)?,
+                };
+                apply_family_opts(&mut cf, opts, out)?;
+                match desc.families.iter_mut().find(|f| f.name == cf.name) {
+                    Some(slot) => *slot = cf,
+                    None => {
+                        desc.families.push(cf);
+                        desc.families.sort_by(|a, b| a.name.cmp(&b.name));
+                    }
+                }
+                updated = true;
+                continue;
+            }
+            let target = opts.remove("NAME");
+            if let Some(method) = method.map(|m| to_text(&m))
+                && method != "table_att"
+            {
+                match method.as_str() {
+                    "delete" => {
+                        let Some(family) = target.filter(truthy) else {
+                            return fail("NAME parameter missing for delete method");
+                        };
+                        let family = to_s(&family);
+                        desc.families.retain(|f| f.name != family);
+                    }
+                    "table_att_unset" | "table_conf_unset" => {
+                        let Some(target) = target.filter(truthy) else {
+                            return fail(format!("NAME parameter missing for {method} method"));
+                        };
+                        let keys = match target {
+                            Value::Array(items) => items.iter().map(to_text).collect(),
+                            other => vec![to_text(&other)],
+                        };
+                        for key in keys {
+                            if !unset_table_attribute(&mut desc, &key) {
+                                let what = if method == "table_att_unset" {
+                                    "attribute"
+                                } else {
+                                    "configuration"
+                                };
+                                return fail(format!("Could not find {what}: {key}"));
+                            }
+                        }
+                    }
+                    other => return fail(format!("Unknown method: {other}")),
+                }
+                updated = true;
+                for key in opts.keys() {
+                    out.line(&format!("Unknown argument ignored: {key}"))?;
+                }
+                continue;
+            }
+            let changes = table_changes(&mut opts)?;
+            apply_table_changes(&mut desc, &changes)?;
+            if let Some(key) = opts
+                .keys()
+                .into_iter()
+                .find(|k| k.to_ascii_lowercase().contains("coprocessor"))
+            {
+                return fail(format!(
+                    "coprocessors ({key}) are not supported by regionkv"
+                ));
+            }
+            updated = true;
+            for key in opts.keys() {
+                out.line(&format!("Unknown argument ignored: {key}"))?;
+            }
+        }
+        if updated {
+            admin
+                .modify_table(&desc)
+                .map_err(|e| hbase_error(e, &name))?;
+            out.line("Updating all regions with the new schema...")?;
+            // HBase counts the regions that are open again; a disabled table's stay closed.
+            let total = self.catalog_start_keys(&name).map_or(0, |k| k.len());
+            let open = if self.enabled(&name)? { total } else { 0 };
+            if total == 0 {
+                out.line("All regions updated.")?;
+            } else {
+                out.line(&format!("{open}/{total} regions updated."))?;
+            }
+            out.line("Done.")?;
+        }
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn describe(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        self.exists_or(&name, || format!("Table {name} does not exist."))?;
+        let desc = self
+            .db
+            .admin()
+            .describe(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        let state = if self.enabled(&name)? {
+            "ENABLED"
+        } else {
+            "DISABLED"
+        };
+        out.header(&[&format!("Table {name} is {state}")])?;
+        out.row(&[&format!("{name}{}", table_attributes_text(&desc))])?;
+        out.header(&["COLUMN FAMILIES DESCRIPTION"])?;
+        for f in &desc.families {
+            out.row(&[&family_text(f)])?;
+            out.line("")?;
+        }
+        out.footer(None)?;
+        out.line("Quota is disabled")?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn list(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 0, Some(1))?;
+        let regex = regex_arg(args)?;
+        let all = self
+            .db
+            .admin()
+            .list_tables()
+            .map_err(|e| hbase_error(e, ""))?;
+        let list: Vec<String> = all.into_iter().filter(|t| regex.is_match(t)).collect();
+        out.header(&["TABLE"])?;
+        for t in &list {
+            out.row(&[t])?;
+        }
+        out.footer(Some(list.len() as u64))?;
+        Ok(Ret::List(list))
+    }
+
+    pub(super) fn exists(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = to_text(&args[0]);
+        let exists = self
+            .db
+            .admin()
+            .table_exists(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        let verdict = if exists {
+            "does exist"
+        } else {
+            "does not exist"
+        };
+        out.row(&[&format!("Table {name} {verdict}")])?;
+        Ok(Ret::Bool(exists))
+    }
+
+    pub(super) fn is_enabled(
+        &self,
+        args: &[Value],
+        out: &mut Out<'_>,
+        want_enabled: bool,
+    ) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        let answer = self.enabled(&name)? == want_enabled;
+        out.row(&[if answer { "true" } else { "false" }])?;
+        Ok(Ret::Bool(answer))
+    }
+
+    pub(super) fn enable(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        self.exists_or(&name, || format!("Table {name} does not exist."))?;
+        if !self.enabled(&name)? {
+            self.db
+                .admin()
+                .enable_table(&name)
+                .map_err(|e| hbase_error(e, &name))?;
+        }
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn disable(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        self.exists_or(&name, || format!("Table {name} does not exist."))?;
+        if self.enabled(&name)? {
+            self.db
+                .admin()
+                .disable_table(&name)
+                .map_err(|e| hbase_error(e, &name))?;
+        }
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn drop(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        self.exists_or(&name, || format!("Table {name} does not exist."))?;
+        if self.enabled(&name)? {
+            return fail(format!("Table {name} is enabled. Disable it first."));
+        }
+        self.db
+            .admin()
+            .delete_table(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn truncate(
+        &self,
+        args: &[Value],
+        out: &mut Out<'_>,
+        preserve_splits: bool,
+    ) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        out.line(&format!("Truncating '{name}' table (it may take a while):"))?;
+        let admin = self.db.admin();
+        if self.enabled(&name)? {
+            out.line("Disabling table...")?;
+            admin
+                .disable_table(&name)
+                .map_err(|e| hbase_error(e, &name))?;
+        }
+        out.line("Truncating table...")?;
+        admin
+            .truncate_table(&name, preserve_splits)
+            .map_err(|e| hbase_error(e, &name))?;
+        Ok(Ret::Nil)
+    }
+
+    // ---- regions -----------------------------------------------------------------------
+
+    pub(super) fn list_regions(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        const ALL: [(&str, usize); 7] = [
+            ("SERVER_NAME", 12),
+            ("REGION_NAME", 12),
+            ("START_KEY", 10),
+            ("END_KEY", 10),
+            ("SIZE", 5),
+            ("REQ", 5),
+            ("LOCALITY", 10),
+        ];
+        const VALID: &str = "Possible values are SERVER_NAME, REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.";
+        arity(args, 1, Some(3))?;
+        let name = table_arg(&args[0])?;
+        let options = match args.get(1) {
+            None | Some(Value::Nil) => Opts::default(),
+            Some(v @ Value::Hash(_)) => Opts::of(v).unwrap_or_default(),
+            Some(other) => Opts::of(&Value::Hash(vec![(
+                Value::Const("SERVER_NAME".into()),
+                other.clone(),
+            )]))
+            .unwrap_or_default(),
+        };
+        if !self.enabled(&name)? {
+            return fail(format!("Table {name} must be enabled."));
+        }
+        let mut columns: Vec<(&'static str, usize)> = Vec::new();
+        match args.get(2) {
+            None | Some(Value::Nil) => columns.extend(ALL),
+            Some(Value::Array(items)) => {
+                for item in items {
+                    let text = to_text(item);
+                    let Some(col) = ALL.iter().find(|(c, _)| c.eq_ignore_ascii_case(&text)) else {
+                        return fail(format!("{text} is not a valid column. {VALID}"));
+                    };
+                    if !columns.iter().any(|(c, _)| c == &col.0) {
+                        columns.push(*col);
+                    }
+                }
+            }
+            Some(other) => {
+                return fail(format!(
+                    "{} must be an array of strings. {VALID}",
+                    to_text(other)
+                ));
+            }
+        }
+        let desired = options.get_set("SERVER_NAME").map(to_text);
+        let threshold = match options.get("LOCALITY_THRESHOLD") {
+            None => 1.0,
+            Some(Value::Float(f)) if (0.0..=1.0).contains(f) => *f,
+            Some(Value::Float(_)) => {
+                return fail("LOCALITY_THRESHOLD must be between 0 and 1.0, inclusive");
+            }
+            Some(_) => return fail("LOCALITY_THRESHOLD must be a float value"),
+        };
+        let regions = self
+            .db
+            .admin()
+            .regions(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for r in &regions {
+            if desired
+                .as_deref()
+                .is_some_and(|d| !SERVER_NAME.starts_with(d))
+            {
+                continue;
+            }
+            // Every byte of an embedded region is local; a region without files has no
+            // blocks, and HBase reports 0.0 for it.
+            let locality = if r.store_files > 0 { 1.0 } else { 0.0 };
+            if locality > threshold {
+                continue;
+            }
+            let row: Vec<String> = columns
+                .iter()
+                .map(|(col, _)| match *col {
+                    "SERVER_NAME" => SERVER_NAME.to_string(),
+                    "REGION_NAME" => r.name.clone(),
+                    "START_KEY" => to_string_binary(&r.start_key).trim().to_string(),
+                    "END_KEY" => to_string_binary(&r.end_key).trim().to_string(),
+                    "SIZE" => (r.store_file_bytes / (1024 * 1024)).to_string(),
+                    "REQ" => (r.read_requests + r.write_requests).to_string(),
+                    _ => ruby_float(locality),
+                })
+                .collect();
+            for (i, value) in row.iter().enumerate() {
+                if let Some(slot) = columns.get_mut(i) {
+                    slot.1 = slot.1.max(value.chars().count());
+                }
+            }
+            rows.push(row);
+        }
+        let mut text = String::new();
+        for (col, width) in &columns {
+            text.push_str(&format!(" {col:>width$} |"));
+        }
+        text.push('\n');
+        for (_, width) in &columns {
+            text.push_str(&format!(" {} |", "-".repeat(*width)));
+        }
+        text.push('\n');
+        for row in &rows {
+            for (value, (_, width)) in row.iter().zip(&columns) {
+                text.push_str(&format!(" {value:>width$} |"));
+            }
+            text.push('\n');
+        }
+        text.push_str(&format!(" {} rows", rows.len()));
+        out.line(&text)?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn get_splits(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = table_arg(&args[0])?;
+        let keys = match self.db.admin().splits(&name) {
+            Ok(keys) => keys,
+            Err(regionkv::Error::TableNotEnabled(_)) => self
+                .catalog_start_keys(&name)
+                .map(|k| k.into_iter().skip(1).collect())
+                .unwrap_or_default(),
+            Err(e) => return Err(hbase_error(e, &name)),
+        };
+        let splits: Vec<String> = keys.iter().map(|k| to_string_binary(k)).collect();
+        out.line(&format!("Total number of splits = {}", splits.len() + 1))?;
+        if splits.is_empty() {
+            // Ruby's `puts []` prints an empty line.
+            out.line("")?;
+        }
+        for s in &splits {
+            out.line(s)?;
+        }
+        Ok(Ret::List(splits))
+    }
+
+    // ---- tools -------------------------------------------------------------------------
+
+    pub(super) fn flush(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(2))?;
+        let name = table_arg(&args[0])?;
+        if let Some(family) = args.get(1).filter(|v| truthy(v)) {
+            // regionkv flushes whole regions; flushing the other families too changes no
+            // read result, so a family flush is served by a table flush.
+            let family = to_s(family);
+            let desc = self
+                .db
+                .admin()
+                .describe(&name)
+                .map_err(|e| hbase_error(e, &name))?;
+            if desc.family(&family).is_none() {
+                return fail(format!(
+                    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: \
+                     Column family {} does not exist in table {name}",
+                    to_string_binary(&family)
+                ));
+            }
+        }
+        self.db
+            .admin()
+            .flush(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        Ok(Ret::Nil)
+    }
+
+    pub(super) fn compact(&self, args: &[Value], major: bool) -> CmdResult<Ret> {
+        arity(args, 1, Some(3))?;
+        let name = table_arg(&args[0])?;
+        match args.get(2).map(to_text).as_deref() {
+            None | Some("NORMAL") => {}
+            Some("MOB") => return fail("MOB compactions are not supported by regionkv"),
+            Some(_) => return fail("only NORMAL or MOB accepted for type!"),
+        }
+        if let Some(family) = args.get(1).filter(|v| truthy(v)) {
+            return fail(format!(
+                "regionkv compacts whole tables; compacting one column family ({}) is not supported",
+                to_text(family)
+            ));
+        }
+        let admin = self.db.admin();
+        let result = if major {
+            admin.major_compact(&name)
+        } else {
+            admin.compact(&name)
+        };
+        result.map_err(|e| hbase_error(e, &name))?;
+        Ok(Ret::Nil)
+    }
+
+    // ---- status ------------------------------------------------------------------------
+
+    pub(super) fn status(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 0, Some(2))?;
+        let format = args.first().map_or("summary".to_string(), to_text);
+        let admin = self.db.admin();
+        let mut regions = Vec::new();
+        for table in admin.list_tables().map_err(|e| hbase_error(e, ""))? {
+            if admin.is_table_enabled(&table).unwrap_or(false) {
+                regions.extend(admin.regions(&table).map_err(|e| hbase_error(e, &table))?);
+            }
+        }
+        regions.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        let mb = |bytes: u64| bytes / (1024 * 1024);
+        let stores: usize = regions.iter().map(|r| r.stores.len()).sum();
+        let files: usize = regions.iter().map(|r| r.store_files).sum();
+        let file_bytes: u64 = regions.iter().map(|r| r.store_file_bytes).sum();
+        let memstore: u64 = regions.iter().map(|r| r.memstore_bytes).sum();
+        let reads: u64 = regions.iter().map(|r| r.read_requests).sum();
+        let writes: u64 = regions.iter().map(|r| r.write_requests).sum();
+        let server = SERVER_NAME.replacen(',', ":", 1).replacen(',', " ", 1);
+        let load = format!(
+            "numberOfOnlineRegions={}, numberOfStores={stores}, numberOfStorefiles={files}, \
+             storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={reads}, \
+             writeRequestsCount={writes}",
+            regions.len(),
+            mb(file_bytes),
+            mb(memstore)
+        );
+        match format.as_str() {
+            "simple" => {
+                out.line(&format!("active master:  {server}"))?;
+                out.line("0 backup masters")?;
+                out.line("1 live servers")?;
+                out.line(&format!("    {server}"))?;
+                out.line(&format!("        {load}"))?;
+                out.line("0 dead servers")?;
+                out.line(&format!(
+                    "Aggregate load: {}, regions: {}",
+                    reads + writes,
+                    regions.len()
+                ))?;
+            }
+            "detailed" => {
+                out.line(&format!("version {}", env!("CARGO_PKG_VERSION")))?;
+                out.line("0 regionsInTransition")?;
+                out.line(&format!("active master:  {server}"))?;
+                out.line("0 backup masters")?;
+                out.line("master coprocessors: []")?;
+                out.line("1 live servers")?;
+                out.line(&format!("    {server}"))?;
+                out.line(&format!("        {load}"))?;
+                for r in &regions {
+                    out.line(&format!("        {}", super::format::ruby_inspect(&r.name)))?;
+                    out.line(&format!(
+                        "            numberOfStores={}, numberOfStorefiles={}, \
+                         storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={}, \
+                         writeRequestsCount={}",
+                        r.stores.len(),
+                        r.store_files,
+                        mb(r.store_file_bytes),
+                        mb(r.memstore_bytes),
+                        r.read_requests,
+                        r.write_requests
+                    ))?;
+                }
+                out.line("0 dead servers")?;
+            }
+            "replication" => {
+                return fail("status 'replication' is not supported by regionkv (no replication)");
+            }
+            _ => {
+                out.line(&format!(
+                    "1 active master, 0 backup masters, 1 servers, 0 dead, {:.4} average load",
+                    regions.len() as f64
+                ))?;
+            }
+        }
+        Ok(Ret::Nil)
+    }
+}
+
+/// `opts` with `key` set to `value` (appended, or replacing a present key in place).
+fn with_key(opts: Opts, key: &str, value: Value) -> Opts {
+    let mut pairs: Vec<(Value, Value)> =
+        opts.pairs().map(|(k, v)| (k.clone(), v.clone())).collect();
+    match pairs.iter_mut().find(|(k, _)| to_text(k) == key) {
+        Some(slot) => slot.1 = value,
+        None => pairs.push((Value::Const(key.to_string()), value)),
+    }
+    Opts::of(&Value::Hash(pairs)).unwrap_or(opts)
+}
+
+/// Sorted configuration, for tests.
+#[cfg(test)]
+fn config(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_text_is_hbase_24s() {
+        let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        assert_eq!(
+            family_text(&f),
+            "{NAME => 'cf', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', \
+             KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', \
+             TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', \
+             REPLICATION_SCOPE => '0'}"
+        );
+        f.set_attribute("TTL", "86400").unwrap();
+        f.configuration = config(&[("b", "2"), ("a", "1")]);
+        let text = family_text(&f);
+        assert!(text.contains("TTL => '86400 SECONDS (1 DAY)'"), "{text}");
+        assert!(
+            text.ends_with(", CONFIGURATION => {'a' => '1', 'b' => '2'}}"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn table_attributes_are_sorted_with_metadata_last() {
+        let f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        let mut d = TableDescriptor::new("t", vec![f]).unwrap();
+        assert_eq!(table_attributes_text(&d), "");
+        d.set_attribute("MAX_FILESIZE", "1000").unwrap();
+        d.set_attribute("DURABILITY", "ASYNC_WAL").unwrap();
+        d.configuration = config(&[("hbase.x", "1")]);
+        assert_eq!(
+            table_attributes_text(&d),
+            ", {TABLE_ATTRIBUTES => {DURABILITY => 'ASYNC_WAL', MAX_FILESIZE => '1000', \
+             METADATA => {'hbase.x' => '1'}}}"
+        );
+        assert!(unset_table_attribute(&mut d, "MAX_FILESIZE"));
+        assert!(!unset_table_attribute(&mut d, "MAX_FILESIZE"));
+        assert!(unset_table_attribute(&mut d, "hbase.x"));
+    }
+
+    #[test]
+    fn flatten_spreads_arrays_and_drops_nil() {
+        let v = flatten(&[
+            Value::Str(b"a".to_vec()),
+            Value::Array(vec![Value::Nil, Value::Array(vec![Value::Int(1)])]),
+        ]);
+        assert_eq!(v, [Value::Str(b"a".to_vec()), Value::Int(1)]);
+    }
+}

@@ -1,0 +1,289 @@
+//! The shell's connection to the engine: the open [`Db`], the switchable clock, how
+//! timestamps print, and the dispatch from a command name to its implementation (the DDL,
+//! namespace and tool commands in `ddl.rs`, the data commands in `dml.rs`).
+//!
+//! Commands print through [`Out`] (HBase's formatter plus raw lines) and return a [`Ret`],
+//! what HBase's command method returns: the interactive shell echoes it as IRB does
+//! (`=> ["t1"]`, `=> true`, `=> Hbase::Table - t1`); `nil` is not echoed.
+//!
+//! Errors of the engine become the messages HBase's shell prints for the matching Java
+//! exceptions (`shell/commands.rb` `translate_hbase_exceptions`): `Unknown table t1!`,
+//! `Table t1 is disabled!`, `Table already exists: t1!`, `Unknown namespace ns!`; server-side
+//! exceptions the shell does not translate keep HBase's `class: message` first line.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use regionkv::{Db, DbOptions};
+
+use super::args::{CmdError, CmdResult, fail};
+use super::clock::SwitchableClock;
+use super::format::{Formatter, TimestampFormat, ruby_inspect};
+use super::parse::Value;
+
+/// What a command returns, for the interactive echo.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ret {
+    /// Ruby's `nil`: nothing is echoed.
+    Nil,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A number (`count`).
+    Int(i64),
+    /// An array of strings (`list`, `get_splits`).
+    List(Vec<String>),
+    /// The table handle `create` returns.
+    Table(String),
+}
+
+impl Ret {
+    /// The text IRB prints after `=> `, if any.
+    pub fn echo(&self) -> Option<String> {
+        match self {
+            Ret::Nil => None,
+            Ret::Bool(b) => Some(b.to_string()),
+            Ret::Int(n) => Some(n.to_string()),
+            Ret::List(items) => {
+                let items: Vec<String> = items.iter().map(|s| ruby_inspect(s)).collect();
+                Some(format!("[{}]", items.join(", ")))
+            }
+            Ret::Table(name) => Some(format!("Hbase::Table - {name}")),
+        }
+    }
+}
+
+/// Where a command prints: the output stream and a fresh HBase formatter (HBase makes one
+/// per command).
+pub struct Out<'a> {
+    /// The stream.
+    pub w: &'a mut dyn Write,
+    /// The formatter.
+    pub fmt: Formatter,
+}
+
+impl Out<'_> {
+    /// A raw line (Ruby's `puts`).
+    pub fn line(&mut self, text: &str) -> CmdResult<()> {
+        writeln!(self.w, "{text}")?;
+        Ok(())
+    }
+
+    /// A formatter header.
+    pub fn header(&mut self, cols: &[&str]) -> CmdResult<()> {
+        self.fmt.header(&mut *self.w, cols, &[])?;
+        Ok(())
+    }
+
+    /// A formatter row, inset.
+    pub fn row(&mut self, cols: &[&str]) -> CmdResult<()> {
+        self.fmt.row(&mut *self.w, cols, true, &[])?;
+        Ok(())
+    }
+
+    /// The formatter footer: `N row(s)`.
+    pub fn footer(&mut self, count: Option<u64>) -> CmdResult<()> {
+        self.fmt.footer(&mut *self.w, count)?;
+        Ok(())
+    }
+}
+
+/// The engine behind a shell session.
+pub struct Engine {
+    pub(super) db: Db,
+    pub(super) clock: SwitchableClock,
+    pub(super) timestamps: TimestampFormat,
+}
+
+/// The server name regionkv reports where HBase names a region server (`host,port,start`):
+/// the embedded engine is one "server" with no host or port.
+pub const SERVER_NAME: &str = "regionkv,0,0";
+
+impl Engine {
+    /// Opens (creating and locking) the data directory `dir`, with a clock the `clock`
+    /// command can freeze. The error is the message to print.
+    pub fn open(dir: &Path, timestamps: TimestampFormat) -> Result<Engine, String> {
+        let clock = SwitchableClock::new();
+        let options = DbOptions::default().clock(Arc::new(clock.clone()));
+        let db = Db::open(dir, options).map_err(|e| match e {
+            regionkv::Error::Locked { .. } => format!(
+                "data directory {} is in use by another process",
+                dir.display()
+            ),
+            e => format!(
+                "cannot open data directory {}: {}",
+                dir.display(),
+                error_chain(&e)
+            ),
+        })?;
+        Ok(Engine {
+            db,
+            clock,
+            timestamps,
+        })
+    }
+
+    /// The clock the `clock` command switches.
+    pub fn clock(&self) -> &SwitchableClock {
+        &self.clock
+    }
+
+    /// Flushes and closes the database (also done on drop).
+    pub fn close(&self) -> Result<(), String> {
+        self.db.close().map_err(|e| error_chain(&e))
+    }
+
+    /// Runs the command `name` (canonical, implemented) with `args`.
+    pub fn run(&self, name: &str, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        match name {
+            "create_namespace" => self.create_namespace(args),
+            "drop_namespace" => self.drop_namespace(args),
+            "describe_namespace" => self.describe_namespace(args, out),
+            "list_namespace" => self.list_namespace(args, out),
+            "list_namespace_tables" => self.list_namespace_tables(args, out),
+            "create" => self.create(args, out),
+            "alter" => self.alter(args, out),
+            "describe" => self.describe(args, out),
+            "list" => self.list(args, out),
+            "exists" => self.exists(args, out),
+            "is_enabled" => self.is_enabled(args, out, true),
+            "is_disabled" => self.is_enabled(args, out, false),
+            "enable" => self.enable(args),
+            "disable" => self.disable(args),
+            "drop" => self.drop(args),
+            "truncate" => self.truncate(args, out, false),
+            "truncate_preserve" => self.truncate(args, out, true),
+            "list_regions" => self.list_regions(args, out),
+            "get_splits" => self.get_splits(args, out),
+            "flush" => self.flush(args),
+            "compact" => self.compact(args, false),
+            "major_compact" => self.compact(args, true),
+            "status" => self.status(args, out),
+            "put" => self.put(args),
+            "get" => self.get(args, out),
+            "scan" => self.scan(args, out),
+            "count" => self.count(args, out),
+            "delete" => self.delete(args, false),
+            "deleteall" => self.delete(args, true),
+            "incr" => self.incr(args, out),
+            "get_counter" => self.get_counter(args, out),
+            "append" => self.append(args, out),
+            other => fail(format!(
+                "command '{other}' is not available yet in this build of regionkv"
+            )),
+        }
+    }
+
+    /// A table handle; a missing table is HBase's `Unknown table NAME!`.
+    pub(super) fn table(&self, name: &str) -> CmdResult<regionkv::Table> {
+        self.db.table(name).map_err(|e| hbase_error(e, name))
+    }
+}
+
+/// An error and its sources, joined by `": "`.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        // Transparent wrappers repeat their source's text.
+        if !text.ends_with(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// The message HBase's shell prints for an engine error of a command whose table argument
+/// was `table`.
+pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
+    use regionkv::Error as E;
+    let message = match e {
+        E::TableNotFound(_) => format!("Unknown table {table}!"),
+        E::TableNotEnabled(_) => format!("Table {table} is disabled!"),
+        E::TableNotDisabled(name) => format!("Table {name} should be disabled!"),
+        E::TableExists(_) => format!("Table already exists: {table}!"),
+        E::NamespaceNotFound(ns) => format!("Unknown namespace {ns}!"),
+        E::NamespaceExists(ns) => format!("org.apache.hadoop.hbase.NamespaceExistException: {ns}"),
+        E::NamespaceConstraint(ns, reason) => {
+            // HBase names the namespace in this one.
+            let reason = match reason.as_str() {
+                "Reserved namespace cannot be removed." => {
+                    format!("Reserved namespace {ns} cannot be removed.")
+                }
+                _ => reason,
+            };
+            format!("org.apache.hadoop.hbase.constraint.ConstraintException: {reason}")
+        }
+        E::Region(regionkv_region::Error::NoSuchColumnFamily {
+            family,
+            region,
+            table,
+        }) => format!(
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: Column family \
+             {family} does not exist in region {region} in table {table}"
+        ),
+        E::Region(regionkv_region::Error::InvalidDescriptor(reason)) => {
+            format!("org.apache.hadoop.hbase.DoNotRetryIOException: {reason}")
+        }
+        other => error_chain(&other),
+    };
+    CmdError::Failed(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_follows_irb() {
+        assert_eq!(Ret::Nil.echo(), None);
+        assert_eq!(Ret::Bool(true).echo().as_deref(), Some("true"));
+        assert_eq!(Ret::Int(5).echo().as_deref(), Some("5"));
+        assert_eq!(
+            Ret::List(vec!["t1".into(), "a\\x00".into()])
+                .echo()
+                .as_deref(),
+            Some("[\"t1\", \"a\\\\x00\"]")
+        );
+        assert_eq!(Ret::List(vec![]).echo().as_deref(), Some("[]"));
+        assert_eq!(
+            Ret::Table("ns:t".into()).echo().as_deref(),
+            Some("Hbase::Table - ns:t")
+        );
+    }
+
+    #[test]
+    fn engine_errors_read_like_hbase() {
+        let text = |e| match hbase_error(e, "t9") {
+            CmdError::Failed(m) => m,
+            CmdError::Io(e) => e.to_string(),
+        };
+        assert_eq!(
+            text(regionkv::Error::TableNotFound("t9".into())),
+            "Unknown table t9!"
+        );
+        assert_eq!(
+            text(regionkv::Error::TableNotEnabled("t9".into())),
+            "Table t9 is disabled!"
+        );
+        assert_eq!(
+            text(regionkv::Error::TableExists("t9".into())),
+            "Table already exists: t9!"
+        );
+        assert_eq!(
+            text(regionkv::Error::NamespaceNotFound("ns".into())),
+            "Unknown namespace ns!"
+        );
+        assert_eq!(
+            text(regionkv::Error::NamespaceExists("ns".into())),
+            "org.apache.hadoop.hbase.NamespaceExistException: ns"
+        );
+        assert_eq!(
+            text(regionkv::Error::InvalidArgument("Row length is 0".into())),
+            "Row length is 0"
+        );
+    }
+}
