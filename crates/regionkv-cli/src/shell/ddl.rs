@@ -494,19 +494,12 @@ impl Engine {
 
     pub(super) fn list_namespace(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         arity(args, 0, Some(1))?;
-        let regex = regex_arg(args)?;
         let all = self
             .db
             .admin()
             .list_namespaces()
             .map_err(|e| hbase_error(e, ""))?;
-        let list: Vec<String> = all.into_iter().filter(|n| regex.is_match(n)).collect();
-        out.header(&["NAMESPACE"])?;
-        for ns in &list {
-            out.row(&[ns])?;
-        }
-        out.footer(Some(list.len() as u64))?;
-        Ok(Ret::List(list))
+        list_matching(args, all, "NAMESPACE", out)
     }
 
     pub(super) fn list_namespace_tables(
@@ -806,19 +799,12 @@ impl Engine {
 
     pub(super) fn list(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         arity(args, 0, Some(1))?;
-        let regex = regex_arg(args)?;
         let all = self
             .db
             .admin()
             .list_tables()
             .map_err(|e| hbase_error(e, ""))?;
-        let list: Vec<String> = all.into_iter().filter(|t| regex.is_match(t)).collect();
-        out.header(&["TABLE"])?;
-        for t in &list {
-            out.row(&[t])?;
-        }
-        out.footer(Some(list.len() as u64))?;
-        Ok(Ret::List(list))
+        list_matching(args, all, "TABLE", out)
     }
 
     pub(super) fn exists(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
@@ -1258,4 +1244,22 @@ mod tests {
         ]);
         assert_eq!(v, [Value::Str(b"a".to_vec()), Value::Int(1)]);
     }
+}
+
+/// Prints the names matching the optional regex argument under `header`, as `list` and
+/// `list_namespace` do, and returns them.
+fn list_matching(
+    args: &[Value],
+    names: Vec<String>,
+    header: &str,
+    out: &mut Out<'_>,
+) -> CmdResult<Ret> {
+    let regex = regex_arg(args)?;
+    let list: Vec<String> = names.into_iter().filter(|n| regex.is_match(n)).collect();
+    out.header(&[header])?;
+    for n in &list {
+        out.row(&[n])?;
+    }
+    out.footer(Some(list.len() as u64))?;
+    Ok(Ret::List(list))
 }
