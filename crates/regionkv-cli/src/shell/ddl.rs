@@ -1193,6 +1193,24 @@ fn config(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> 
         .collect()
 }
 
+/// Prints the names matching the optional regex argument under `header`, as `list` and
+/// `list_namespace` do, and returns them.
+fn list_matching(
+    args: &[Value],
+    names: Vec<String>,
+    header: &str,
+    out: &mut Out<'_>,
+) -> CmdResult<Ret> {
+    let regex = regex_arg(args)?;
+    let list: Vec<String> = names.into_iter().filter(|n| regex.is_match(n)).collect();
+    out.header(&[header])?;
+    for n in &list {
+        out.row(&[n])?;
+    }
+    out.footer(Some(list.len() as u64))?;
+    Ok(Ret::List(list))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -1244,22 +1262,4 @@ mod tests {
         ]);
         assert_eq!(v, [Value::Str(b"a".to_vec()), Value::Int(1)]);
     }
-}
-
-/// Prints the names matching the optional regex argument under `header`, as `list` and
-/// `list_namespace` do, and returns them.
-fn list_matching(
-    args: &[Value],
-    names: Vec<String>,
-    header: &str,
-    out: &mut Out<'_>,
-) -> CmdResult<Ret> {
-    let regex = regex_arg(args)?;
-    let list: Vec<String> = names.into_iter().filter(|n| regex.is_match(n)).collect();
-    out.header(&[header])?;
-    for n in &list {
-        out.row(&[n])?;
-    }
-    out.footer(Some(list.len() as u64))?;
-    Ok(Ret::List(list))
 }
