@@ -51,8 +51,19 @@ impl Region {
         files: Option<&[String]>,
     ) -> Result<CompactionResult> {
         self.check_readable()?;
-        let store = self.store(family)?;
         let _one_at_a_time = self.compaction_lock().lock();
+        self.compact_files_locked(family, files)
+    }
+
+    /// [`Self::compact_files`] with the compaction lock held by the caller.
+    fn compact_files_locked(
+        &self,
+        family: &[u8],
+        files: Option<&[String]>,
+    ) -> Result<CompactionResult> {
+        // A split or merge may have closed the region while the caller waited for the lock.
+        self.check_readable()?;
+        let store = self.store(family)?;
         let live = store.files();
         let inputs: Vec<_> = match files {
             None => live.iter().cloned().collect(),
@@ -127,7 +138,14 @@ impl Region {
         let removed: Vec<String> = inputs.iter().map(|f| f.meta.name.clone()).collect();
         self.commit_compaction(family, &removed, output.as_ref().map(|h| h.meta.clone()))?;
         store.replace_files(&removed, output.clone());
-        for n in &removed {
+        // A reference's file belongs to the parent region: the janitor removes it once no
+        // region refers to it.
+        let own: Vec<&String> = inputs
+            .iter()
+            .filter(|f| f.meta.reference.is_none())
+            .map(|f| &f.meta.name)
+            .collect();
+        for n in own {
             let path = store.dir().join(n);
             if let Err(e) = self.services().fs.remove_file(&path) {
                 // Harmless: the next open removes files the manifest does not name.
@@ -172,8 +190,18 @@ impl Region {
         names: &[String],
     ) -> Result<CompactionResult> {
         self.check_readable()?;
-        let store = self.store(family)?;
         let _one_at_a_time = self.compaction_lock().lock();
+        self.remove_expired_files_locked(family, names)
+    }
+
+    /// [`Self::remove_expired_files`] with the compaction lock held by the caller.
+    fn remove_expired_files_locked(
+        &self,
+        family: &[u8],
+        names: &[String],
+    ) -> Result<CompactionResult> {
+        self.check_readable()?;
+        let store = self.store(family)?;
         let f = store.family();
         let now = self.services().clock.now_millis();
         let Some(ttl) = f.ttl_millis().filter(|_| f.min_versions == 0) else {
@@ -193,8 +221,11 @@ impl Region {
         tracing::info!(region = %self.encoded_name(), files = removed.len(), "removing TTL-expired storefiles");
         self.commit_compaction(family, &removed, None)?;
         store.replace_files(&removed, None);
-        for n in &removed {
-            let _ = self.services().fs.remove_file(&store.dir().join(n));
+        for h in expired.iter().filter(|h| h.meta.reference.is_none()) {
+            let _ = self
+                .services()
+                .fs
+                .remove_file(&store.dir().join(&h.meta.name));
         }
         let _ = self.services().fs.sync_dir(store.dir());
         Ok(CompactionResult {
@@ -232,7 +263,7 @@ impl Region {
                     max_timestamp: info.max_timestamp,
                     modification_time_ms: created,
                     major_compaction: info.major_compaction,
-                    is_reference: false,
+                    is_reference: h.meta.reference.is_some(),
                     exclude_from_minor: false,
                     cell_count: info.cell_count,
                     name_hash: java_string_hash(&h.meta.name),
@@ -251,12 +282,40 @@ impl Region {
         user: bool,
         force_major: bool,
     ) -> Result<Vec<CompactionResult>> {
+        let had_references = self.has_references();
+        let done = self.compact_store_inner(family, user, force_major)?;
+        if !done.is_empty() {
+            if had_references
+                && !self.has_references()
+                && let Some(o) = &self.services().observer
+            {
+                o.references_cleared(&self.table().name);
+            }
+            // HBase's CompactSplit asks for a split after a compaction unless the region
+            // is under compaction pressure.
+            if crate::compaction::split_allowed_by_priority(self.compaction_priority()) {
+                self.request_split_if_needed();
+            }
+        }
+        Ok(done)
+    }
+
+    fn compact_store_inner(
+        &self,
+        family: &[u8],
+        user: bool,
+        force_major: bool,
+    ) -> Result<Vec<CompactionResult>> {
         let store = self.store(family)?;
         let cfg = &self.services().config.compaction;
         let mut done = Vec::new();
         // Expired files first; then ask again for the selection (bounded: each round
         // removes files).
         for _ in 0..4 {
+            // Selection and compaction under one hold of the lock: another compaction of
+            // the store cannot replace the selected files in between.
+            let _one_at_a_time = self.compaction_lock().lock();
+            self.check_readable()?;
             let stats = Self::file_stats(store);
             let names: Vec<String> = store.files().iter().map(|h| h.meta.name.clone()).collect();
             let now = self.services().clock.now_millis();
@@ -280,7 +339,7 @@ impl Region {
             let expired = expired_files(cfg, &input);
             if !expired.is_empty() {
                 drop(slot);
-                let r = self.remove_expired_files(family, &pick(&expired))?;
+                let r = self.remove_expired_files_locked(family, &pick(&expired))?;
                 if r.inputs.is_empty() {
                     break;
                 }
@@ -297,7 +356,7 @@ impl Region {
                     if selection.off_peak {
                         tracing::info!(region = %self.encoded_name(), "compaction selected with the off-peak ratio");
                     }
-                    done.push(self.compact_files(family, Some(&pick(&idx)))?);
+                    done.push(self.compact_files_locked(family, Some(&pick(&idx)))?);
                     break;
                 }
             }

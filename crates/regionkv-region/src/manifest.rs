@@ -5,7 +5,11 @@
 //! if the manifest names it; files in a store directory that it does not name are leftovers
 //! of an interrupted flush or compaction and are deleted when the region opens.
 //!
-//! Format (version 1; `docs/manifest-format.md`):
+//! A daughter of a split (or the child of a merge) lists *reference* entries: one half of a
+//! storefile in its parent region's directory, read in place until the child's compaction
+//! rewrites it (HBase's reference files, kept here in the manifest rather than as files).
+//!
+//! Format (version 2; version 1, without references, is still read; `docs/manifest-format.md`):
 //!
 //! | offset | size | field                                    |
 //! |--------|------|------------------------------------------|
@@ -18,7 +22,10 @@
 //! Body: `table:str | start_key:bytes | end_key:bytes | region_id:u64 | next_file_id:u64 |
 //! store_count:u32 | store*`, where `store = family:bytes | flushed_seq_id:u64 |
 //! file_count:u32 | file*` and `file = name:str | size:u64 | max_seq_id:u64 |
-//! cell_count:u64`; `bytes`/`str` are a u32 length and the bytes; integers big-endian.
+//! cell_count:u64 | kind:u8 [| parent_region:str | parent_file:str | split_row:bytes]`
+//! (kind 0: a file of this region; 1: bottom half, 2: top half of a parent's file; the
+//! reference fields only for kinds 1 and 2, and the kind byte only in version 2);
+//! `bytes`/`str` are a u32 length and the bytes; integers big-endian.
 
 use crate::error::{Error, Result};
 use regionkv_fs::Fs;
@@ -26,7 +33,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"RKVMANIF";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// File name of the manifest inside a region directory.
 pub const MANIFEST_FILE: &str = "MANIFEST";
 /// Largest manifest accepted (bounds allocation on a corrupt length).
@@ -84,6 +91,20 @@ impl RegionInfo {
     }
 }
 
+/// A reference: one half of a storefile of another region of the same table (HBase's
+/// `Reference` file of a split daughter or a merged region).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// Encoded name of the region whose directory holds the file.
+    pub region: String,
+    /// The file's name in that region's family directory.
+    pub file: String,
+    /// The half's boundary row.
+    pub split_row: Vec<u8>,
+    /// True: rows ≥ `split_row`; false: rows < `split_row`.
+    pub top: bool,
+}
+
 /// One live storefile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreFileMeta {
@@ -93,8 +114,11 @@ pub struct StoreFileMeta {
     pub size: u64,
     /// Largest sequence id in the file.
     pub max_seq_id: u64,
-    /// Cells in the file.
+    /// Cells in the file (for a reference: in the whole referenced file).
     pub cell_count: u64,
+    /// Set when the entry is a reference to half of another region's file; `name` is then
+    /// only the entry's name (`<file>.<region>`, as HBase names reference files).
+    pub reference: Option<Reference>,
 }
 
 /// One store's entry.
@@ -167,6 +191,14 @@ impl Decoder<'_> {
         let b = self.bytes()?;
         String::from_utf8(b).map_err(|_| self.err("a name is not UTF-8"))
     }
+    /// A file or directory name that must stay inside its directory.
+    fn file_name(&mut self) -> Result<String> {
+        let name = self.string()?;
+        if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
+            return Err(self.err(format!("name {name:?} leaves its directory")));
+        }
+        Ok(name)
+    }
 }
 
 impl Manifest {
@@ -200,6 +232,15 @@ impl Manifest {
                 body.extend_from_slice(&f.size.to_be_bytes());
                 body.extend_from_slice(&f.max_seq_id.to_be_bytes());
                 body.extend_from_slice(&f.cell_count.to_be_bytes());
+                match &f.reference {
+                    None => body.push(0),
+                    Some(r) => {
+                        body.push(if r.top { 2 } else { 1 });
+                        put_bytes(&mut body, r.region.as_bytes());
+                        put_bytes(&mut body, r.file.as_bytes());
+                        put_bytes(&mut body, &r.split_row);
+                    }
+                }
             }
         }
         let mut out = Vec::with_capacity(body.len() + 20);
@@ -242,7 +283,7 @@ impl Manifest {
                 format!("checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"),
             ));
         }
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(corrupt(
                 8,
                 format!("unsupported manifest version {version}"),
@@ -267,15 +308,31 @@ impl Manifest {
             let file_count = d.u32()?;
             let mut files = Vec::new();
             for _ in 0..file_count {
-                let name = d.string()?;
-                if name.contains('/') || name.contains('\\') || name.starts_with('.') {
-                    return Err(d.err(format!("storefile name {name:?} leaves its directory")));
-                }
+                let name = d.file_name()?;
+                let size = d.u64()?;
+                let max_seq_id = d.u64()?;
+                let cell_count = d.u64()?;
+                let kind = if version >= 2 { d.take(1)?[0] } else { 0 };
+                let reference = match kind {
+                    0 => None,
+                    1 | 2 => {
+                        let region = d.file_name()?;
+                        let file = d.file_name()?;
+                        Some(Reference {
+                            region,
+                            file,
+                            split_row: d.bytes()?,
+                            top: kind == 2,
+                        })
+                    }
+                    k => return Err(d.err(format!("unknown storefile kind {k}"))),
+                };
                 files.push(StoreFileMeta {
                     name,
-                    size: d.u64()?,
-                    max_seq_id: d.u64()?,
-                    cell_count: d.u64()?,
+                    size,
+                    max_seq_id,
+                    cell_count,
+                    reference,
                 });
             }
             stores.insert(
@@ -362,6 +419,23 @@ mod tests {
                 size: 1234,
                 max_seq_id: 77,
                 cell_count: 10,
+                reference: None,
+            });
+        m.stores
+            .get_mut(&b"cf2"[..])
+            .unwrap()
+            .files
+            .push(StoreFileMeta {
+                name: "4.sf.0123456789abcdef0123456789abcdef".into(),
+                size: 99,
+                max_seq_id: 12,
+                cell_count: 3,
+                reference: Some(Reference {
+                    region: "0123456789abcdef0123456789abcdef".into(),
+                    file: "4.sf".into(),
+                    split_row: b"g\x00".to_vec(),
+                    top: true,
+                }),
             });
         m.stores.get_mut(&b"cf1"[..]).unwrap().flushed_seq_id = 77;
         m

@@ -100,8 +100,12 @@ pub struct Region {
     memstore_size: AtomicU64,
     flushed: (Mutex<()>, Condvar),
     poisoned: Mutex<Option<String>>,
+    /// Set when `close` starts: the closing flush asks for no split.
+    closing: AtomicBool,
     closed: AtomicBool,
     metrics: RegionMetrics,
+    /// The split policy configured for this region, made on first use.
+    split_state: std::sync::OnceLock<crate::region_split::RegionSplitState>,
 }
 
 impl Region {
@@ -192,8 +196,10 @@ impl Region {
             memstore_size: AtomicU64::new(0),
             flushed: (Mutex::new(()), Condvar::new()),
             poisoned: Mutex::new(None),
+            closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             metrics: RegionMetrics::default(),
+            split_state: std::sync::OnceLock::new(),
         };
         region.replay(edits)?;
         // Logs holding only edits that are already in storefiles can go.
@@ -208,6 +214,11 @@ impl Region {
         }
         if let Some(c) = &region.services.compact_split {
             c.register(&region);
+            // HBase's postOpenDeployTasks: a region opened on references (a split
+            // daughter or a merged region) compacts them away at once.
+            if region.has_references() {
+                c.request(&region);
+            }
         }
         tracing::info!(
             region = %region.encoded,
@@ -317,6 +328,23 @@ impl Region {
     /// True once [`Region::close`] ran.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// True once [`Region::close`] started.
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+    }
+
+    /// The split policy configured for this region (made on first use; a table whose
+    /// policy cannot be resolved falls back to HBase's default, as HBase does).
+    pub(crate) fn split_state(&self) -> &crate::region_split::RegionSplitState {
+        self.split_state.get_or_init(|| {
+            let now = self.services.clock.now_millis();
+            crate::region_split::RegionSplitState::new(self, now).unwrap_or_else(|e| {
+                tracing::warn!(region = %self.encoded, error = %e, "invalid split policy; using the default");
+                crate::region_split::RegionSplitState::fallback(self)
+            })
+        })
     }
 
     /// The region's identity.
@@ -609,16 +637,17 @@ impl Region {
 
     /// Flushes the stores the flush policy selects (HBase's `flushcache`).
     pub fn flush(&self) -> Result<FlushResult> {
-        self.flush_with(false)
+        self.flush_with(false, false)
     }
 
     /// Flushes every store, whatever the policy says (an explicit `Admin::flush`).
     pub fn flush_all(&self) -> Result<FlushResult> {
-        self.flush_with(true)
+        self.flush_with(true, false)
     }
 
-    fn flush_with(&self, all: bool) -> Result<FlushResult> {
-        if self.closed.load(Ordering::Acquire) {
+    /// `closing_flush`: the last flush of `close`, after writes stopped.
+    fn flush_with(&self, all: bool, closing_flush: bool) -> Result<FlushResult> {
+        if self.closed.load(Ordering::Acquire) && !closing_flush {
             return Err(Error::Closed(self.encoded.clone()));
         }
         let _flush = self.flush_lock.lock();
@@ -760,6 +789,11 @@ impl Region {
             freed,
             "flushed"
         );
+        drop(_enter);
+        if !result.files.is_empty() && !self.is_closing() {
+            // HBase's flusher asks the split policy after every flush.
+            self.request_split_if_needed();
+        }
         Ok(result)
     }
 
@@ -859,13 +893,25 @@ impl Region {
     }
 
     /// Flushes (unless poisoned) and closes the region: later calls fail with `Closed`.
+    /// HBase's two-phase close: a first flush while writes continue, then writes are
+    /// stopped (no writer is between its open check and its memstore insert) and what
+    /// arrived meanwhile is flushed, so a closed region's storefiles hold every
+    /// acknowledged edit — which a split relies on.
     pub fn close(&self) -> Result<()> {
-        let flushed = if self.poisoned.lock().is_none() {
-            self.flush_all().map(|_| ())
+        self.closing.store(true, Ordering::Release);
+        let healthy = self.poisoned.lock().is_none();
+        let pre = if healthy {
+            self.flush_with(true, false).map(|_| ())
         } else {
             Ok(())
         };
-        self.closed.store(true, Ordering::Release);
-        flushed
+        {
+            let _u = self.updates.write();
+            self.closed.store(true, Ordering::Release);
+        }
+        if healthy && pre.is_ok() && self.memstore_data_size() > 0 {
+            return self.flush_with(true, true).map(|_| ());
+        }
+        pre
     }
 }

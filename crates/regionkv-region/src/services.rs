@@ -155,6 +155,9 @@ pub struct RegionServices {
     /// Set while a compaction selected with the off-peak ratio runs: HBase allows one
     /// such compaction per server at a time.
     pub off_peak_compaction: Arc<std::sync::atomic::AtomicBool>,
+    /// The Db's side of splits (region counts, split requests, parent clean-up); `None`:
+    /// regions never ask for splits.
+    pub observer: Option<Arc<dyn crate::region_split::RegionObserver>>,
 }
 
 /// A queued flush: when it was first asked for, and when it may run (a flush of a region
@@ -182,6 +185,7 @@ impl RegionServices {
             compact_split: None,
             global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
             off_peak_compaction: Arc::default(),
+            observer: None,
         }
     }
 }
@@ -273,6 +277,12 @@ impl Flusher {
             self.request(&region);
             projected = projected.saturating_sub(size);
         }
+    }
+
+    /// True when no flush is queued or running.
+    pub fn is_idle(&self) -> bool {
+        let s = self.state.lock();
+        s.queue.is_empty() && self.busy.load(Ordering::Acquire) == 0
     }
 
     /// Waits until no flush is queued or running (a deterministic hook for tests).
@@ -524,6 +534,14 @@ impl CompactSplit {
             let _enter = span.enter();
             c.check_now();
         }
+    }
+
+    /// True when no compaction is queued or running.
+    pub fn is_idle(&self) -> bool {
+        [&self.small, &self.large].iter().all(|pool| {
+            let s = pool.state.lock();
+            s.queue.is_empty() && pool.busy.load(Ordering::Acquire) == 0
+        })
     }
 
     /// Waits until no compaction is queued or running (a deterministic hook for tests).

@@ -9,16 +9,18 @@
 
 use crate::descriptor::ColumnFamilyDescriptor;
 use crate::error::Result;
+use crate::manifest::Reference;
 use crate::manifest::{StoreFileMeta, StoreManifest};
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{MatcherKind, QueryMatcher};
 use crate::scan::store_scanner::StoreScanner;
+use crate::split::midkey::{midkey_block, midpoint_row};
 use parking_lot::RwLock;
 use regionkv_cell::{CellRef, KeyValueScanner, KeyView, OwnedKey};
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
-    ReaderOptions, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
+    Half, ReaderOptions, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -163,16 +165,73 @@ impl Store {
         family: &ColumnFamilyDescriptor,
     ) -> Result<Arc<StoreFileReader>> {
         let cache = cache.filter(|_| family.block_cache_enabled);
+        let path = match &meta.reference {
+            None => dir.join(&meta.name),
+            Some(r) => Self::referenced_path(dir, r),
+        };
         let reader = StoreFileReader::open(
             fs,
-            &dir.join(&meta.name),
+            &path,
             NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
             cache,
             ReaderOptions {
                 in_memory: family.in_memory,
             },
         )?;
+        let reader = match &meta.reference {
+            None => reader,
+            Some(r) => reader.with_half(Half {
+                split_row: r.split_row.clone(),
+                top: r.top,
+            })?,
+        };
         Ok(Arc::new(reader))
+    }
+
+    /// Where the file a reference points at lives: the same family directory of the
+    /// referenced region, a sibling of this region's directory.
+    pub fn referenced_path(store_dir: &Path, r: &Reference) -> PathBuf {
+        let family = store_dir.file_name().unwrap_or_default();
+        let table_dir = store_dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(""));
+        table_dir.join(&r.region).join(family).join(&r.file)
+    }
+
+    /// True while some live file is a reference to a parent region's file (HBase's
+    /// `hasReferences`): the region cannot split again until compaction rewrites them.
+    pub fn has_references(&self) -> bool {
+        self.files().iter().any(|f| f.meta.reference.is_some())
+    }
+
+    /// Total size of the live files (HBase's store size; a reference counts the whole
+    /// referenced file, as HBase's half reader reports it).
+    pub fn size(&self) -> u64 {
+        self.files().iter().map(|f| f.meta.size).sum()
+    }
+
+    /// The store's split row (HBase's `HStore.getSplitPoint` →
+    /// `StoreUtils.getSplitPoint`): none while it has references; otherwise the split row
+    /// of its largest file — the row of that file's block-index mid-key, as HBase 2.x
+    /// writes index keys (see [`crate::split::midkey`]) — unless it is the file's first or
+    /// last row.
+    pub fn split_row(&self) -> Result<Option<Vec<u8>>> {
+        let files = self.files();
+        if files.iter().any(|f| f.meta.reference.is_some()) {
+            return Ok(None);
+        }
+        // The largest file; the first of equal sizes, as HBase's scan for the maximum.
+        let Some(largest) = files
+            .iter()
+            .fold(None::<&StoreFileHandle>, |best, f| match best {
+                Some(b) if b.reader.len() >= f.reader.len() => Some(b),
+                _ => Some(f),
+            })
+        else {
+            return Ok(None);
+        };
+        file_split_row(&largest.reader)
     }
 
     /// The family.
@@ -291,6 +350,7 @@ impl Store {
             size: written.size,
             max_seq_id: written.file_info.max_seq_id,
             cell_count: written.file_info.cell_count,
+            reference: None,
         };
         let reader = Self::open_reader(
             self.fs.as_ref(),
@@ -391,4 +451,43 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// The split row of one storefile (`StoreUtils.getFileSplitPoint` on the mid-key HBase's
+/// block index would hold): `None` for an empty file, a half file, or when the mid-key's
+/// row is the file's first or last row.
+pub fn file_split_row(reader: &StoreFileReader) -> Result<Option<Vec<u8>>> {
+    if reader.half().is_some() {
+        return Ok(None);
+    }
+    let n = reader.trailer().data_block_count;
+    let Some(k) = midkey_block(n as usize, reader.trailer().index_levels > 1) else {
+        return Ok(None);
+    };
+    let row_of =
+        |key: &[u8]| -> Option<Vec<u8>> { KeyView::parse(key).ok().map(|v| v.row().to_vec()) };
+    let Some(first_of_k) = reader.block_first_key(k as u64)? else {
+        return Ok(None);
+    };
+    let Some(right) = row_of(&first_of_k) else {
+        return Ok(None);
+    };
+    // Block 0 is indexed by its real first key; later blocks by a shortest key between the
+    // previous block's last row and their first row.
+    let mid = if k == 0 {
+        right
+    } else {
+        match reader.last_row_before(Some(&first_of_k))? {
+            Some(left) => midpoint_row(&left, &right),
+            None => right,
+        }
+    };
+    let info = reader.file_info();
+    let (Some(first), Some(last)) = (
+        info.first_key.as_deref().and_then(row_of),
+        info.last_key.as_deref().and_then(row_of),
+    ) else {
+        return Ok(None);
+    };
+    Ok(crate::split::midkey::file_split_row(&first, &last, &mid))
 }

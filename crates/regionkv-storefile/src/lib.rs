@@ -46,6 +46,6 @@ pub use bloom::BloomType;
 pub use error::{Error, Result};
 pub use file_info::FileInfo;
 pub use format::{Compression, DataBlockEncoding};
-pub use reader::{ReaderOptions, StoreFileBlockCache, StoreFileReader};
+pub use reader::{Half, ReaderOptions, StoreFileBlockCache, StoreFileReader};
 pub use scanner::StoreFileScanner;
 pub use writer::{StoreFileWriter, StoreFileWriterOptions, WrittenFile};

@@ -8,6 +8,12 @@
 //! every block in pread mode, are verified, decoded and kept in the shared block cache.
 //! Non-root index blocks always go through the cache: they are small and hot.
 //!
+//! A reader may be restricted to one half of its file (HBase's `HalfStoreFileReader`, the
+//! reader of a daughter region's reference file): the bottom half holds the rows below the
+//! split row, the top half the rows at or above it. Scanners, reversed-scan row lookups and
+//! the row filters honour the half; the file info and trailer still describe the whole file
+//! (as HBase's half reader reports the whole file's length and entries).
+//!
 //! Thread safety: a reader is shared as `Arc<StoreFileReader>` by any number of scanners;
 //! it holds no lock of its own (the block cache has its own).
 
@@ -68,6 +74,23 @@ pub struct ReaderOptions {
     pub in_memory: bool,
 }
 
+/// One half of a parent region's storefile, as a daughter's reference reads it (HBase's
+/// `Reference`: `Range.bottom` = rows below `split_row`, `Range.top` = rows at or above it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Half {
+    /// The daughters' boundary row.
+    pub split_row: Vec<u8>,
+    /// True for the top half (rows ≥ `split_row`), false for the bottom (rows < it).
+    pub top: bool,
+}
+
+/// A [`Half`] with its boundary as an encoded key: the first possible key of `split_row`.
+#[derive(Debug, Clone)]
+struct HalfRange {
+    half: Half,
+    split_key: Vec<u8>,
+}
+
 /// An open storefile.
 #[derive(Debug)]
 pub struct StoreFileReader {
@@ -85,6 +108,8 @@ pub struct StoreFileReader {
     /// (mapped, uncompressed blocks; 0 = not yet). Keyed by offset as well as ordinal, so an
     /// index entry that claims another block's ordinal cannot skip verification.
     verified: Vec<AtomicU64>,
+    /// Set when this reader reads one half of the file only.
+    half: Option<HalfRange>,
 }
 
 impl StoreFileReader {
@@ -149,6 +174,7 @@ impl StoreFileReader {
             cache,
             options,
             verified: (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+            half: None,
         };
         let fi = reader.read_meta_block(
             trailer.file_info_offset,
@@ -425,6 +451,19 @@ impl StoreFileReader {
     /// that would hold `key` and, when every cell of it is at or after `key`, the block
     /// before.
     pub fn last_row_before(&self, key: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
+        // A bottom half ends before its split key; a top half has no row below its split row.
+        let key = match self.half_split_key() {
+            Some((split, false)) => match key {
+                Some(k) if regionkv_cell::compare_keys(k, split).is_lt() => Some(k),
+                _ => Some(split),
+            },
+            _ => key,
+        };
+        let row = self.last_row_before_whole(key)?;
+        Ok(row.filter(|r| self.row_in_range(r)))
+    }
+
+    fn last_row_before_whole(&self, key: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
         let n = self.trailer.data_block_count;
         if n == 0 {
             return Ok(None);
@@ -470,13 +509,63 @@ impl StoreFileReader {
     }
 
     /// The key of the middle of the file, for region splits: the first key of data block
-    /// `(n − 1) / 2` (HBase's midkey rule). `None` for an empty file.
+    /// `(n − 1) / 2` (HBase's midkey rule). `None` for an empty file, and for a half
+    /// reader (HBase's `HalfStoreFileReader.midKey`: a reference is never split again).
     pub fn midkey(&self) -> Result<Option<Vec<u8>>> {
+        if self.half.is_some() {
+            return Ok(None);
+        }
         let n = self.trailer.data_block_count;
         if n == 0 {
             return Ok(None);
         }
         let Some(h) = self.data_block_by_ordinal((n - 1) / 2)? else {
+            return Ok(None);
+        };
+        let block = self.data_block(h)?;
+        let body = block.body();
+        let mut c = BlockCursor::new(body)
+            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
+        c.seek_to_first(body)
+            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
+        Ok(c.valid().then(|| c.key(body).to_vec()))
+    }
+
+    /// Restricts this reader to one half of the file (a daughter's reference). Fails only
+    /// for a split row too long to be a row.
+    pub fn with_half(mut self, half: Half) -> Result<Self> {
+        let split_key = regionkv_cell::OwnedKey::first_on_row(&half.split_row)
+            .map_err(|e| self.corrupt(0, format!("bad split row of a reference: {e}")))?
+            .as_bytes()
+            .to_vec();
+        self.half = Some(HalfRange { half, split_key });
+        Ok(self)
+    }
+
+    /// The half this reader is restricted to, if any.
+    pub fn half(&self) -> Option<&Half> {
+        self.half.as_ref().map(|h| &h.half)
+    }
+
+    /// The encoded key of the half's boundary (first possible key of the split row).
+    pub(crate) fn half_split_key(&self) -> Option<(&[u8], bool)> {
+        self.half
+            .as_ref()
+            .map(|h| (h.split_key.as_slice(), h.half.top))
+    }
+
+    /// True when `row` belongs to the part of the file this reader reads.
+    pub fn row_in_range(&self, row: &[u8]) -> bool {
+        match &self.half {
+            None => true,
+            Some(h) if h.half.top => row >= h.half.split_row.as_slice(),
+            Some(h) => row < h.half.split_row.as_slice(),
+        }
+    }
+
+    /// The first key of data block `ordinal`, `None` past the last block.
+    pub fn block_first_key(&self, ordinal: u64) -> Result<Option<Vec<u8>>> {
+        let Some(h) = self.data_block_by_ordinal(ordinal)? else {
             return Ok(None);
         };
         let block = self.data_block(h)?;
@@ -523,6 +612,9 @@ impl StoreFileReader {
 
     /// False when the file certainly holds no cell of `row` (ROW or ROWCOL bloom).
     pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        if !self.row_in_range(row) {
+            return false;
+        }
         match (&self.bloom, self.info.bloom_type) {
             (Some(b), BloomType::Row) => b.may_contain(row),
             // A ROWCOL bloom cannot answer for a whole row (HBase reads the file).
@@ -533,6 +625,9 @@ impl StoreFileReader {
     /// False when the file certainly holds no cell of column `qualifier` of `row` and no
     /// family-level delete marker of `row`.
     pub fn may_contain_row_col(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        if !self.row_in_range(row) {
+            return false;
+        }
         match (&self.bloom, self.info.bloom_type) {
             (Some(b), BloomType::Row) => b.may_contain(row),
             (Some(b), BloomType::RowCol) => {
@@ -563,6 +658,17 @@ impl StoreFileReader {
     /// False when no row of the file lies in `[start, stop)` (an empty `stop` means no
     /// upper bound, as in HBase scans).
     pub fn may_contain_rows(&self, start: &[u8], stop: &[u8]) -> bool {
+        if let Some(h) = &self.half {
+            let split = h.half.split_row.as_slice();
+            let disjoint = if h.half.top {
+                !stop.is_empty() && stop <= split
+            } else {
+                start >= split
+            };
+            if disjoint {
+                return false;
+            }
+        }
         let (Some(first), Some(last)) = (&self.info.first_key, &self.info.last_key) else {
             return false;
         };

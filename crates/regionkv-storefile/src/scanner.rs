@@ -5,6 +5,9 @@
 //! data blocks in file order; `reseek` stays in the current block when the target is
 //! there. Every key is validated as it is reached, so `peek` never hands out a malformed
 //! key: a bad one is a corruption error naming the file and block.
+//!
+//! On a half reader (a daughter's reference) the scanner sees only its half: seeks below a
+//! top half's split key start at the split key, and a bottom half ends before it.
 
 use crate::block::{BlockCursor, BodyError};
 use crate::error::{Error, Result};
@@ -81,6 +84,13 @@ impl StoreFileScanner {
                         ),
                     ));
                 }
+                if let Some((split, false)) = self.reader.half_split_key()
+                    && compare_keys(cur.cursor.key(body), split).is_ge()
+                {
+                    // The end of a bottom half.
+                    self.current = None;
+                    return Ok(false);
+                }
                 return Ok(true);
             }
             let h = cur.handle;
@@ -108,6 +118,10 @@ impl StoreFileScanner {
 
     /// Positions at the first cell of the file.
     pub fn seek_to_first(&mut self) -> Result<bool> {
+        if let Some((split, true)) = self.reader.half_split_key() {
+            let split = split.to_vec();
+            return self.seek_bytes(&split);
+        }
         self.current = None;
         let Some(h) = self.reader.data_block_by_ordinal(0)? else {
             return Ok(false);
@@ -122,6 +136,17 @@ impl StoreFileScanner {
     }
 
     fn seek_bytes(&mut self, key: &[u8]) -> Result<bool> {
+        // A top half starts at its split key.
+        if let Some((split, true)) = self.reader.half_split_key()
+            && compare_keys(key, split).is_lt()
+        {
+            let reader = self.reader.clone();
+            return self.seek_whole(reader.half_split_key().map_or(key, |(s, _)| s));
+        }
+        self.seek_whole(key)
+    }
+
+    fn seek_whole(&mut self, key: &[u8]) -> Result<bool> {
         self.current = None;
         let Some(h) = self.reader.find_data_block(key)? else {
             return Ok(false);
@@ -187,5 +212,132 @@ impl KeyValueScanner for StoreFileScanner {
 
     fn reseek(&mut self, key: &KeyView<'_>) -> Result<bool> {
         self.reseek_bytes(key.as_bytes())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod half_tests {
+    //! Half readers (daughters' references) against the whole file, with blocks small
+    //! enough that the split row falls inside, at the start of, and outside blocks.
+    use super::*;
+    use crate::reader::{Half, ReaderOptions};
+    use crate::writer::{StoreFileWriter, StoreFileWriterOptions};
+    use regionkv_cell::{Cell, OwnedKey};
+    use regionkv_fs::{Fs, MemFs};
+    use std::path::Path;
+
+    fn row(i: u32) -> Vec<u8> {
+        format!("row{i:04}").into_bytes()
+    }
+
+    fn write(fs: &MemFs, index_block_size: usize) {
+        let options = StoreFileWriterOptions {
+            block_size: 1024,
+            index_block_size,
+            ..Default::default()
+        };
+        let mut w =
+            StoreFileWriter::new(fs.create_new(Path::new("/sf")).unwrap(), options).unwrap();
+        for i in 0..300 {
+            for q in [&b"a"[..], b"b", b"c"] {
+                let c = Cell::put(&row(i * 2), b"f", q, 7, b"value-value").unwrap();
+                w.append(c.as_cell_ref()).unwrap();
+            }
+        }
+        w.finish().unwrap();
+    }
+
+    fn open(fs: &MemFs, half: Option<Half>) -> Arc<StoreFileReader> {
+        let r =
+            StoreFileReader::open(fs, Path::new("/sf"), 1, None, ReaderOptions::default()).unwrap();
+        Arc::new(match half {
+            Some(h) => r.with_half(h).unwrap(),
+            None => r,
+        })
+    }
+
+    fn rows_from(s: &mut StoreFileScanner) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        while let Some(c) = s.peek() {
+            if out.last().map(Vec::as_slice) != Some(c.row()) {
+                out.push(c.row().to_vec());
+            }
+            s.advance().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn halves_partition_the_file_at_every_kind_of_split_row() {
+        for index_block_size in [64, 64 * 1024] {
+            let fs = MemFs::new();
+            write(&fs, index_block_size);
+            let mut whole = StoreFileScanner::new(open(&fs, None));
+            whole.seek_to_first().unwrap();
+            let all = rows_from(&mut whole);
+            assert_eq!(all.len(), 300);
+            // An existing row, a row between two rows, before the first and after the last.
+            for split in [row(200), row(201), b"a".to_vec(), b"z".to_vec(), row(0)] {
+                let bottom = open(
+                    &fs,
+                    Some(Half {
+                        split_row: split.clone(),
+                        top: false,
+                    }),
+                );
+                let top = open(
+                    &fs,
+                    Some(Half {
+                        split_row: split.clone(),
+                        top: true,
+                    }),
+                );
+                let mut b = StoreFileScanner::new(bottom.clone());
+                b.seek_to_first().unwrap();
+                let mut t = StoreFileScanner::new(top.clone());
+                t.seek_to_first().unwrap();
+                let (bs, ts) = (rows_from(&mut b), rows_from(&mut t));
+                let want_b: Vec<_> = all.iter().filter(|r| **r < split).cloned().collect();
+                let want_t: Vec<_> = all.iter().filter(|r| **r >= split).cloned().collect();
+                assert_eq!(bs, want_b, "bottom of {split:?}");
+                assert_eq!(ts, want_t, "top of {split:?}");
+                // Seeks below a top half land on its first row; seeks past a bottom half's
+                // end find nothing.
+                let k = OwnedKey::first_on_row(&row(10)).unwrap();
+                t.seek(&k.view()).unwrap();
+                let first_at_10 = want_t.iter().find(|r| **r >= row(10)).cloned();
+                assert_eq!(t.peek().map(|c| c.row().to_vec()), first_at_10);
+                let k = OwnedKey::first_on_row(&row(500)).unwrap();
+                b.seek(&k.view()).unwrap();
+                let expect = if split > row(500) {
+                    Some(row(500))
+                } else {
+                    None
+                };
+                assert_eq!(b.peek().map(|c| c.row().to_vec()), expect);
+                // Reversed-scan lookups stay inside the half.
+                assert_eq!(
+                    bottom.last_row_before(None).unwrap(),
+                    want_b.last().cloned()
+                );
+                assert_eq!(top.last_row_before(None).unwrap(), want_t.last().cloned());
+                let k = OwnedKey::first_on_row(&row(100)).unwrap();
+                let before_100 = all.iter().rfind(|r| **r < row(100)).cloned();
+                assert_eq!(
+                    top.last_row_before(Some(k.as_bytes())).unwrap(),
+                    before_100.clone().filter(|r| *r >= split)
+                );
+                assert_eq!(
+                    bottom.last_row_before(Some(k.as_bytes())).unwrap(),
+                    before_100.filter(|r| *r < split)
+                );
+                // Row filters.
+                assert_eq!(bottom.may_contain_row(&row(2)), row(2) < split);
+                assert_eq!(top.may_contain_row(&row(2)), row(2) >= split);
+                assert!(!bottom.may_contain_rows(&split, b""));
+                assert!(bottom.midkey().unwrap().is_none() && top.midkey().unwrap().is_none());
+            }
+        }
     }
 }

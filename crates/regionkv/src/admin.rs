@@ -600,6 +600,7 @@ impl Admin {
         for r in self.regions_of(name)?.regions() {
             r.flush_all()?;
         }
+        self.inner().splitter.run_pending();
         Ok(())
     }
 
@@ -610,6 +611,7 @@ impl Admin {
         for r in self.regions_of(name)?.regions() {
             r.compact(false)?;
         }
+        self.inner().splitter.run_pending();
         Ok(())
     }
 
@@ -619,7 +621,110 @@ impl Admin {
         for r in self.regions_of(name)?.regions() {
             r.compact(true)?;
         }
+        self.inner().splitter.run_pending();
         Ok(())
+    }
+
+    /// HBase's `Admin.split(TableName)` (shell `split 'table'`): splits every region of the
+    /// table that has a split point at it (the mid-key of its largest store's largest
+    /// file, cut by a key-prefix policy); regions without one, or still holding references
+    /// from an earlier split, are left alone. Synchronous: returns the daughters made.
+    pub fn split(&self, table: &str) -> Result<Vec<RegionInfo>> {
+        let name = crate::db::canonical_table_name(table)?;
+        let encoded: Vec<String> = self
+            .regions_of(&name)?
+            .regions()
+            .iter()
+            .map(|r| r.encoded_name().to_string())
+            .collect();
+        let mut out = Vec::new();
+        for e in encoded {
+            let region = self
+                .regions_of(&name)?
+                .regions()
+                .iter()
+                .find(|r| r.encoded_name() == e)
+                .cloned();
+            let Some(region) = region else { continue };
+            if region.split_point()?.is_none() {
+                continue;
+            }
+            if let Some(d) = self.inner().split_region(&name, &e, None, true)? {
+                out.extend(d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// HBase's `Admin.split(TableName, splitPoint)` (shell `split 'table', 'row'`): splits
+    /// the region holding `split_point` there. Returns the two daughters.
+    pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionInfo; 2]> {
+        let name = crate::db::canonical_table_name(table)?;
+        let encoded = self
+            .regions_of(&name)?
+            .locate(split_point)
+            .map(|r| r.encoded_name().to_string())
+            .ok_or_else(|| Error::TableNotEnabled(name.clone()))?;
+        self.split_region_of(&name, &encoded, Some(split_point))
+    }
+
+    /// HBase's `Admin.splitRegionAsync(regionName[, splitPoint])` (shell `split
+    /// 'REGIONNAME'` or `split 'ENCODED_REGIONNAME', 'row'`), done synchronously: `region`
+    /// is a full region name (`table,startkey,id.encoded.`) or an encoded name. Without a
+    /// split point the policy's is used; a region without one is an error.
+    pub fn split_region(
+        &self,
+        region: &str,
+        split_point: Option<&[u8]>,
+    ) -> Result<[RegionInfo; 2]> {
+        let (table, encoded) = self.find_region(region)?;
+        self.split_region_of(&table, &encoded, split_point)
+    }
+
+    fn split_region_of(
+        &self,
+        table: &str,
+        encoded: &str,
+        split_point: Option<&[u8]>,
+    ) -> Result<[RegionInfo; 2]> {
+        self.inner()
+            .split_region(table, encoded, split_point, true)?
+            .ok_or_else(|| Error::InvalidArgument(format!("region {encoded} has no split point")))
+    }
+
+    /// HBase's `Admin.mergeRegionsAsync(regions, forcible)` (shell `merge_region`), done
+    /// synchronously: merges two or more adjacent regions of one table (full or encoded
+    /// names) into one region, which reads its parents' files through references until
+    /// its first compaction. Regions still holding references cannot merge. Non-adjacent
+    /// regions are refused, with or without `forcible`.
+    pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionInfo> {
+        let mut encoded = Vec::new();
+        for r in regions {
+            encoded.push(self.find_region(r)?.1);
+        }
+        let names: Vec<&str> = encoded.iter().map(String::as_str).collect();
+        self.inner().merge_regions(&names, forcible)
+    }
+
+    /// The table and encoded name of an online region given by full or encoded name.
+    fn find_region(&self, region: &str) -> Result<(String, String)> {
+        // A full name ends with ".<encoded>."; an encoded name is the hex digits alone.
+        let encoded = region
+            .strip_suffix('.')
+            .and_then(|r| r.rsplit_once('.'))
+            .map_or(region, |(_, e)| e);
+        let inner = self.inner();
+        inner.check_open()?;
+        for (name, t) in inner.tables.read().iter() {
+            if let Some(map) = t.regions.read().as_ref()
+                && map.regions().iter().any(|r| r.encoded_name() == encoded)
+            {
+                return Ok((name.clone(), encoded.to_string()));
+            }
+        }
+        Err(Error::InvalidArgument(format!(
+            "Unknown region {region} (not an online region)"
+        )))
     }
 
     /// The table's regions with their metrics, in key order.

@@ -62,6 +62,8 @@ pub(crate) struct DbInner {
     pub(crate) services: RegionServices,
     pub(crate) catalog: Mutex<Catalog>,
     pub(crate) tables: RwLock<BTreeMap<String, Arc<TableHandle>>>,
+    /// Runs splits the regions ask for and removes unreferenced parents.
+    pub(crate) splitter: Arc<crate::split::SplitWorker>,
     closed: AtomicBool,
     // Held (never used) so the directory stays locked while the Db is open; in a
     // Mutex because a lock handle is Send but not Sync.
@@ -162,6 +164,7 @@ impl DbInner {
         }
         let span = tracing::info_span!("close", dir = %self.dir.display());
         let _enter = span.enter();
+        self.splitter.shutdown();
         if let Some(c) = &self.services.compact_split {
             c.shutdown();
         }
@@ -293,7 +296,9 @@ impl Db {
         } else {
             (None, None)
         };
+        let splitter = Arc::new(crate::split::SplitWorker::default());
         let services = RegionServices {
+            observer: Some(splitter.clone()),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
             config: options.region.clone(),
@@ -316,6 +321,7 @@ impl Db {
             services,
             catalog: Mutex::new(catalog.clone()),
             tables: RwLock::new(BTreeMap::new()),
+            splitter: splitter.clone(),
             closed: AtomicBool::new(false),
             _lock: Mutex::new(lock),
         };
@@ -344,14 +350,19 @@ impl Db {
             );
         }
         *inner.tables.write() = tables;
+        let inner = Arc::new(inner);
+        // Directories of split or merge parents nothing refers to any more, and children
+        // of a split or merge that did not commit before a crash.
+        for name in catalog.tables.keys() {
+            inner.clean_table_dir(name)?;
+        }
+        splitter.attach(&inner, options.background);
         tracing::info!(
             tables = catalog.tables.len(),
             replayed = recovered.edits.len(),
             "database open"
         );
-        Ok(Self {
-            inner: Arc::new(inner),
-        })
+        Ok(Self { inner })
     }
 
     /// The administrative handle (tables, namespaces, flush, compaction, splits).
@@ -381,14 +392,31 @@ impl Db {
     /// Waits until no background flush or compaction is queued or running (a
     /// deterministic point for tests and benchmarks).
     pub fn wait_for_background_work(&self) {
-        if let Some(f) = &self.inner.services.flusher {
-            f.wait_idle();
-        }
-        if let Some(c) = &self.inner.services.compact_split {
-            c.wait_idle();
-        }
-        if let Some(f) = &self.inner.services.flusher {
-            f.wait_idle();
+        // Flushes ask for compactions and splits, compactions for splits and clean-ups,
+        // splits for compactions: repeat until a whole round finds everything idle.
+        loop {
+            if let Some(f) = &self.inner.services.flusher {
+                f.wait_idle();
+            }
+            if let Some(c) = &self.inner.services.compact_split {
+                c.wait_idle();
+            }
+            self.inner.splitter.wait_idle();
+            let flusher_idle = self
+                .inner
+                .services
+                .flusher
+                .as_ref()
+                .is_none_or(|f| f.is_idle());
+            let compactions_idle = self
+                .inner
+                .services
+                .compact_split
+                .as_ref()
+                .is_none_or(|c| c.is_idle());
+            if flusher_idle && compactions_idle && self.inner.splitter.is_idle() {
+                return;
+            }
         }
     }
 

@@ -35,6 +35,7 @@ pub mod mutation;
 pub mod options;
 pub mod read;
 pub mod region_map;
+mod split;
 pub mod table;
 
 pub use admin::{Admin, RegionStatus, StoreStatus};

@@ -289,6 +289,25 @@ impl Table {
             .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))
     }
 
+    /// Runs `op` on the region holding `row`. While a split or merge replaces that region
+    /// the op fails with `Closed` before doing anything; like HBase's client on
+    /// NotServingRegionException, it is retried (with a growing pause, for up to
+    /// [`REGION_RETRY_FOR`]) on the region the table's map then names.
+    fn on_region<T>(&self, row: &[u8], mut op: impl FnMut(&Arc<Region>) -> Result<T>) -> Result<T> {
+        let deadline = std::time::Instant::now() + REGION_RETRY_FOR;
+        let mut pause = std::time::Duration::from_millis(1);
+        loop {
+            let region = self.region_for(row)?;
+            match op(&region) {
+                Err(e) if region_moved(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(50));
+                }
+                r => return r,
+            }
+        }
+    }
+
     fn check_writable(&self) -> Result<Arc<TableDescriptor>> {
         let desc = self.descriptor();
         if desc.read_only {
@@ -298,16 +317,22 @@ impl Table {
     }
 
     /// Writes one row's cells atomically.
-    fn apply(&self, row: &[u8], cells: Vec<Cell>, durability: Durability) -> Result<()> {
-        self.region_for(row)?.mutate_row(row, cells, durability)?;
+    /// `make` builds the cells for each attempt: they move into the region, and a retry
+    /// (the region was closed by a split or merge) needs them again.
+    fn apply(
+        &self,
+        row: &[u8],
+        make: impl Fn() -> Result<Vec<Cell>>,
+        durability: Durability,
+    ) -> Result<()> {
+        self.on_region(row, |r| Ok(r.mutate_row(row, make()?, durability)?))?;
         Ok(())
     }
 
     /// HBase's `Table.put`.
     pub fn put(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
-        let cells = put_cells(put)?;
-        self.apply(&put.row, cells, put.durability)
+        self.apply(&put.row, || put_cells(put), put.durability)
     }
 
     /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`).
@@ -321,8 +346,11 @@ impl Table {
     /// HBase's `Table.delete`.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         let desc = self.check_writable()?;
-        let cells = delete_cells(delete, &desc)?;
-        self.apply(&delete.row, cells, delete.durability)
+        self.apply(
+            &delete.row,
+            || delete_cells(delete, &desc),
+            delete.durability,
+        )
     }
 
     /// Several deletes; each row is atomic.
@@ -337,7 +365,6 @@ impl Table {
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<()> {
         let desc = self.check_writable()?;
         check_row(&rm.row)?;
-        let mut cells = Vec::new();
         for m in &rm.mutations {
             if m.row() != rm.row.as_slice() {
                 return Err(invalid(format!(
@@ -346,13 +373,19 @@ impl Table {
                     regionkv_cell::bytes::to_string_binary(&rm.row)
                 )));
             }
-            cells.extend(mutation_cells(m, &desc)?);
         }
+        let make = || {
+            let mut cells = Vec::new();
+            for m in &rm.mutations {
+                cells.extend(mutation_cells(m, &desc)?);
+            }
+            Ok(cells)
+        };
         let durability = strongest_durability(rm.mutations.iter().map(|m| match m {
             Mutation::Put(p) => p.durability,
             Mutation::Delete(d) => d.durability,
         }));
-        self.apply(&rm.row, cells, durability)
+        self.apply(&rm.row, make, durability)
     }
 
     /// HBase's `Table.get`.
@@ -362,9 +395,10 @@ impl Table {
         if let Some(ts) = get.exact_ts {
             q.time_range = TimeRange::at(ts)?;
         }
-        let region = self.region_for(&get.row)?;
-        let filter = get.filter.as_ref().map(|f| f.box_clone());
-        Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?))
+        self.on_region(&get.row, |region| {
+            let filter = get.filter.as_ref().map(|f| f.box_clone());
+            Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?))
+        })
     }
 
     /// Several gets, in order (HBase's `get(List)`).
@@ -406,6 +440,7 @@ impl Table {
             scanner: None,
             rows_left: scan.inner.limit,
             last_row: None,
+            moved_deadline: None,
         })
     }
 
@@ -413,13 +448,14 @@ impl Table {
     /// (empty with `return_results(false)`).
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         self.check_writable()?;
-        let region = self.region_for(&inc.row)?;
-        let (_, cells) = region
-            .mutate_row_with(&inc.row, inc.durability, |r, now| {
-                let cells = increment_cells(r, inc, now)?;
-                Ok((last_per_column(&cells), cells))
-            })
-            .map_err(unwrap_region_error)?;
+        let (_, cells) = self.on_region(&inc.row, |region| {
+            region
+                .mutate_row_with(&inc.row, inc.durability, |r, now| {
+                    let cells = increment_cells(r, inc, now)?;
+                    Ok((last_per_column(&cells), cells))
+                })
+                .map_err(unwrap_region_error)
+        })?;
         Ok(if inc.return_results {
             RowResult::new(cells)
         } else {
@@ -444,13 +480,14 @@ impl Table {
     /// HBase's `Table.append`.
     pub fn append(&self, app: &Append) -> Result<RowResult> {
         self.check_writable()?;
-        let region = self.region_for(&app.row)?;
-        let (_, cells) = region
-            .mutate_row_with(&app.row, app.durability, |r, now| {
-                let cells = append_cells(r, app, now)?;
-                Ok((last_per_column(&cells), cells))
-            })
-            .map_err(unwrap_region_error)?;
+        let (_, cells) = self.on_region(&app.row, |region| {
+            region
+                .mutate_row_with(&app.row, app.durability, |r, now| {
+                    let cells = append_cells(r, app, now)?;
+                    Ok((last_per_column(&cells), cells))
+                })
+                .map_err(unwrap_region_error)
+        })?;
         Ok(if app.return_results {
             RowResult::new(cells)
         } else {
@@ -493,47 +530,48 @@ impl Table {
             CheckAction::Increment(i) => i.durability,
             CheckAction::Append(a) => a.durability,
         };
-        let region = self.region_for(&cam.row)?;
-        let (_, out) = region
-            .mutate_row_with(&cam.row, durability, |r, now| {
-                let Some(checked_ts) = self.check(r, cam)? else {
-                    return Ok((Vec::new(), (false, None)));
-                };
-                let put_ts = now.max(checked_ts.unwrap_or(now));
-                let stamp = |mut cells: Vec<Cell>| {
-                    for c in &mut cells {
-                        if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
-                            c.set_timestamp(put_ts);
-                        }
-                    }
-                    cells
-                };
-                Ok(match &cam.action {
-                    CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
-                    CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
-                    CheckAction::RowMutations(m) => {
-                        let mut cells = Vec::new();
-                        for x in &m.mutations {
-                            if x.row() != cam.row.as_slice() {
-                                return Err(invalid("Action's getRow must match").into());
+        let (_, out) = self.on_region(&cam.row, |region| {
+            region
+                .mutate_row_with(&cam.row, durability, |r, now| {
+                    let Some(checked_ts) = self.check(r, cam)? else {
+                        return Ok((Vec::new(), (false, None)));
+                    };
+                    let put_ts = now.max(checked_ts.unwrap_or(now));
+                    let stamp = |mut cells: Vec<Cell>| {
+                        for c in &mut cells {
+                            if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
+                                c.set_timestamp(put_ts);
                             }
-                            cells.extend(mutation_cells(x, &desc).map_err(into_region_error)?);
                         }
-                        (stamp(cells), (true, None))
-                    }
-                    CheckAction::Increment(i) => {
-                        let cells = increment_cells(r, i, now).map_err(into_region_error)?;
-                        let result = i.return_results.then(|| RowResult::new(cells.clone()));
-                        (last_per_column(&cells), (true, result))
-                    }
-                    CheckAction::Append(a) => {
-                        let cells = append_cells(r, a, now).map_err(into_region_error)?;
-                        let result = a.return_results.then(|| RowResult::new(cells.clone()));
-                        (last_per_column(&cells), (true, result))
-                    }
+                        cells
+                    };
+                    Ok(match &cam.action {
+                        CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
+                        CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
+                        CheckAction::RowMutations(m) => {
+                            let mut cells = Vec::new();
+                            for x in &m.mutations {
+                                if x.row() != cam.row.as_slice() {
+                                    return Err(invalid("Action's getRow must match").into());
+                                }
+                                cells.extend(mutation_cells(x, &desc).map_err(into_region_error)?);
+                            }
+                            (stamp(cells), (true, None))
+                        }
+                        CheckAction::Increment(i) => {
+                            let cells = increment_cells(r, i, now).map_err(into_region_error)?;
+                            let result = i.return_results.then(|| RowResult::new(cells.clone()));
+                            (last_per_column(&cells), (true, result))
+                        }
+                        CheckAction::Append(a) => {
+                            let cells = append_cells(r, a, now).map_err(into_region_error)?;
+                            let result = a.return_results.then(|| RowResult::new(cells.clone()));
+                            (last_per_column(&cells), (true, result))
+                        }
+                    })
                 })
-            })
-            .map_err(unwrap_region_error)?;
+                .map_err(unwrap_region_error)
+        })?;
         Ok(CheckAndMutateResult {
             success: out.0,
             result: out.1,
@@ -617,6 +655,19 @@ fn strongest_durability(ds: impl Iterator<Item = Durability>) -> Durability {
         .unwrap_or(Durability::UseDefault)
 }
 
+/// How long an operation retries while its region is being split or merged.
+pub const REGION_RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// True for the errors of a region that a split or merge has just closed.
+fn region_moved(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Region(
+            regionkv_region::Error::Closed(_) | regionkv_region::Error::WrongRegion { .. }
+        )
+    )
+}
+
 /// Facade errors raised inside a region callback travel as region errors; this carries
 /// them through and [`unwrap_region_error`] restores them.
 fn into_region_error(e: Error) -> regionkv_region::Error {
@@ -651,9 +702,32 @@ pub struct ResultScanner {
     scanner: Option<RegionScanner>,
     rows_left: Option<u64>,
     last_row: Option<Vec<u8>>,
+    /// Set while retrying a region that a split or merge closed.
+    moved_deadline: Option<std::time::Instant>,
 }
 
 impl ResultScanner {
+    /// The region now holding the position a closed region was to be scanned from.
+    fn relocate(&self, closed: &Region) -> Result<Arc<Region>> {
+        let map = self.table.map()?;
+        let info = closed.info();
+        let at = match (&self.last_row, self.spec.reversed) {
+            (Some(last), _) => last.clone(),
+            (None, false) => info.start_key.clone().max(self.spec.start_row.clone()),
+            (None, true) if self.spec.start_row.is_empty() => {
+                return map
+                    .regions()
+                    .last()
+                    .cloned()
+                    .ok_or_else(|| Error::TableNotEnabled(self.table.handle.name.clone()));
+            }
+            (None, true) => self.spec.start_row.clone(),
+        };
+        map.locate(&at)
+            .cloned()
+            .ok_or_else(|| Error::TableNotEnabled(self.table.handle.name.clone()))
+    }
+
     /// The region after the current one in scan order, or `None` at the end.
     fn next_region(&self, current: &Region) -> Result<Option<Arc<Region>>> {
         let info = current.info();
@@ -692,8 +766,34 @@ impl ResultScanner {
             if self.scanner.is_none() {
                 let mut spec = self.spec.clone();
                 spec.limit = self.rows_left;
+                // Resume after the last row returned: a region that replaced the one
+                // scanned before (a merge) may cover rows already returned.
+                if let Some(last) = &self.last_row {
+                    spec.start_row = last.clone();
+                    spec.include_start = false;
+                }
                 let filter = self.filter.as_ref().map(|f| f.box_clone());
-                self.scanner = Some(region.scan_filtered(&spec, filter)?);
+                match region.scan_filtered(&spec, filter) {
+                    Ok(s) => self.scanner = Some(s),
+                    Err(e) => {
+                        let e = Error::Region(e);
+                        if !region_moved(&e) {
+                            return Err(e);
+                        }
+                        // A split or merge closed the region before its scanner opened:
+                        // look the position up again (bounded like the other retries).
+                        let deadline = self
+                            .moved_deadline
+                            .get_or_insert_with(|| std::time::Instant::now() + REGION_RETRY_FOR);
+                        if std::time::Instant::now() >= *deadline {
+                            return Err(e);
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                        self.region = Some(self.relocate(&region)?);
+                        continue;
+                    }
+                }
+                self.moved_deadline = None;
             }
             let Some(scanner) = self.scanner.as_mut() else {
                 continue;
