@@ -126,6 +126,7 @@ golden!(
     count,
     ttl,
     tools,
+    split_merge,
     errors,
     epoch_timestamps,
     local_timestamps,

@@ -115,7 +115,7 @@ fn a_script_on_standard_input_runs_the_same_way() {
 #[test]
 fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
     let data = tempfile::tempdir().unwrap();
-    let script = "split 't1'\n\
+    let script = "compaction_state 't1'\n\
                   grant 'bob', 'RW'\n\
                   frobnicate 't1'\n\
                   version\n";
@@ -123,8 +123,8 @@ fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
     assert_eq!(
         untimed(&out),
         format!(
-            "\nERROR: command 'split' is not available yet in this build of regionkv\n\n\
-             For usage try 'help \"split\"'\n\n\
+            "\nERROR: command 'compaction_state' is not available yet in this build of regionkv\n\n\
+             For usage try 'help \"compaction_state\"'\n\n\
              Took T seconds\n\
              \nERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\n\
              For usage try 'help \"grant\"'\n\n\

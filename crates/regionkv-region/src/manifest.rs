@@ -483,6 +483,28 @@ mod tests {
     }
 
     #[test]
+    fn version_1_manifests_without_kind_bytes_are_read() {
+        let mut m = sample();
+        m.stores.get_mut(&b"cf2"[..]).unwrap().files.clear();
+        // Version 1: the same body without the per-file kind byte.
+        let v2 = m.encode();
+        let n = u32::from_be_bytes([v2[12], v2[13], v2[14], v2[15]]) as usize;
+        let body = &v2[16..16 + n];
+        // The only file entry ends with its kind byte (0) right before cf2's entry.
+        let cf2 = body.windows(3).position(|w| w == b"cf2").unwrap() - 4;
+        assert_eq!(body[cf2 - 1], 0);
+        let mut body1 = body[..cf2 - 1].to_vec();
+        body1.extend_from_slice(&body[cf2..]);
+        let mut v1 = b"RKVMANIF".to_vec();
+        v1.extend_from_slice(&1u32.to_be_bytes());
+        v1.extend_from_slice(&(body1.len() as u32).to_be_bytes());
+        v1.extend_from_slice(&body1);
+        let crc = crc32fast::hash(&v1);
+        v1.extend_from_slice(&crc.to_be_bytes());
+        assert_eq!(Manifest::decode(&v1, Path::new("/M")).unwrap(), m);
+    }
+
+    #[test]
     fn encoded_names_are_stable_and_distinct() {
         let a = sample().region;
         let mut b = a.clone();

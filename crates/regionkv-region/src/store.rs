@@ -491,3 +491,65 @@ pub fn file_split_row(reader: &StoreFileReader) -> Result<Option<Vec<u8>>> {
     };
     Ok(crate::split::midkey::file_split_row(&first, &last, &mid))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use regionkv_cell::Cell;
+    use regionkv_fs::MemFs;
+    use regionkv_storefile::StoreFileWriterOptions;
+
+    fn write(fs: &MemFs, rows: &[Vec<u8>], index_block_size: usize) -> StoreFileReader {
+        let options = StoreFileWriterOptions {
+            block_size: 1024,
+            index_block_size,
+            ..Default::default()
+        };
+        let path = Path::new("/f.sf");
+        let _ = fs.remove_file(path);
+        let mut w = StoreFileWriter::new(fs.create_new(path).unwrap(), options).unwrap();
+        for r in rows {
+            let c = Cell::put(r, b"f", b"q", 1, &[b'v'; 60]).unwrap();
+            w.append(c.as_cell_ref()).unwrap();
+        }
+        w.finish().unwrap();
+        StoreFileReader::open(fs, path, 1, None, ReaderOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn split_row_is_the_shortened_index_key_of_the_mid_block() {
+        let fs = MemFs::new();
+        let rows: Vec<Vec<u8>> = (0..1000)
+            .map(|i| format!("the-row-{:05}", i * 10).into_bytes())
+            .collect();
+        for index_block_size in [64, 1 << 16] {
+            let reader = write(&fs, &rows, index_block_size);
+            let n = reader.trailer().data_block_count;
+            assert!(n > 20);
+            let multi = reader.trailer().index_levels > 1;
+            assert_eq!(multi, index_block_size == 64);
+            let k = if multi { (n - 1) / 2 } else { n / 2 };
+            // Independently: the first row of block k and the row before it.
+            let first = reader.block_first_key(k).unwrap().unwrap();
+            let right = KeyView::parse(&first).unwrap().row().to_vec();
+            let left = rows.iter().rev().find(|r| **r < right).unwrap().clone();
+            let want = midpoint_row(&left, &right);
+            assert!(want.as_slice() > left.as_slice() && want.as_slice() <= right.as_slice());
+            assert!(want.len() < right.len(), "shortened: {want:?}");
+            assert_eq!(file_split_row(&reader).unwrap(), Some(want));
+        }
+        // A file of one row never splits.
+        let one = vec![b"only".to_vec(); 1];
+        let reader = write(&fs, &one, 1 << 16);
+        assert_eq!(file_split_row(&reader).unwrap(), None);
+        // Nor does a half file.
+        let reader = write(&fs, &rows, 1 << 16)
+            .with_half(Half {
+                split_row: b"the-row-05000".to_vec(),
+                top: true,
+            })
+            .unwrap();
+        assert_eq!(file_split_row(&reader).unwrap(), None);
+    }
+}

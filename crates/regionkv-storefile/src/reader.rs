@@ -508,9 +508,12 @@ impl StoreFileReader {
         Ok(None)
     }
 
-    /// The key of the middle of the file, for region splits: the first key of data block
-    /// `(n − 1) / 2` (HBase's midkey rule). `None` for an empty file, and for a half
-    /// reader (HBase's `HalfStoreFileReader.midKey`: a reference is never split again).
+    /// The key of the middle of the file (HBase's `HFileBlockIndex` mid-key entry): the
+    /// first key of data block `⌊n / 2⌋` with a single-level index, `⌊(n − 1) / 2⌋` with a
+    /// multi-level one. HBase's index holds a shortened key there; the region split row
+    /// derives that row from this block and the one before it
+    /// (`regionkv_region::store::file_split_row`). `None` for an empty file, and for a
+    /// half reader (HBase's `HalfStoreFileReader.midKey`: a reference never splits again).
     pub fn midkey(&self) -> Result<Option<Vec<u8>>> {
         if self.half.is_some() {
             return Ok(None);
@@ -519,7 +522,12 @@ impl StoreFileReader {
         if n == 0 {
             return Ok(None);
         }
-        let Some(h) = self.data_block_by_ordinal((n - 1) / 2)? else {
+        let ordinal = if self.trailer.index_levels > 1 {
+            (n - 1) / 2
+        } else {
+            n / 2
+        };
+        let Some(h) = self.data_block_by_ordinal(ordinal)? else {
             return Ok(None);
         };
         let block = self.data_block(h)?;

@@ -41,6 +41,8 @@ pub struct RegionStatus {
     pub name: String,
     /// The encoded name (the region directory).
     pub encoded_name: String,
+    /// The region id (HBase: its creation time in ms).
+    pub region_id: u64,
     /// First row (inclusive).
     pub start_key: Vec<u8>,
     /// End row (exclusive; empty: the end of the table).
@@ -91,6 +93,7 @@ fn region_status(r: &Region) -> RegionStatus {
     RegionStatus {
         name: region_name(info),
         encoded_name: r.encoded_name().to_string(),
+        region_id: info.region_id,
         start_key: info.start_key.clone(),
         end_key: info.end_key.clone(),
         read_requests: m.read_requests.load(Ordering::Relaxed),
@@ -625,10 +628,13 @@ impl Admin {
         Ok(())
     }
 
-    /// HBase's `Admin.split(TableName)` (shell `split 'table'`): splits every region of the
-    /// table that has a split point at it (the mid-key of its largest store's largest
-    /// file, cut by a key-prefix policy); regions without one, or still holding references
-    /// from an earlier split, are left alone. Synchronous: returns the daughters made.
+    /// HBase's `Admin.split(TableName)` (shell `split 'table'`): asks every region of the
+    /// table to split at its split point (the mid-key of its largest store's largest file,
+    /// cut by a key-prefix policy; a region whose data is all in the memstore is flushed
+    /// first, as HBase's region server does). Like HBase, every region is tried and the
+    /// call fails with the first refusal (e.g. a region too small to have a split point,
+    /// or still holding references); the splits that succeeded stay. Synchronous: returns
+    /// the daughters made.
     pub fn split(&self, table: &str) -> Result<Vec<RegionInfo>> {
         let name = crate::db::canonical_table_name(table)?;
         let encoded: Vec<String> = self
@@ -638,22 +644,19 @@ impl Admin {
             .map(|r| r.encoded_name().to_string())
             .collect();
         let mut out = Vec::new();
+        let mut first_err = None;
         for e in encoded {
-            let region = self
-                .regions_of(&name)?
-                .regions()
-                .iter()
-                .find(|r| r.encoded_name() == e)
-                .cloned();
-            let Some(region) = region else { continue };
-            if region.split_point()?.is_none() {
-                continue;
-            }
-            if let Some(d) = self.inner().split_region(&name, &e, None, true)? {
-                out.extend(d);
+            match self.inner().split_region(&name, &e, None, true) {
+                Ok(d) => out.extend(d.into_iter().flatten()),
+                Err(err) => {
+                    first_err.get_or_insert(err);
+                }
             }
         }
-        Ok(out)
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// HBase's `Admin.split(TableName, splitPoint)` (shell `split 'table', 'row'`): splits
@@ -706,20 +709,39 @@ impl Admin {
         self.inner().merge_regions(&names, forcible)
     }
 
-    /// The table and encoded name of an online region given by full or encoded name.
+    /// The table and encoded name of an online region given by its encoded name (hex,
+    /// either case) or its full name `table,startkey,id.encoded.` (the table must match),
+    /// or HBase's older form `table,startkey,id` without the encoded suffix.
     fn find_region(&self, region: &str) -> Result<(String, String)> {
-        // A full name ends with ".<encoded>."; an encoded name is the hex digits alone.
-        let encoded = region
-            .strip_suffix('.')
-            .and_then(|r| r.rsplit_once('.'))
-            .map_or(region, |(_, e)| e);
         let inner = self.inner();
         inner.check_open()?;
+        let suffix = region
+            .strip_suffix('.')
+            .and_then(|r| r.rsplit_once('.'))
+            .filter(|(_, e)| e.len() == 32 && e.bytes().all(|b| b.is_ascii_hexdigit()));
+        let table_part = region.split_once(',').map(|(t, _)| t);
         for (name, t) in inner.tables.read().iter() {
-            if let Some(map) = t.regions.read().as_ref()
-                && map.regions().iter().any(|r| r.encoded_name() == encoded)
-            {
-                return Ok((name.clone(), encoded.to_string()));
+            let Some(map) = t.regions.read().clone() else {
+                continue;
+            };
+            for r in map.regions() {
+                let full = region_name(r.info());
+                let hit = match (suffix, table_part) {
+                    // A full name: its table and encoded name must both match.
+                    (Some((_, enc)), Some(tbl)) => {
+                        enc.eq_ignore_ascii_case(r.encoded_name())
+                            && crate::db::canonical_table_name(tbl).ok().as_deref()
+                                == Some(name.as_str())
+                    }
+                    // `table,startkey,id`: the full name without its encoded suffix.
+                    (None, Some(_)) => full
+                        .strip_suffix(&format!(".{}.", r.encoded_name()))
+                        .is_some_and(|prefix| prefix == region),
+                    _ => region.eq_ignore_ascii_case(r.encoded_name()),
+                };
+                if hit {
+                    return Ok((name.clone(), r.encoded_name().to_string()));
+                }
             }
         }
         Err(Error::InvalidArgument(format!(

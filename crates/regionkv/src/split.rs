@@ -352,6 +352,16 @@ impl DbInner {
             }
             None => match parent.split_point()? {
                 Some(r) => r,
+                // HBase's region server flushes a region whose data is all in the
+                // memstore and asks again.
+                None if user && parent.memstore_data_size() > 0 => {
+                    parent.flush_all()?;
+                    parent.split_point()?.ok_or_else(|| {
+                        invalid(
+                            "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row",
+                        )
+                    })?
+                }
                 None => {
                     if user {
                         return Err(invalid(
@@ -540,11 +550,15 @@ impl DbInner {
                     region_id: id,
                 };
                 self.remove_children(&[info]);
+                // Reopen the parents that closed cleanly (all flushed). One whose close
+                // failed stays as it is: its unflushed edits are only in the WAL, which
+                // the next Db::open replays; one that was never closed still serves.
+                let closed_names: Vec<&str> = names[..closed.len()].to_vec();
                 let mut reopened = Vec::new();
-                for p in &parents {
+                for p in &parents[..closed.len()] {
                     reopened.push(self.open_region(p.info(), &desc)?);
                 }
-                Self::swap_regions(&handle, &names, reopened);
+                Self::swap_regions(&handle, &closed_names, reopened);
                 return Err(e);
             }
         };

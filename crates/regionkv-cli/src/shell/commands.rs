@@ -122,12 +122,12 @@ pub const GROUPS: &[Group] = &[
             ("compaction_state", NotYet),
             ("flush", Available),
             ("major_compact", Available),
-            ("merge_region", NotYet),
+            ("merge_region", Available),
             ("move", ClusterOnly),
             ("normalize", ClusterOnly),
             ("normalizer_enabled", ClusterOnly),
             ("normalizer_switch", ClusterOnly),
-            ("split", NotYet),
+            ("split", Available),
             ("splitormerge_enabled", ClusterOnly),
             ("splitormerge_switch", ClusterOnly),
             ("trace", ClusterOnly),
@@ -377,6 +377,22 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "flush" => "flush 't1'\nflush 't1', 'f1'",
         "compact" => "compact 't1'",
         "major_compact" => "major_compact 't1'",
+        "split" => {
+            "split 'tableName'\n\
+             split 'namespace:tableName'\n\
+             split 'regionName' # format: 'tableName,startKey,id' (or with its .ENCODED. suffix)\n\
+             split 'ENCODED_REGIONNAME'\n\
+             split 'tableName', 'splitKey'\n\
+             split 'regionName', 'splitKey'\n\
+             split 'ENCODED_REGIONNAME', 'splitKey'"
+        }
+        "merge_region" => {
+            "merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME'\n\
+             merge_region 'FULL_REGIONNAME', 'FULL_REGIONNAME', 'FULL_REGIONNAME', ...\n\
+             merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME', true\n\
+             merge_region ['ENCODED_REGIONNAME', 'ENCODED_REGIONNAME', ...]\n\
+             merge_region ['FULL_REGIONNAME', 'FULL_REGIONNAME', ...], true"
+        }
         _ => return None,
     })
 }
@@ -526,13 +542,11 @@ mod tests {
             "get_splits",
         ];
         for name in documented {
-            let expected = if name == "split" { NotYet } else { Available };
-            assert_eq!(lookup(name).map(|(_, s)| s), Some(expected), "{name}");
-            assert!(
-                name == "split" || usage(canonical(name)).is_some(),
-                "{name}"
-            );
+            assert_eq!(lookup(name).map(|(_, s)| s), Some(Available), "{name}");
+            assert!(usage(canonical(name)).is_some(), "{name}");
         }
+        assert_eq!(lookup("merge_region").map(|(_, s)| s), Some(Available));
+        assert!(usage("merge_region").is_some());
         assert_eq!(
             lookup("version").map(|(g, s)| (g.name, s)),
             Some(("general", Available))

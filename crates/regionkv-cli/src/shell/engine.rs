@@ -1,6 +1,7 @@
 //! The shell's connection to the engine: the open [`Db`], the switchable clock, how
 //! timestamps print, and the dispatch from a command name to its implementation (the DDL,
-//! namespace and tool commands in `ddl.rs`, the data commands in `dml.rs`).
+//! namespace and tool commands in `ddl.rs`, `split` and `merge_region` in `regions.rs`, the
+//! data commands in `dml.rs`).
 //!
 //! Commands print through [`Out`] (HBase's formatter plus raw lines) and return a [`Ret`],
 //! what HBase's command method returns: the interactive shell echoes it as IRB does
@@ -158,6 +159,8 @@ impl Engine {
             "flush" => self.flush(args),
             "compact" => self.compact(args, false),
             "major_compact" => self.compact(args, true),
+            "split" => self.split(args),
+            "merge_region" => self.merge_region(args),
             "status" => self.status(args, out),
             "put" => self.put(args),
             "get" => self.get(args, out),

@@ -25,6 +25,7 @@ mod engine;
 mod format;
 mod input;
 mod parse;
+mod regions;
 mod session;
 mod tz;
 

@@ -33,7 +33,7 @@ count 't1'
 enable 't1'
 put 't1', 'r1', 'f:q', 'v'
 get 't1', 'r1'
-split 't1'
+compaction_state 't1'
 grant 'bob', 'RW'
 frobnicate
 put 't1', ]
