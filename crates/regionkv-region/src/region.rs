@@ -637,16 +637,30 @@ impl Region {
 
     /// Flushes the stores the flush policy selects (HBase's `flushcache`).
     pub fn flush(&self) -> Result<FlushResult> {
-        self.flush_with(false, false)
+        self.flush_with(false, None, false)
     }
 
     /// Flushes every store, whatever the policy says (an explicit `Admin::flush`).
     pub fn flush_all(&self) -> Result<FlushResult> {
-        self.flush_with(true, false)
+        self.flush_with(true, None, false)
+    }
+
+    /// Flushes the stores of `families` only (HBase's `flush 'table', 'family'`).
+    pub fn flush_families(&self, families: &[Vec<u8>]) -> Result<FlushResult> {
+        for f in families {
+            self.store(f)?;
+        }
+        self.flush_with(true, Some(families), false)
     }
 
     /// `closing_flush`: the last flush of `close`, after writes stopped.
-    fn flush_with(&self, all: bool, closing_flush: bool) -> Result<FlushResult> {
+    /// `only`: flush just these families.
+    fn flush_with(
+        &self,
+        all: bool,
+        only: Option<&[Vec<u8>]>,
+        closing_flush: bool,
+    ) -> Result<FlushResult> {
         if self.closed.load(Ordering::Acquire) && !closing_flush {
             return Err(Error::Closed(self.encoded.clone()));
         }
@@ -669,7 +683,11 @@ impl Region {
                     has_old_edit: s.oldest_edit_ms() < old_before,
                 })
                 .collect();
-            let selected: Vec<usize> = if all {
+            let selected: Vec<usize> = if let Some(only) = only {
+                (0..stores.len())
+                    .filter(|i| only.contains(stores[*i].0))
+                    .collect()
+            } else if all {
                 (0..stores.len()).collect()
             } else {
                 let cfg = FlushPolicyConfig {
@@ -901,7 +919,7 @@ impl Region {
         self.closing.store(true, Ordering::Release);
         let healthy = self.poisoned.lock().is_none();
         let pre = if healthy {
-            self.flush_with(true, false).map(|_| ())
+            self.flush_with(true, None, false).map(|_| ())
         } else {
             Ok(())
         };
@@ -910,7 +928,7 @@ impl Region {
             self.closed.store(true, Ordering::Release);
         }
         if healthy && pre.is_ok() && self.memstore_data_size() > 0 {
-            return self.flush_with(true, true).map(|_| ());
+            return self.flush_with(true, None, true).map(|_| ());
         }
         pre
     }

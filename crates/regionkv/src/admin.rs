@@ -749,6 +749,62 @@ impl Admin {
         )))
     }
 
+    /// HBase's `flush 'table', 'family'`: flushes one family of every region.
+    pub fn flush_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        for r in self.regions_of(table)?.regions() {
+            r.flush_families(&[family.to_vec()])?;
+        }
+        self.inner().splitter.run_pending();
+        Ok(())
+    }
+
+    /// HBase's `compact 'table', 'family'` (`major`: `major_compact`): one family of every
+    /// region, through the selection policy as [`Admin::compact`].
+    pub fn compact_family(&self, table: &str, family: &[u8], major: bool) -> Result<()> {
+        for r in self.regions_of(table)?.regions() {
+            r.compact_store(family, true, major)?;
+        }
+        self.inner().splitter.run_pending();
+        Ok(())
+    }
+
+    /// HBase's `flush 'REGIONNAME'` / `flush 'ENCODED_REGIONNAME'[, 'family']`: flushes
+    /// one region (full or encoded name), or one family of it.
+    pub fn flush_region(&self, region: &str, family: Option<&[u8]>) -> Result<()> {
+        let r = self.online_region(region)?;
+        match family {
+            Some(f) => r.flush_families(&[f.to_vec()])?,
+            None => r.flush_all()?,
+        };
+        self.inner().splitter.run_pending();
+        Ok(())
+    }
+
+    /// HBase's `compact 'REGIONNAME'[, 'family']` and `major_compact` of one region.
+    pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        let r = self.online_region(region)?;
+        match family {
+            Some(f) => {
+                r.compact_store(f, true, major)?;
+            }
+            None => {
+                r.compact(major)?;
+            }
+        }
+        self.inner().splitter.run_pending();
+        Ok(())
+    }
+
+    fn online_region(&self, region: &str) -> Result<Arc<Region>> {
+        let (table, encoded) = self.find_region(region)?;
+        self.regions_of(&table)?
+            .regions()
+            .iter()
+            .find(|r| r.encoded_name() == encoded)
+            .cloned()
+            .ok_or_else(|| Error::InvalidArgument(format!("Unknown region {region}")))
+    }
+
     /// The table's regions with their metrics, in key order.
     pub fn regions(&self, name: &str) -> Result<Vec<RegionStatus>> {
         Ok(self

@@ -652,3 +652,50 @@ fn pre_split_by_algorithm_and_by_range() {
         .collect();
     assert_eq!(writes, vec![1, 1, 1, 1]);
 }
+
+#[test]
+fn flush_and_compact_one_family_or_one_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &["m"]);
+    let admin = db.admin();
+    let t = db.table("t").unwrap();
+    let stores = |i: usize| {
+        let r = &admin.regions("t").unwrap()[i];
+        r.stores
+            .iter()
+            .map(|s| (s.store_files, s.memstore_bytes > 0))
+            .collect::<Vec<_>>()
+    };
+    for round in 0..3 {
+        for row in ["a", "z"] {
+            t.put(
+                &Put::new(row)
+                    .add_column("cf", "q", format!("v{round}"))
+                    .add_column("cg", "q", "w"),
+            )
+            .unwrap();
+        }
+        admin.flush_family("t", b"cf").unwrap();
+    }
+    // cf flushed three times in both regions; cg never.
+    assert_eq!(stores(0), vec![(3, false), (0, true)]);
+    assert_eq!(stores(1), vec![(3, false), (0, true)]);
+    // One region by encoded name, one family by full name.
+    let regions = admin.regions("t").unwrap();
+    admin.flush_region(&regions[1].encoded_name, None).unwrap();
+    assert_eq!(stores(1), vec![(3, false), (1, false)]);
+    admin
+        .compact_region(&regions[1].name, Some(b"cf"), true)
+        .unwrap();
+    assert_eq!(stores(1), vec![(1, false), (1, false)]);
+    assert_eq!(stores(0), vec![(3, false), (0, true)]);
+    admin.compact_family("t", b"cf", true).unwrap();
+    assert_eq!(stores(0), vec![(1, false), (0, true)]);
+    assert!(admin.flush_family("t", b"nope").is_err());
+    assert_eq!(
+        t.get(&Get::new("z")).unwrap().value(b"cf", b"q"),
+        Some(&b"v2"[..])
+    );
+}
