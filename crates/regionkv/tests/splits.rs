@@ -614,3 +614,55 @@ fn a_crash_at_any_step_of_a_merge_leaves_parents_or_child_serving() {
     );
     assert!(steps > 5, "{steps}");
 }
+
+#[test]
+fn increments_racing_splits_and_merges_keep_exact_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), DbOptions::default()).unwrap();
+    let admin = db.admin();
+    admin.create_table(&desc("t")).unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let db = db.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                // A retried increment must be applied exactly once.
+                let t = db.table("t").unwrap();
+                let mut done = [0i64; 20];
+                let mut i = 0usize;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let row = format!("c{:02}", i % 20).into_bytes();
+                    t.increment_column_value(&row, b"cf", b"n", 1).unwrap();
+                    done[i % 20] += 1;
+                    i += 1;
+                }
+                done
+            })
+        })
+        .collect();
+    for at in ["c05", "c10", "c15"] {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        admin.split_at("t", at.as_bytes()).unwrap();
+    }
+    admin.major_compact("t").unwrap();
+    let r = admin.regions("t").unwrap();
+    admin
+        .merge_regions(&[&r[1].encoded_name, &r[2].encoded_name], false)
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut want = [0i64; 20];
+    for h in threads {
+        for (w, d) in want.iter_mut().zip(h.join().unwrap()) {
+            *w += d;
+        }
+    }
+    assert!(want.iter().all(|n| *n > 0));
+    let t = db.table("t").unwrap();
+    for (i, n) in want.iter().enumerate() {
+        let row = format!("c{i:02}").into_bytes();
+        let v = t.get(&Get::new(row)).unwrap().counter(b"cf", b"n");
+        assert_eq!(v, Some(*n), "counter c{i:02}");
+    }
+}
