@@ -1,9 +1,10 @@
 //! Golden-file tests of what `regionkv shell` prints for each command: every
 //! `tests/golden/NAME.rb` script runs with `regionkv shell --no-timing -f NAME.rb` on a fresh
-//! data directory (TZ=UTC, so HBase 2.4's local timestamps are UTC), and its whole standard
-//! output must equal `tests/golden/NAME.out`.
+//! data directory (TZ=UTC, so HBase 2.4's local timestamps under `--iso-ts` are UTC), and its
+//! whole standard output must equal `tests/golden/NAME.out`. Timestamps print as epoch
+//! milliseconds, the shell's default.
 //!
-//! A script's leading comments may say `# args: --epoch-ts` (more shell flags), `# tz: VALUE`
+//! A script's leading comments may say `# args: --iso-ts` (more shell flags), `# tz: VALUE`
 //! (another TZ) and `# exit: 1` (the exit code expected; 0 otherwise). Scripts freeze the
 //! engine clock with `clock MILLIS` so that timestamps and region ids are deterministic.
 //!
@@ -130,4 +131,6 @@ golden!(
     errors,
     epoch_timestamps,
     local_timestamps,
+    flush_compact,
+    keep_deleted_cells,
 );

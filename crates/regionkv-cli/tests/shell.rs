@@ -349,7 +349,7 @@ fn data_survives_between_shell_runs_and_timings_can_be_turned_off() {
     let second = "scan 't1'\nget_splits 't1'\n";
     let out = run_in(
         Path::new("."),
-        &["shell", "--data", d, "--epoch-ts", "--no-timing"],
+        &["shell", "--data", d, "--no-timing"],
         second.as_bytes(),
     );
     assert_eq!(
@@ -362,4 +362,88 @@ fn data_survives_between_shell_runs_and_timings_can_be_turned_off() {
          m\n"
     );
     assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn timestamps_are_epoch_millis_unless_iso_ts_asks_for_hbase_2_4s_local_date_time() {
+    let script =
+        "clock 1700000000005\ncreate 't1', 'f'\nput 't1', 'r', 'f:q', 'v'\nget 't1', 'r'\n";
+    let run = |flags: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        let mut args = vec!["shell", "--data", db.to_str().unwrap(), "--no-timing"];
+        args.extend_from_slice(flags);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+            .args(&args)
+            .env("TZ", "UTC")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flags:?}: {}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .find(|l| l.starts_with(" f:q "))
+            .unwrap()
+            .to_string()
+    };
+    let epoch = " f:q timestamp=1700000000005, value=v";
+    let iso = " f:q timestamp=2023-11-14T22:13:20.005, value=v";
+    assert_eq!(run(&[]), epoch);
+    assert_eq!(run(&["--epoch-ts"]), epoch);
+    assert_eq!(run(&["--iso-ts"]), iso);
+    // The last of the two switches wins.
+    assert_eq!(run(&["--iso-ts", "--epoch-ts"]), epoch);
+    assert_eq!(run(&["--epoch-ts", "--iso-ts"]), iso);
+    let help = run_in(Path::new("."), &["shell", "--help"], b"");
+    let text = stdout(&help);
+    assert!(
+        text.contains("--iso-ts") && text.contains("--epoch-ts"),
+        "{text}"
+    );
+}
+
+#[test]
+fn family_and_region_flushes_and_compactions_print_only_took() {
+    let data = tempfile::tempdir().unwrap();
+    let script = "clock 1700000000000\n\
+                  create 't', 'f1', 'f2'\n\
+                  put 't', 'r', 'f1:q', 'v'\n\
+                  flush 't', 'f1'\n\
+                  flush 'efc2e2b9c0b1b2c0da1f8bf4f2d47b0b'\n\
+                  flush '478b63efc61d5221443ea0b49658677c', 'f2'\n\
+                  compact 't,,1700000000000', 'f2'\n\
+                  major_compact 't', 'f1'\n\
+                  compact 't', nil, 'NORMAL'\n";
+    let out = shell_file(&data.path().join("db"), script);
+    let text = untimed(&out);
+    // The made-up encoded name is no region: the one error of the script. (The table's
+    // region is `t,,1700000000000.478b63efc61d5221443ea0b49658677c.`.)
+    assert_eq!(
+        text,
+        "Clock frozen at 1700000000000\n\
+         Created table t\n\
+         Took T seconds\n\
+         Took T seconds\n\
+         Took T seconds\n\
+         \n\
+         ERROR: Unknown region efc2e2b9c0b1b2c0da1f8bf4f2d47b0b!\n\
+         \n\
+         For usage try 'help \"flush\"'\n\
+         \n\
+         Took T seconds\n\
+         Took T seconds\n\
+         Took T seconds\n\
+         Took T seconds\n\
+         Took T seconds\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -374,9 +374,25 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "get_splits" => "get_splits 't1'",
         "truncate" => "truncate 't1'",
         "truncate_preserve" => "truncate_preserve 't1'",
-        "flush" => "flush 't1'\nflush 't1', 'f1'",
-        "compact" => "compact 't1'",
-        "major_compact" => "major_compact 't1'",
+        "flush" => {
+            "flush 'TABLENAME'\n\
+             flush 'TABLENAME', 'FAMILYNAME'\n\
+             flush 'REGIONNAME' # format: 'tableName,startKey,id' (or with its .ENCODED. suffix)\n\
+             flush 'ENCODED_REGIONNAME'\n\
+             flush 'REGIONNAME', 'FAMILYNAME'"
+        }
+        "compact" => {
+            "compact 't1'\n\
+             compact 't1', 'c1'\n\
+             compact 'r1' # a full, 'tableName,startKey,id' or encoded region name\n\
+             compact 'r1', 'c1'"
+        }
+        "major_compact" => {
+            "major_compact 't1'\n\
+             major_compact 't1', 'c1'\n\
+             major_compact 'r1' # a full, 'tableName,startKey,id' or encoded region name\n\
+             major_compact 'r1', 'c1'"
+        }
         "split" => {
             "split 'tableName'\n\
              split 'namespace:tableName'\n\

@@ -2,8 +2,9 @@
 //! (hbase-shell/src/main/ruby/hbase/admin.rb and shell/commands/*.rb): `create` with column
 //! family hashes, table attributes, `SPLITS` and `NUMREGIONS`/`SPLITALGO`; `alter`;
 //! `describe` in HBase's descriptor text; `list`, `exists`, `is_enabled`, `enable`,
-//! `disable`, `drop`, `truncate`, `truncate_preserve`; the namespace commands; `flush`,
-//! `compact`, `major_compact`; `list_regions`, `get_splits` and `status`.
+//! `disable`, `drop`, `truncate`, `truncate_preserve`; the namespace commands;
+//! `list_regions`, `get_splits` and `status` (`flush` and the compactions are in
+//! `regions.rs`, as they take region names too).
 //!
 //! HBase options regionkv does not implement are refused with an error naming them, except
 //! when they are given their HBase default (a schema script carrying `IS_MOB => false` still
@@ -1036,59 +1037,6 @@ impl Engine {
             out.line(s)?;
         }
         Ok(Ret::List(splits))
-    }
-
-    // ---- tools -------------------------------------------------------------------------
-
-    pub(super) fn flush(&self, args: &[Value]) -> CmdResult<Ret> {
-        arity(args, 1, Some(2))?;
-        let name = table_arg(&args[0])?;
-        if let Some(family) = args.get(1).filter(|v| truthy(v)) {
-            // regionkv flushes whole regions; flushing the other families too changes no
-            // read result, so a family flush is served by a table flush.
-            let family = to_s(family);
-            let desc = self
-                .db
-                .admin()
-                .describe(&name)
-                .map_err(|e| hbase_error(e, &name))?;
-            if desc.family(&family).is_none() {
-                return fail(format!(
-                    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: \
-                     Column family {} does not exist in table {name}",
-                    to_string_binary(&family)
-                ));
-            }
-        }
-        self.db
-            .admin()
-            .flush(&name)
-            .map_err(|e| hbase_error(e, &name))?;
-        Ok(Ret::Nil)
-    }
-
-    pub(super) fn compact(&self, args: &[Value], major: bool) -> CmdResult<Ret> {
-        arity(args, 1, Some(3))?;
-        let name = table_arg(&args[0])?;
-        match args.get(2).map(to_text).as_deref() {
-            None | Some("NORMAL") => {}
-            Some("MOB") => return fail("MOB compactions are not supported by regionkv"),
-            Some(_) => return fail("only NORMAL or MOB accepted for type!"),
-        }
-        if let Some(family) = args.get(1).filter(|v| truthy(v)) {
-            return fail(format!(
-                "regionkv compacts whole tables; compacting one column family ({}) is not supported",
-                to_text(family)
-            ));
-        }
-        let admin = self.db.admin();
-        let result = if major {
-            admin.major_compact(&name)
-        } else {
-            admin.compact(&name)
-        };
-        result.map_err(|e| hbase_error(e, &name))?;
-        Ok(Ret::Nil)
     }
 
     // ---- status ------------------------------------------------------------------------

@@ -138,9 +138,11 @@ fn split(width: usize, s: &str) -> Vec<String> {
 /// How cell timestamps are printed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TimestampFormat {
-    /// HBase 2.4+: local date-time, `LocalDateTime.toString()` (`2021-07-23T06:33:12.762`).
+    /// HBase 2.4+ (the shell's `--iso-ts`): local date-time, `LocalDateTime.toString()`
+    /// (`2021-07-23T06:33:12.762`).
     Local(TimeZone),
-    /// HBase before 2.4, or `hbase.shell.timestamp.format.epoch=true`: epoch milliseconds.
+    /// HBase up to 2.3, or `hbase.shell.timestamp.format.epoch=true`: epoch milliseconds
+    /// (the shell's default).
     Epoch,
 }
 

@@ -11,10 +11,11 @@
 //! Only one process may use a data directory at a time: [`regionkv::Db::open`] takes an
 //! exclusive lock on `DIR/LOCK` and holds it until the shell exits.
 //!
-//! Output switches for diffing against a real cluster: `--epoch-ts` prints cell timestamps
-//! as epoch milliseconds (HBase before 2.4, or `hbase.shell.timestamp.format.epoch=true`)
-//! instead of HBase 2.4's local ISO date-time; `--no-timing` leaves out the `Took X.XXXX
-//! seconds` lines.
+//! Output switches for diffing against a real cluster: cell timestamps print as epoch
+//! milliseconds by default, as HBase up to 2.3 and the reference guide print them (`--epoch-ts`
+//! asks for that explicitly); `--iso-ts` prints HBase 2.4+'s local ISO date-time instead
+//! (`LocalDateTime` in the local zone: `TZ`, else `/etc/localtime`); the last of the two
+//! given wins. `--no-timing` leaves out the `Took X.XXXX seconds` lines.
 
 mod args;
 mod clock;
@@ -59,10 +60,14 @@ pub struct ShellArgs {
     #[arg(short = 'f', long = "file", value_name = "SCRIPT")]
     pub script: Option<PathBuf>,
 
-    /// Print cell timestamps as epoch milliseconds (HBase before 2.4) instead of the local
-    /// date-time HBase 2.4+ prints
-    #[arg(long = "epoch-ts")]
+    /// Print cell timestamps as epoch milliseconds, as HBase up to 2.3 does (the default)
+    #[arg(long = "epoch-ts", overrides_with = "iso_ts")]
     pub epoch_ts: bool,
+
+    /// Print cell timestamps as the local ISO date-time HBase 2.4+ prints
+    /// (`2023-11-14T22:13:20.005`, in the zone of TZ or /etc/localtime)
+    #[arg(long = "iso-ts", overrides_with = "epoch_ts")]
+    pub iso_ts: bool,
 
     /// Leave out the `Took X.XXXX seconds` line after each command (for diffable output)
     #[arg(long = "no-timing")]
@@ -90,10 +95,10 @@ enum ShellError {
 
 /// Runs `regionkv shell`.
 pub fn run(args: &ShellArgs) -> ExitCode {
-    let timestamps = if args.epoch_ts {
-        TimestampFormat::Epoch
-    } else {
+    let timestamps = if args.iso_ts {
         TimestampFormat::Local(tz::TimeZone::local())
+    } else {
+        TimestampFormat::Epoch
     };
     let engine = match Engine::open(&args.data, timestamps) {
         Ok(engine) => engine,

@@ -1,29 +1,40 @@
-//! The region tools `split` and `merge_region`, as HBase 2.4's shell runs them
-//! (hbase-shell/src/main/ruby/shell/commands/{split,merge_region}.rb, `hbase/admin.rb`
-//! `split` and `merge_region`). Both print nothing but the `Took` line; regionkv runs them
-//! synchronously, so `get_splits` and `list_regions` show the new regions at once.
+//! The region tools `flush`, `compact`, `major_compact`, `split` and `merge_region`, as
+//! HBase 2.4's shell runs them (hbase-shell/src/main/ruby/shell/commands/{flush,compact,
+//! major_compact,split,merge_region}.rb, `hbase/admin.rb` `flush`, `compact`,
+//! `major_compact`, `split` and `merge_region`). All of them print nothing but the `Took`
+//! line; regionkv runs them synchronously, so `get_splits`, `list_regions` and `status
+//! 'detailed'` show what they did at once.
 //!
-//! `split NAME[, KEY]`: NAME is a table when a table of that name exists, otherwise a
-//! region, given as its full name (`table,startKey,id.ENCODED.` as `list_regions` prints
-//! it), that name without the `.ENCODED.` suffix (HBase's `'tableName,startKey,id'`), or
-//! the encoded name alone. A table splits every region that has a split point (or, with
-//! KEY, the region holding row KEY at KEY); a region splits at its split point or at KEY.
+//! NAME, the first argument of each but `merge_region`, is a table when a table of that name
+//! exists, otherwise a region, given as its full name (`table,startKey,id.ENCODED.` as
+//! `list_regions` prints it), that name without the `.ENCODED.` suffix (HBase's
+//! `'tableName,startKey,id'`), or the encoded name alone.
+//!
+//! `flush NAME[, FAMILY]`, `compact NAME[, FAMILY[, TYPE]]`, `major_compact NAME[, FAMILY[,
+//! TYPE]]`: every region of a table or the one region, all its families or only FAMILY.
+//! TYPE is `NORMAL` (HBase's default); `MOB` is refused, as regionkv has no MOB families.
+//!
+//! `split NAME[, KEY]`: a table splits every region that has a split point (or, with KEY,
+//! the region holding row KEY at KEY); a region splits at its split point or at KEY.
 //!
 //! `merge_region R1, R2[, ...][, force]` (or one array of names): two or more adjacent
 //! regions, by full or encoded name, become one; a trailing `true` / `false` after more
 //! than two arguments is the force flag, as in HBase.
 //!
 //! Errors read as HBase's shell prints them: `Unknown table t!`, `Unknown region r!`,
-//! `Table t is disabled!`, and the server's refusals with the class of the exception
-//! HBase's master throws for them (`org.apache.hadoop.hbase.DoNotRetryIOException:
-//! Region not splittable because bestSplitPoint = null, ...`).
+//! `Table t is disabled!`, an unknown family as HBase's `NoSuchColumnFamilyException`, and
+//! the server's refusals with the class of the exception HBase's master throws for them
+//! (`org.apache.hadoop.hbase.DoNotRetryIOException: Region not splittable because
+//! bestSplitPoint = null, ...`).
 
 use regionkv::RegionStatus;
 use regionkv::catalog::{Catalog, TableState};
 use regionkv::cell::bytes::to_string_binary;
 use regionkv_fs::RealFs;
 
-use super::args::{CmdError, CmdResult, arity, class_name, fail, inspect, string_arg, to_s};
+use super::args::{
+    CmdError, CmdResult, arity, class_name, fail, inspect, string_arg, to_s, to_text, truthy,
+};
 use super::ddl::flatten;
 use super::engine::{Engine, Ret, hbase_error};
 use super::parse::Value;
@@ -136,6 +147,16 @@ enum Resolved {
     Disabled { table: String },
     /// No such region.
     Unknown,
+}
+
+/// What the NAME argument of a region tool names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// A table that exists, or a name that is no region name: the table form of the command
+    /// runs (and reports a missing table as HBase does).
+    Table(String),
+    /// An online region: its table and encoded name.
+    Region { table: String, encoded: String },
 }
 
 /// HBase's exception class for the refusals of a split or merge, by the start of the
@@ -276,6 +297,101 @@ impl Engine {
         }
     }
 
+    /// What `name` names: a table when one of that name exists, else a region. HBase tries
+    /// the name as a region first and falls back to a table when no region has it; a table
+    /// name is never a region name of a table, so the order differs only for a table named
+    /// by 32 hex digits, which HBase would take as a region.
+    fn target(&self, name: &[u8]) -> CmdResult<Target> {
+        let text = name_text(name);
+        if self.db.admin().table_exists(&text).unwrap_or(false)
+            || (parse_region_name(name).is_none() && !name.contains(&b','))
+        {
+            return Ok(Target::Table(text));
+        }
+        let (table, encoded) = self.online_region(name)?;
+        Ok(Target::Region { table, encoded })
+    }
+
+    /// Fails with HBase's `NoSuchColumnFamilyException` when table `name` has no family
+    /// `family` (a missing table fails as `Unknown table name!`).
+    fn check_family(&self, name: &str, family: &[u8]) -> CmdResult<()> {
+        let desc = self
+            .db
+            .admin()
+            .describe(name)
+            .map_err(|e| hbase_error(e, name))?;
+        if desc.family(family).is_none() {
+            return fail(format!(
+                "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: \
+                 Column family {} does not exist in table {name}",
+                to_string_binary(family)
+            ));
+        }
+        Ok(())
+    }
+
+    /// `flush 'table'`, `flush 'table', 'family'`, `flush 'region'`, `flush 'region',
+    /// 'family'` (full, `table,startKey,id` or encoded region names).
+    pub(super) fn flush(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 1, Some(2))?;
+        string_arg(&args[0], "Table or region name")?;
+        let family = args.get(1).filter(|v| truthy(v)).map(to_s);
+        let admin = self.db.admin();
+        match self.target(&to_s(&args[0]))? {
+            Target::Table(name) => {
+                let result = match &family {
+                    Some(family) => {
+                        self.check_family(&name, family)?;
+                        admin.flush_family(&name, family)
+                    }
+                    None => admin.flush(&name),
+                };
+                result.map_err(|e| hbase_error(e, &name))?;
+            }
+            Target::Region { table, encoded } => admin
+                .flush_region(&encoded, family.as_deref())
+                .map_err(|e| hbase_error(e, &table))?,
+        }
+        Ok(Ret::Nil)
+    }
+
+    /// `compact` / `major_compact` (`major`) of `'table'` or `'region'`, optionally of one
+    /// family, and with HBase's third argument, the compaction type: `'NORMAL'`, or `'MOB'`,
+    /// which regionkv refuses.
+    pub(super) fn compact(&self, args: &[Value], major: bool) -> CmdResult<Ret> {
+        arity(args, 1, Some(3))?;
+        string_arg(&args[0], "Table or region name")?;
+        // admin.rb checks the type before anything else.
+        match args.get(2).map(to_text).as_deref() {
+            None | Some("NORMAL") => {}
+            Some("MOB") => {
+                return fail(
+                    "MOB compactions are not supported by regionkv (it has no MOB column families)",
+                );
+            }
+            Some(_) => return fail("only NORMAL or MOB accepted for type!"),
+        }
+        let family = args.get(1).filter(|v| truthy(v)).map(to_s);
+        let admin = self.db.admin();
+        match self.target(&to_s(&args[0]))? {
+            Target::Table(name) => {
+                let result = match &family {
+                    Some(family) => {
+                        self.check_family(&name, family)?;
+                        admin.compact_family(&name, family, major)
+                    }
+                    None if major => admin.major_compact(&name),
+                    None => admin.compact(&name),
+                };
+                result.map_err(|e| hbase_error(e, &name))?;
+            }
+            Target::Region { table, encoded } => admin
+                .compact_region(&encoded, family.as_deref(), major)
+                .map_err(|e| hbase_error(e, &table))?,
+        }
+        Ok(Ret::Nil)
+    }
+
     /// `split 'table'`, `split 'table', 'key'`, `split 'region'`, `split 'region', 'key'`.
     pub(super) fn split(&self, args: &[Value]) -> CmdResult<Ret> {
         arity(args, 1, Some(2))?;
@@ -289,27 +405,25 @@ impl Engine {
             }
         };
         let admin = self.db.admin();
-        let text = name_text(&name);
-        // HBase tries the name as a region first and falls back to a table when no region
-        // has it; a table name is never a region name of a table, so the order differs
-        // only for a table named by 32 hex digits, which HBase would split as a region.
-        if admin.table_exists(&text).unwrap_or(false) {
-            let result = match &key {
-                Some(key) => admin.split_at(&text, key).map(|_| ()),
-                None => admin.split(&text).map(|_| ()),
-            };
-            result.map_err(|e| region_error(e, &text))?;
-            return Ok(Ret::Nil);
+        match self.target(&name)? {
+            Target::Table(text) => {
+                if !admin.table_exists(&text).unwrap_or(false) {
+                    // Neither a table nor a region name: HBase's `Admin.split(TableName)`
+                    // fails with TableNotFoundException.
+                    return fail(format!("Unknown table {text}!"));
+                }
+                let result = match &key {
+                    Some(key) => admin.split_at(&text, key).map(|_| ()),
+                    None => admin.split(&text).map(|_| ()),
+                };
+                result.map_err(|e| region_error(e, &text))?;
+            }
+            Target::Region { table, encoded } => {
+                admin
+                    .split_region(&encoded, key.as_deref())
+                    .map_err(|e| region_error(e, &table))?;
+            }
         }
-        if parse_region_name(&name).is_none() && !name.contains(&b',') {
-            // Neither a table nor a region name: HBase's `Admin.split(TableName)` fails
-            // with TableNotFoundException.
-            return fail(format!("Unknown table {text}!"));
-        }
-        let (table, encoded) = self.online_region(&name)?;
-        admin
-            .split_region(&encoded, key.as_deref())
-            .map_err(|e| region_error(e, &table))?;
         Ok(Ret::Nil)
     }
 

@@ -1,5 +1,6 @@
-# --epoch-ts prints timestamps as HBase before 2.4 did: epoch milliseconds.
-# args: --epoch-ts
+# Timestamps print as HBase up to 2.3 printed them, epoch milliseconds: the default, which
+# --epoch-ts asks for explicitly; of --iso-ts and --epoch-ts the last one given wins.
+# args: --iso-ts --epoch-ts
 clock 1700000000000
 create 't1', {NAME => 'f', VERSIONS => 2}
 put 't1', 'r1', 'f:a', 'v'

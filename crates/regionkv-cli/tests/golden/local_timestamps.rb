@@ -1,4 +1,6 @@
-# HBase 2.4+ prints timestamps in the JVM's local time zone: here TZ=<+0530>-5:30.
+# --iso-ts prints timestamps as HBase 2.4+ does: LocalDateTime in the JVM's local time zone,
+# here TZ=<+0530>-5:30.
+# args: --iso-ts
 # tz: <+0530>-5:30
 clock 1700000000000
 create 't1', 'f'

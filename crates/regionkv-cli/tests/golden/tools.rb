@@ -1,4 +1,5 @@
-# flush, compact, major_compact and status, with what they change in list_regions.
+# flush, compact, major_compact and status, with what they change in list_regions (the
+# family and region forms of flush and compactions are in flush_compact.rb).
 # exit: 1
 clock 1700000000000
 create 't1', 'f', SPLITS => ['m']
@@ -23,7 +24,6 @@ disable 't2'
 status 'simple'
 # Errors.
 flush 't1', 'nofamily'
-compact 't1', 'f'
 major_compact 't1', nil, 'MOB'
 flush 't2'
 flush 'nope'
