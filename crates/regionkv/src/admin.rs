@@ -4,6 +4,23 @@
 //! operations run one at a time; the catalog file is replaced atomically, and a crash
 //! leaves either the old or the new state (orphaned region directories of an unfinished
 //! create are removed at the next create of the same table).
+//!
+//! ```
+//! use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+//! # let dir = tempfile::tempdir()?;
+//! # let options = regionkv::DbOptions::default().background(false);
+//! # let db = regionkv::Db::open(dir.path(), options)?;
+//! let admin = db.admin();
+//! admin.create_namespace("ns")?;
+//! let desc = TableDescriptor::new("ns:t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+//! admin.create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+//! assert_eq!(admin.regions("ns:t")?.len(), 2);
+//! admin.disable_table("ns:t")?;
+//! admin.delete_table("ns:t")?;
+//! admin.drop_namespace("ns")?;
+//! assert!(admin.list_tables()?.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
 use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
@@ -16,12 +33,47 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// The administrative handle of a [`Db`].
+///
+/// ```
+/// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// let admin = db.admin();
+/// admin.create_namespace("ns")?;
+/// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+/// admin.create_table(&TableDescriptor::new("ns:t", vec![cf])?)?;
+/// assert_eq!(admin.list_namespace_tables("ns")?, ["ns:t"]);
+/// assert!(admin.is_table_enabled("ns:t")?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Admin {
     pub(crate) db: Db,
 }
 
 /// One store's status (HBase's store metrics).
+///
+/// ```
+/// use regionkv::Put;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+/// let store = db.admin().regions("t")?[0].stores[0].clone();
+/// assert_eq!(store.family, b"cf");
+/// assert_eq!(store.store_files, 0);
+/// assert!(store.memstore_bytes > 0);
+///
+/// db.admin().flush("t")?;
+/// let store = db.admin().regions("t")?[0].stores[0].clone();
+/// assert_eq!((store.store_files, store.memstore_bytes), (1, 0));
+/// assert!(store.store_file_bytes > 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreStatus {
     /// Family name.
@@ -35,6 +87,31 @@ pub struct StoreStatus {
 }
 
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
+///
+/// ```
+/// use regionkv::{ColumnFamilyDescriptor, Get, Put, TableDescriptor};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// let admin = db.admin();
+/// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+/// admin.create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+/// let table = db.table("t")?;
+/// table.put(&Put::new("x").add_column("cf", "q", "v"))?;
+/// table.get(&Get::new("x"))?;
+///
+/// let regions = admin.regions("t")?;
+/// assert_eq!(regions.len(), 2);
+/// let (first, second) = (&regions[0], &regions[1]);
+/// assert_eq!((first.start_key.as_slice(), first.end_key.as_slice()), (&b""[..], &b"m"[..]));
+/// assert_eq!((second.start_key.as_slice(), second.end_key.as_slice()), (&b"m"[..], &b""[..]));
+/// assert_eq!(first.write_requests, 0);
+/// assert_eq!((second.write_requests, second.read_requests), (1, 1));
+/// assert!(second.memstore_bytes > 0 && second.store_files == 0);
+/// assert!(second.name.starts_with("t,m,"));
+/// assert!(second.name.ends_with(&format!(".{}.", second.encoded_name)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionStatus {
     /// HBase's region name: `table,startkey,id.encoded.`
@@ -64,6 +141,20 @@ pub struct RegionStatus {
 }
 
 /// HBase's region name of `info`.
+///
+/// ```
+/// use regionkv::admin::region_name;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// let [low, _high] = db.admin().split_at("t", b"m")?;
+/// assert_eq!(region_name(&low), format!("t,,{}.{}.", low.region_id, low.encoded_name()));
+/// assert_eq!(region_name(&low), db.admin().regions("t")?[0].name);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn region_name(info: &RegionInfo) -> String {
     format!(
         "{},{},{}.{}.",
@@ -193,6 +284,18 @@ impl Admin {
     // ---- namespaces -------------------------------------------------------------------
 
     /// HBase's `createNamespace`.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// assert!(admin.list_namespaces()?.contains(&"ns".to_string()));
+    /// assert!(matches!(admin.create_namespace("ns"), Err(Error::NamespaceExists(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_namespace(&self, name: &str) -> Result<()> {
         self.inner().check_open()?;
         regionkv_cell::limits::check_namespace_name(name)?;
@@ -208,6 +311,26 @@ impl Admin {
     }
 
     /// HBase's `deleteNamespace`: only an empty, non-reserved namespace.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// admin.create_table(&TableDescriptor::new("ns:t", vec![cf])?)?;
+    /// // Not while it holds a table, and never a reserved one.
+    /// assert!(matches!(admin.drop_namespace("ns"), Err(Error::NamespaceConstraint(..))));
+    /// assert!(matches!(admin.drop_namespace("hbase"), Err(Error::NamespaceConstraint(..))));
+    /// admin.disable_table("ns:t")?;
+    /// admin.delete_table("ns:t")?;
+    /// admin.drop_namespace("ns")?;
+    /// assert_eq!(admin.list_namespaces()?, ["default", "hbase"]);
+    /// assert!(matches!(admin.drop_namespace("ns"), Err(Error::NamespaceNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn drop_namespace(&self, name: &str) -> Result<()> {
         self.inner().check_open()?;
         let mut cat = self.inner().catalog.lock();
@@ -239,6 +362,17 @@ impl Admin {
     }
 
     /// Every namespace, sorted.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// assert_eq!(admin.list_namespaces()?, ["default", "hbase"]);
+    /// admin.create_namespace("app")?;
+    /// assert_eq!(admin.list_namespaces()?, ["app", "default", "hbase"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn list_namespaces(&self) -> Result<Vec<String>> {
         self.inner().check_open()?;
         Ok(self
@@ -252,6 +386,23 @@ impl Admin {
     }
 
     /// The tables of namespace `ns`.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// for name in ["ns:a", "b"] {
+    ///     let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    ///     admin.create_table(&TableDescriptor::new(name, vec![cf])?)?;
+    /// }
+    /// assert_eq!(admin.list_namespace_tables("ns")?, ["ns:a"]);
+    /// assert_eq!(admin.list_namespace_tables("default")?, ["b"]);
+    /// assert!(matches!(admin.list_namespace_tables("nope"), Err(Error::NamespaceNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>> {
         self.inner().check_open()?;
         let cat = self.inner().catalog.lock();
@@ -269,11 +420,41 @@ impl Admin {
     // ---- tables -----------------------------------------------------------------------
 
     /// HBase's `createTable(desc)`: one region.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table(&desc)?;
+    /// assert_eq!(admin.regions("t")?.len(), 1);
+    /// assert!(matches!(admin.create_table(&desc), Err(Error::TableExists(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_table(&self, desc: &TableDescriptor) -> Result<()> {
         self.create_table_with_splits(desc, Vec::new())
     }
 
     /// HBase's `createTable(desc, splitKeys)`: regions `[, k1) [k1, k2) … [kn, )`.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// // Keys may come in any order; they must be unique and not empty.
+    /// let dup = vec![b"m".to_vec(), b"m".to_vec()];
+    /// let created = admin.create_table_with_splits(&desc, dup);
+    /// assert!(matches!(created, Err(Error::InvalidArgument(_))));
+    /// admin.create_table_with_splits(&desc, vec![b"t".to_vec(), b"g".to_vec()])?;
+    /// assert_eq!(admin.splits("t")?, [b"g".to_vec(), b"t".to_vec()]);
+    /// assert_eq!(admin.regions("t")?.len(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_table_with_splits(
         &self,
         desc: &TableDescriptor,
@@ -322,6 +503,20 @@ impl Admin {
 
     /// HBase's `createTable` with a RegionSplitter algorithm (the shell's `NUMREGIONS => n,
     /// SPLITALGO => 'HexStringSplit'`): the algorithm's `n − 1` split keys.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// use regionkv_region::split::SplitAlgorithm;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_algorithm(&desc, &SplitAlgorithm::hex_string(), 4)?;
+    /// let splits = admin.splits("t")?;
+    /// assert_eq!(splits, [b"40000000".to_vec(), b"80000000".to_vec(), b"c0000000".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_table_with_algorithm(
         &self,
         desc: &TableDescriptor,
@@ -336,6 +531,19 @@ impl Admin {
 
     /// HBase's `createTable(desc, startKey, endKey, numRegions)`: split keys from
     /// `Bytes.split` arithmetic between the two keys.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// // Three regions: before "a", from "a" to "z", from "z" on.
+    /// admin.create_table_with_range(&desc, b"a", b"z", 3)?;
+    /// assert_eq!(admin.splits("t")?, [b"a".to_vec(), b"z".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_table_with_range(
         &self,
         desc: &TableDescriptor,
@@ -349,17 +557,60 @@ impl Admin {
     }
 
     /// The table's descriptor (HBase's `getDescriptor`).
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let desc = db.admin().describe("t")?;
+    /// assert_eq!(desc.name, "t");
+    /// assert_eq!(desc.families[0].name, b"cf");
+    /// assert!(matches!(db.admin().describe("nope"), Err(Error::TableNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
         Ok((**self.inner().table(name)?.descriptor.read()).clone())
     }
 
     /// Every table name, sorted.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// for name in ["ns:b", "a", "default:c"] {
+    ///     let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    ///     admin.create_table(&TableDescriptor::new(name, vec![cf])?)?;
+    /// }
+    /// assert_eq!(admin.list_tables()?, ["a", "c", "ns:b"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn list_tables(&self) -> Result<Vec<String>> {
         self.inner().check_open()?;
         Ok(self.inner().tables.read().keys().cloned().collect())
     }
 
     /// Whether the table exists.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// assert!(db.admin().table_exists("t")?);
+    /// assert!(db.admin().table_exists("default:t")?);
+    /// assert!(!db.admin().table_exists("nope")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn table_exists(&self, name: &str) -> Result<bool> {
         match self.inner().table(name) {
             Ok(_) => Ok(true),
@@ -369,11 +620,41 @@ impl Admin {
     }
 
     /// Whether the table is enabled.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// assert!(admin.is_table_enabled("t")?);
+    /// admin.disable_table("t")?;
+    /// assert!(!admin.is_table_enabled("t")?);
+    /// assert!(matches!(admin.is_table_enabled("nope"), Err(Error::TableNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
         Ok(self.inner().table(name)?.regions.read().is_some())
     }
 
     /// Whether the table is disabled.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// assert!(!admin.is_table_disabled("t")?);
+    /// admin.disable_table("t")?;
+    /// assert!(admin.is_table_disabled("t")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_table_disabled(&self, name: &str) -> Result<bool> {
         Ok(!self.is_table_enabled(name)?)
     }
@@ -382,6 +663,27 @@ impl Admin {
     /// removed; options changed) without losing data. An enabled table's regions are
     /// flushed, closed and reopened with the new descriptor; a removed family's files
     /// are deleted.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// let mut desc = admin.describe("t")?;
+    /// desc.families[0].max_versions = 3;
+    /// desc.memstore_flush_size = 64 << 20;
+    /// admin.modify_table(&desc)?;
+    /// let now = admin.describe("t")?;
+    /// assert_eq!((now.families[0].max_versions, now.memstore_flush_size), (3, 64 << 20));
+    /// // The data is still there.
+    /// assert_eq!(table.get(&Get::new("r"))?.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn modify_table(&self, desc: &TableDescriptor) -> Result<()> {
         let inner = self.inner();
         let handle = inner.table(&desc.name)?;
@@ -416,6 +718,25 @@ impl Admin {
     }
 
     /// Adds a family (HBase's `addColumnFamily`).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// admin.add_family("t", ColumnFamilyDescriptor::new(b"extra")?)?;
+    /// let names: Vec<_> = admin.describe("t")?.families.iter().map(|f| f.name.clone()).collect();
+    /// assert_eq!(names, [b"cf".to_vec(), b"extra".to_vec()]);
+    /// table.put(&Put::new("r").add_column("extra", "q", "v"))?;
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// let again = admin.add_family("t", ColumnFamilyDescriptor::new(b"extra")?);
+    /// assert!(matches!(again, Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn add_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
         let mut desc = self.describe(table)?;
         if desc.family(&family.name).is_some() {
@@ -431,6 +752,24 @@ impl Admin {
     }
 
     /// Replaces a family's options (HBase's `modifyColumnFamily`).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// cf.set_attribute("VERSIONS", "5")?;
+    /// admin.modify_family("t", cf)?;
+    /// assert_eq!(admin.describe("t")?.families[0].max_versions, 5);
+    /// let unknown = admin.modify_family("t", ColumnFamilyDescriptor::new(b"nope")?);
+    /// assert!(matches!(unknown, Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn modify_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
         let mut desc = self.describe(table)?;
         let slot = desc
@@ -449,6 +788,25 @@ impl Admin {
     }
 
     /// Removes a family and its data (HBase's `deleteColumnFamily`).
+    ///
+    /// ```
+    /// use regionkv::{Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let cg = regionkv::ColumnFamilyDescriptor::new(b"cg")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf, cg])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "1").add_column("cg", "q", "2"))?;
+    /// admin.delete_family("t", b"cg")?;
+    /// assert_eq!(admin.describe("t")?.families.len(), 1);
+    /// assert_eq!(table.get(&Get::new("r"))?.len(), 1); // cg's data went with it
+    /// // A table keeps at least one family.
+    /// assert!(matches!(admin.delete_family("t", b"cf"), Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
         let mut desc = self.describe(table)?;
         let before = desc.families.len();
@@ -512,11 +870,45 @@ impl Admin {
     }
 
     /// HBase's `disableTable`: flushes and closes the regions; the data stays.
+    ///
+    /// ```
+    /// use regionkv::{Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// admin.disable_table("t")?;
+    /// assert!(matches!(table.get(&Get::new("r")), Err(Error::TableNotEnabled(_))));
+    /// assert!(matches!(admin.disable_table("t"), Err(Error::TableNotEnabled(_))));
+    /// assert_eq!(admin.list_tables()?, ["t"]); // still there
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn disable_table(&self, name: &str) -> Result<()> {
         self.set_state(name, TableState::Disabled)
     }
 
     /// HBase's `enableTable`.
+    ///
+    /// ```
+    /// use regionkv::{Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// admin.disable_table("t")?;
+    /// admin.enable_table("t")?;
+    /// assert_eq!(table.get(&Get::new("r"))?.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// assert!(matches!(admin.enable_table("t"), Err(Error::TableNotDisabled(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn enable_table(&self, name: &str) -> Result<()> {
         self.set_state(name, TableState::Enabled)
     }
@@ -524,6 +916,28 @@ impl Admin {
     /// HBase's `truncateTable`: the table must be disabled; all data goes, the table comes
     /// back enabled — with its region boundaries when `preserve_splits`, else as one
     /// region.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, Put, Scan, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// assert!(matches!(admin.truncate_table("t", true), Err(Error::TableNotDisabled(_))));
+    /// admin.disable_table("t")?;
+    /// admin.truncate_table("t", true)?;
+    /// assert!(admin.is_table_enabled("t")?);
+    /// assert_eq!(table.scan(&Scan::new())?.count(), 0);
+    /// assert_eq!(admin.splits("t")?, [b"m".to_vec()]); // preserved
+    /// admin.disable_table("t")?;
+    /// admin.truncate_table("t", false)?;
+    /// assert!(admin.splits("t")?.is_empty()); // one region again
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<()> {
         let inner = self.inner();
         let handle = inner.table(name)?;
@@ -571,6 +985,23 @@ impl Admin {
     }
 
     /// HBase's `deleteTable`: the table must be disabled; its data is removed.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// assert!(matches!(admin.delete_table("t"), Err(Error::TableNotDisabled(_))));
+    /// admin.disable_table("t")?;
+    /// admin.delete_table("t")?;
+    /// assert!(!admin.table_exists("t")?);
+    /// assert!(matches!(admin.delete_table("t"), Err(Error::TableNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete_table(&self, name: &str) -> Result<()> {
         let inner = self.inner();
         let handle = inner.table(name)?;
@@ -599,6 +1030,23 @@ impl Admin {
     }
 
     /// Flushes every region of the table (HBase's `flush`).
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// assert_eq!(admin.regions("t")?[0].store_files, 0);
+    /// admin.flush("t")?;
+    /// let region = &admin.regions("t")?[0];
+    /// assert_eq!((region.store_files, region.memstore_bytes), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush(&self, name: &str) -> Result<()> {
         for r in self.regions_of(name)?.regions() {
             r.flush_all()?;
@@ -610,6 +1058,30 @@ impl Admin {
     /// A user compaction of every region, through HBase's selection policy (a store
     /// with fewer than `hbase.hstore.compaction.min` files is left alone). Runs now and
     /// returns when done.
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// let files = || -> regionkv::Result<usize> { Ok(admin.regions("t")?[0].store_files) };
+    /// for i in 0..2 {
+    ///     table.put(&Put::new(format!("r{i}")).add_column("cf", "q", "v"))?;
+    ///     admin.flush("t")?;
+    /// }
+    /// admin.compact("t")?;
+    /// assert_eq!(files()?, 2); // fewer than hbase.hstore.compaction.min (3): left alone
+    /// table.put(&Put::new("r2").add_column("cf", "q", "v"))?;
+    /// admin.flush("t")?;
+    /// admin.compact("t")?;
+    /// assert_eq!(files()?, 1);
+    /// assert_eq!(admin.regions("t")?[0].compactions, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn compact(&self, name: &str) -> Result<()> {
         for r in self.regions_of(name)?.regions() {
             r.compact(false)?;
@@ -620,6 +1092,28 @@ impl Admin {
 
     /// A major compaction of every store of every region: delete markers and what they
     /// mask, expired cells and excess versions are dropped (KEEP_DELETED_CELLS aside).
+    ///
+    /// ```
+    /// use regionkv::{Delete, Put, Scan};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// admin.flush("t")?;
+    /// table.delete(&Delete::new("r"))?;
+    /// admin.flush("t")?;
+    /// // A raw scan still sees the put and the delete marker...
+    /// let raw = table.scan(&Scan::new().raw(true))?.next().transpose()?;
+    /// assert_eq!(raw.map(|r| r.len()), Some(2));
+    /// // ...which a major compaction drops, with the cell it masks.
+    /// admin.major_compact("t")?;
+    /// assert_eq!(table.scan(&Scan::new().raw(true))?.count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn major_compact(&self, name: &str) -> Result<()> {
         for r in self.regions_of(name)?.regions() {
             r.compact(true)?;
@@ -635,6 +1129,28 @@ impl Admin {
     /// call fails with the first refusal (e.g. a region too small to have a split point,
     /// or still holding references); the splits that succeeded stay. Synchronous: returns
     /// the daughters made.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Put, Scan, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// cf.block_size = 1024; // small blocks, so a few rows make a file with a mid-key
+    /// admin.create_table(&TableDescriptor::new("t", vec![cf])?)?;
+    /// let table = db.table("t")?;
+    /// let value = [b'v'; 200];
+    /// for i in 0..20 {
+    ///     table.put(&Put::new(format!("row{i:02}")).add_column("cf", "q", value))?;
+    /// }
+    /// let daughters = admin.split("t")?; // the memstore is flushed first
+    /// assert_eq!(daughters.len(), 2);
+    /// assert_eq!(daughters[0].end_key, daughters[1].start_key);
+    /// assert_eq!(admin.splits("t")?, [daughters[1].start_key.clone()]);
+    /// assert_eq!(table.scan(&Scan::new())?.count(), 20); // every row still served once
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn split(&self, table: &str) -> Result<Vec<RegionInfo>> {
         let name = crate::db::canonical_table_name(table)?;
         let encoded: Vec<String> = self
@@ -661,6 +1177,26 @@ impl Admin {
 
     /// HBase's `Admin.split(TableName, splitPoint)` (shell `split 'table', 'row'`): splits
     /// the region holding `split_point` there. Returns the two daughters.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("x").add_column("cf", "q", "v"))?;
+    /// let [low, high] = admin.split_at("t", b"m")?;
+    /// assert_eq!((low.start_key, low.end_key), (b"".to_vec(), b"m".to_vec()));
+    /// assert_eq!((high.start_key, high.end_key), (b"m".to_vec(), b"".to_vec()));
+    /// assert_eq!(admin.splits("t")?, [b"m".to_vec()]);
+    /// assert!(table.exists(&Get::new("x"))?);
+    /// // A region cannot split at its own start key.
+    /// assert!(admin.split_at("t", b"m").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionInfo; 2]> {
         let name = crate::db::canonical_table_name(table)?;
         let encoded = self
@@ -675,6 +1211,30 @@ impl Admin {
     /// 'REGIONNAME'` or `split 'ENCODED_REGIONNAME', 'row'`), done synchronously: `region`
     /// is a full region name (`table,startkey,id.encoded.`) or an encoded name. Without a
     /// split point the policy's is used; a region without one is an error.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// let encoded = admin.regions("t")?[0].encoded_name.clone();
+    /// admin.split_region(&encoded, Some(b"m"))?;
+    /// // Full region names work as well as encoded ones.
+    /// let full = admin.regions("t")?[1].name.clone();
+    /// let [a, b] = admin.split_region(&full, Some(b"t"))?;
+    /// assert_eq!((a.start_key, b.start_key), (b"m".to_vec(), b"t".to_vec()));
+    /// assert_eq!(admin.splits("t")?, [b"m".to_vec(), b"t".to_vec()]);
+    /// // An empty region has no split point of its own.
+    /// let first = admin.regions("t")?[0].encoded_name.clone();
+    /// assert!(admin.split_region(&first, None).is_err());
+    /// let unknown = admin.split_region("no-such-region", None);
+    /// assert!(matches!(unknown, Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn split_region(
         &self,
         region: &str,
@@ -700,6 +1260,26 @@ impl Admin {
     /// names) into one region, which reads its parents' files through references until
     /// its first compaction. Regions still holding references cannot merge. Non-adjacent
     /// regions are refused, with or without `forcible`.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Get, Put, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"g".to_vec(), b"p".to_vec()])?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("a").add_column("cf", "q", "v"))?;
+    /// let r = admin.regions("t")?;
+    /// // Only adjacent regions merge.
+    /// assert!(admin.merge_regions(&[&r[0].encoded_name, &r[2].encoded_name], false).is_err());
+    /// let merged = admin.merge_regions(&[&r[0].encoded_name, &r[1].name], false)?;
+    /// assert_eq!((merged.start_key, merged.end_key), (b"".to_vec(), b"p".to_vec()));
+    /// assert_eq!(admin.splits("t")?, [b"p".to_vec()]);
+    /// assert!(table.exists(&Get::new("a"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionInfo> {
         let mut encoded = Vec::new();
         for r in regions {
@@ -750,6 +1330,24 @@ impl Admin {
     }
 
     /// HBase's `flush 'table', 'family'`: flushes one family of every region.
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let cg = regionkv::ColumnFamilyDescriptor::new(b"cg")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf, cg])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "1").add_column("cg", "q", "2"))?;
+    /// admin.flush_family("t", b"cf")?;
+    /// let stores = admin.regions("t")?[0].stores.clone();
+    /// assert_eq!((stores[0].family.as_slice(), stores[0].store_files), (&b"cf"[..], 1));
+    /// assert_eq!((stores[1].family.as_slice(), stores[1].store_files), (&b"cg"[..], 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush_family(&self, table: &str, family: &[u8]) -> Result<()> {
         for r in self.regions_of(table)?.regions() {
             r.flush_families(&[family.to_vec()])?;
@@ -760,6 +1358,26 @@ impl Admin {
 
     /// HBase's `compact 'table', 'family'` (`major`: `major_compact`): one family of every
     /// region, through the selection policy as [`Admin::compact`].
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// for i in 0..2 {
+    ///     table.put(&Put::new(format!("r{i}")).add_column("cf", "q", "v"))?;
+    ///     admin.flush("t")?;
+    /// }
+    /// admin.compact_family("t", b"cf", false)?; // too few files for a minor compaction
+    /// assert_eq!(admin.regions("t")?[0].store_files, 2);
+    /// admin.compact_family("t", b"cf", true)?; // a major one takes them all
+    /// assert_eq!(admin.regions("t")?[0].store_files, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn compact_family(&self, table: &str, family: &[u8], major: bool) -> Result<()> {
         for r in self.regions_of(table)?.regions() {
             r.compact_store(family, true, major)?;
@@ -770,6 +1388,27 @@ impl Admin {
 
     /// HBase's `flush 'REGIONNAME'` / `flush 'ENCODED_REGIONNAME'[, 'family']`: flushes
     /// one region (full or encoded name), or one family of it.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Put, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("a").add_column("cf", "q", "v"))?;
+    /// table.put(&Put::new("x").add_column("cf", "q", "v"))?;
+    /// let first = admin.regions("t")?[0].encoded_name.clone();
+    /// admin.flush_region(&first, None)?;
+    /// let files: Vec<usize> = admin.regions("t")?.iter().map(|r| r.store_files).collect();
+    /// assert_eq!(files, [1, 0]);
+    /// let second = admin.regions("t")?[1].name.clone();
+    /// admin.flush_region(&second, Some(b"cf"))?;
+    /// assert_eq!(admin.regions("t")?[1].store_files, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush_region(&self, region: &str, family: Option<&[u8]>) -> Result<()> {
         let r = self.online_region(region)?;
         match family {
@@ -781,6 +1420,27 @@ impl Admin {
     }
 
     /// HBase's `compact 'REGIONNAME'[, 'family']` and `major_compact` of one region.
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// for i in 0..2 {
+    ///     table.put(&Put::new(format!("r{i}")).add_column("cf", "q", "v"))?;
+    ///     admin.flush("t")?;
+    /// }
+    /// let region = admin.regions("t")?[0].name.clone();
+    /// admin.compact_region(&region, Some(b"cf"), false)?; // minor: too few files
+    /// assert_eq!(admin.regions("t")?[0].store_files, 2);
+    /// admin.compact_region(&region, None, true)?; // major
+    /// assert_eq!(admin.regions("t")?[0].store_files, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
         let r = self.online_region(region)?;
         match family {
@@ -806,6 +1466,21 @@ impl Admin {
     }
 
     /// The table's regions with their metrics, in key order.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"g".to_vec(), b"p".to_vec()])?;
+    /// let starts: Vec<Vec<u8>> = admin.regions("t")?.into_iter().map(|r| r.start_key).collect();
+    /// assert_eq!(starts, [b"".to_vec(), b"g".to_vec(), b"p".to_vec()]);
+    /// admin.disable_table("t")?;
+    /// assert!(matches!(admin.regions("t"), Err(Error::TableNotEnabled(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn regions(&self, name: &str) -> Result<Vec<RegionStatus>> {
         Ok(self
             .regions_of(name)?
@@ -817,6 +1492,20 @@ impl Admin {
 
     /// The table's split keys: the start keys of every region but the first (what the
     /// shell's `get_splits` prints).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table(&desc)?;
+    /// assert!(admin.splits("t")?.is_empty());
+    /// admin.split_at("t", b"k")?;
+    /// assert_eq!(admin.splits("t")?, [b"k".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn splits(&self, name: &str) -> Result<Vec<Vec<u8>>> {
         Ok(self
             .regions_of(name)?

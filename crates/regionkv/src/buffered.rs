@@ -2,6 +2,21 @@
 //! are written when the buffer passes its size (HBase's `hbase.client.write.buffer`,
 //! 2 MiB), on `flush`, and on drop. Failures are kept and reported by the next `flush`
 //! (HBase reports them as RetriesExhaustedWithDetailsException).
+//!
+//! ```
+//! use regionkv::{Get, Put};
+//! # let dir = tempfile::tempdir()?;
+//! # let options = regionkv::DbOptions::default().background(false);
+//! # let db = regionkv::Db::open(dir.path(), options)?;
+//! # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+//! # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+//! # let table = db.table("t")?;
+//! let mutator = table.buffered_mutator();
+//! mutator.mutate(Put::new("r").add_column("cf", "q", "v"))?;
+//! mutator.flush()?;
+//! assert!(table.exists(&Get::new("r"))?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{Error, Result};
 use crate::mutation::Mutation;
@@ -9,6 +24,19 @@ use crate::table::Table;
 use parking_lot::Mutex;
 
 /// HBase's default `hbase.client.write.buffer`: 2 MiB.
+///
+/// ```
+/// use regionkv::buffered::DEFAULT_WRITE_BUFFER;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// assert_eq!(DEFAULT_WRITE_BUFFER, 2 << 20);
+/// assert_eq!(table.buffered_mutator().write_buffer_size(), DEFAULT_WRITE_BUFFER);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DEFAULT_WRITE_BUFFER: usize = 2 * 1024 * 1024;
 
 #[derive(Debug, Default)]
@@ -19,6 +47,27 @@ struct Buffer {
 }
 
 /// A buffering writer for one table. `Send + Sync`: many threads may share one.
+///
+/// ```
+/// use regionkv::{Delete, Get, Put};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// {
+///     let mutator = table.buffered_mutator();
+///     for i in 0..10 {
+///         mutator.mutate(Put::new(format!("r{i}")).add_column("cf", "q", "v"))?;
+///     }
+///     mutator.mutate(Delete::new("r0"))?;
+///     assert!(!table.exists(&Get::new("r1"))?); // nothing written yet
+/// } // dropping the mutator writes what is left
+/// assert!(table.exists(&Get::new("r1"))?);
+/// assert!(!table.exists(&Get::new("r0"))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct BufferedMutator {
     table: Table,
@@ -48,6 +97,23 @@ fn size_of(m: &Mutation) -> usize {
 
 impl BufferedMutator {
     /// A mutator writing to `table` once `limit` bytes are buffered.
+    ///
+    /// ```
+    /// use regionkv::{BufferedMutator, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mutator = BufferedMutator::new(table.clone(), 100); // a 100-byte buffer
+    /// mutator.mutate(Put::new("a").add_column("cf", "q", "v"))?;
+    /// assert!(!table.exists(&Get::new("a"))?);
+    /// mutator.mutate(Put::new("b").add_column("cf", "q", [0u8; 100]))?; // passes the limit
+    /// assert!(table.exists(&Get::new("a"))? && table.exists(&Get::new("b"))?);
+    /// assert_eq!(mutator.buffered_bytes(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(table: Table, limit: usize) -> Self {
         Self {
             table,
@@ -58,6 +124,23 @@ impl BufferedMutator {
 
     /// Buffers a put or delete; writes the buffer when it passes the limit. Returns the
     /// failures of earlier writes, if any (HBase throws them from the next `mutate`).
+    ///
+    /// ```
+    /// use regionkv::{BufferedMutator, Error, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mutator = BufferedMutator::new(table.clone(), 1); // every mutation is written at once
+    /// mutator.mutate(Put::new("ok").add_column("cf", "q", "v"))?;
+    /// // A failure is reported by the call that wrote it (or by the next flush).
+    /// let failed = mutator.mutate(Put::new("bad").add_column("nope", "q", "v"));
+    /// assert!(matches!(failed, Err(Error::MutationsFailed { failed: 1, .. })));
+    /// mutator.flush()?; // reported once
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mutate(&self, m: impl Into<Mutation>) -> Result<()> {
         let m = m.into();
         let full = {
@@ -70,6 +153,22 @@ impl BufferedMutator {
     }
 
     /// Writes everything buffered; reports every failure since the last report.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mutator = table.buffered_mutator();
+    /// mutator.mutate(Put::new("r").add_column("cf", "q", "v"))?;
+    /// mutator.flush()?;
+    /// assert_eq!(table.get(&Get::new("r"))?.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// assert_eq!(mutator.buffered_bytes(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn flush(&self) -> Result<()> {
         let pending = {
             let mut b = self.buffer.lock();
@@ -99,11 +198,41 @@ impl BufferedMutator {
     }
 
     /// Bytes buffered now.
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mutator = table.buffered_mutator();
+    /// assert_eq!(mutator.buffered_bytes(), 0);
+    /// mutator.mutate(Put::new("r").add_column("cf", "q", "value"))?;
+    /// assert!(mutator.buffered_bytes() > 0);
+    /// mutator.flush()?;
+    /// assert_eq!(mutator.buffered_bytes(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn buffered_bytes(&self) -> usize {
         self.buffer.lock().bytes
     }
 
     /// The buffer limit.
+    ///
+    /// ```
+    /// use regionkv::BufferedMutator;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// assert_eq!(BufferedMutator::new(table.clone(), 4096).write_buffer_size(), 4096);
+    /// assert_eq!(BufferedMutator::new(table.clone(), 0).write_buffer_size(), 1); // at least 1
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write_buffer_size(&self) -> usize {
         self.limit
     }

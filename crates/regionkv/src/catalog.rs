@@ -4,6 +4,20 @@
 //! Layout in docs/catalog-format.md: an 8-byte magic, a big-endian u32 length, a JSON
 //! body (descriptors under HBase's attribute names, row keys as hex) and a CRC-32 over
 //! everything before it.
+//!
+//! ```
+//! use regionkv::catalog::Catalog;
+//! use regionkv_fs::RealFs;
+//! # let dir = tempfile::tempdir()?;
+//! # let options = regionkv::DbOptions::default().background(false);
+//! # let db = regionkv::Db::open(dir.path(), options)?;
+//! # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+//! # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+//! # let table = db.table("t")?;
+//! let catalog = Catalog::read(&RealFs::new(), dir.path())?.ok_or("no catalog")?;
+//! assert!(catalog.tables.contains_key("t"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{Error, Result};
 use regionkv_fs::Fs;
@@ -13,12 +27,36 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// File name of the catalog in the Db directory.
+///
+/// ```
+/// use regionkv::catalog::CATALOG_FILE;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// assert!(dir.path().join(CATALOG_FILE).is_file());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const CATALOG_FILE: &str = "CATALOG";
 const MAGIC: &[u8; 8] = b"RKVCAT01";
 /// Largest catalog accepted (bounds allocation on a corrupt length).
 const MAX_LEN: usize = 256 << 20;
 
 /// Whether a table serves reads and writes.
+///
+/// ```
+/// use regionkv::catalog::{Catalog, TableState};
+/// use regionkv_fs::RealFs;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// db.admin().disable_table("t")?;
+/// let catalog = Catalog::read(&RealFs::new(), dir.path())?.ok_or("no catalog")?;
+/// assert_eq!(catalog.tables["t"].state, TableState::Disabled);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableState {
     /// Serving.
@@ -28,6 +66,26 @@ pub enum TableState {
 }
 
 /// One region of a table as the catalog records it.
+///
+/// ```
+/// use regionkv::catalog::Catalog;
+/// use regionkv_fs::RealFs;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// db.admin().split_at("t", b"m")?;
+/// let catalog = Catalog::read(&RealFs::new(), dir.path())?.ok_or("no catalog")?;
+/// let ranges: Vec<(Vec<u8>, Vec<u8>)> = catalog.tables["t"]
+///     .regions
+///     .iter()
+///     .map(|r| (r.info.start_key.clone(), r.info.end_key.clone()))
+///     .collect();
+/// assert_eq!(ranges, [(b"".to_vec(), b"m".to_vec()), (b"m".to_vec(), b"".to_vec())]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionEntry {
     /// Identity and key range.
@@ -35,6 +93,23 @@ pub struct RegionEntry {
 }
 
 /// One table.
+///
+/// ```
+/// use regionkv::catalog::{Catalog, TableState};
+/// use regionkv_fs::RealFs;
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// let catalog = Catalog::read(&RealFs::new(), dir.path())?.ok_or("no catalog")?;
+/// let entry = &catalog.tables["t"];
+/// assert_eq!(entry.descriptor.name, "t");
+/// assert_eq!(entry.state, TableState::Enabled);
+/// assert_eq!(entry.regions.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableEntry {
     /// Its descriptor.
@@ -46,6 +121,27 @@ pub struct TableEntry {
 }
 
 /// Everything the catalog file holds.
+///
+/// ```
+/// use regionkv::catalog::Catalog;
+/// use regionkv_fs::RealFs;
+///
+/// let fresh = Catalog::default();
+/// assert_eq!(fresh.namespaces.iter().collect::<Vec<_>>(), ["default", "hbase"]);
+/// assert!(fresh.tables.is_empty());
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// db.admin().create_namespace("ns")?;
+/// let catalog = Catalog::read(&RealFs::new(), dir.path())?.ok_or("no catalog")?;
+/// assert!(catalog.namespaces.contains("ns"));
+/// assert_eq!(catalog.tables.keys().collect::<Vec<_>>(), ["t"]);
+/// assert!(catalog.next_region_id > fresh.next_region_id);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalog {
     /// Namespaces (always `default` and `hbase`).
@@ -94,11 +190,33 @@ fn attrs_json(attrs: Vec<(&'static str, String)>, config: &BTreeMap<String, Stri
 
 impl Catalog {
     /// The catalog's path in `dir`.
+    ///
+    /// ```
+    /// use regionkv::catalog::Catalog;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// assert_eq!(Catalog::path(dir.path()), dir.path().join("CATALOG"));
+    /// assert!(Catalog::path(db.dir()).is_file());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn path(dir: &Path) -> PathBuf {
         dir.join(CATALOG_FILE)
     }
 
     /// Serializes the catalog (see the module docs for the framing).
+    ///
+    /// ```
+    /// use regionkv::catalog::Catalog;
+    /// use std::path::Path;
+    ///
+    /// let mut catalog = Catalog::default();
+    /// catalog.namespaces.insert("ns".to_string());
+    /// let bytes = catalog.encode();
+    /// assert_eq!(&bytes[..8], b"RKVCAT01");
+    /// assert_eq!(Catalog::decode(&bytes, Path::new("CATALOG"))?, catalog);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn encode(&self) -> Vec<u8> {
         let tables: Vec<Value> = self
             .tables
@@ -158,6 +276,20 @@ impl Catalog {
     }
 
     /// Parses a catalog; every defect is an error naming `path` and an offset.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// use regionkv::catalog::Catalog;
+    /// use std::path::Path;
+    ///
+    /// let mut bytes = Catalog::default().encode();
+    /// assert_eq!(Catalog::decode(&bytes, Path::new("CATALOG"))?, Catalog::default());
+    /// bytes[20] ^= 1; // one flipped bit
+    /// let decoded = Catalog::decode(&bytes, Path::new("CATALOG"));
+    /// let checksum = |r: &str| r == "checksum mismatch";
+    /// assert!(matches!(decoded, Err(Error::Corrupt { reason, .. }) if checksum(&reason)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn decode(b: &[u8], path: &Path) -> Result<Self> {
         let corrupt = |offset: usize, reason: String| Error::Corrupt {
             path: path.to_path_buf(),
@@ -256,6 +388,23 @@ impl Catalog {
     }
 
     /// Reads the catalog of `dir`; `None` when there is none yet.
+    ///
+    /// ```
+    /// use regionkv::catalog::Catalog;
+    /// use regionkv_fs::RealFs;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let fs = RealFs::new();
+    /// let catalog = Catalog::read(&fs, dir.path())?;
+    /// assert!(catalog.is_some_and(|c| c.tables.contains_key("t")));
+    /// let empty = tempfile::tempdir()?;
+    /// assert!(Catalog::read(&fs, empty.path())?.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read(fs: &dyn Fs, dir: &Path) -> Result<Option<Self>> {
         let path = Self::path(dir);
         if !fs.exists(&path)? {
@@ -275,6 +424,20 @@ impl Catalog {
     }
 
     /// Atomically replaces the catalog of `dir`.
+    ///
+    /// ```
+    /// use regionkv::catalog::Catalog;
+    /// use regionkv_fs::{Fs, MemFs};
+    /// use std::path::Path;
+    ///
+    /// let fs = MemFs::new();
+    /// fs.create_dir_all(Path::new("/db"))?;
+    /// let mut catalog = Catalog::default();
+    /// catalog.namespaces.insert("ns".to_string());
+    /// catalog.write(&fs, Path::new("/db"))?;
+    /// assert_eq!(Catalog::read(&fs, Path::new("/db"))?, Some(catalog));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write(&self, fs: &dyn Fs, dir: &Path) -> Result<()> {
         Ok(regionkv_fs::write_atomic(
             fs,

@@ -12,6 +12,17 @@
 //!
 //! Admin operations change the catalog under one lock (`catalog`); reads and writes go
 //! through each table's region map without it.
+//!
+//! ```
+//! use regionkv::{Db, DbOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+//! for name in ["REGIONKV", "LOCK", "CATALOG", "wal"] {
+//!     assert!(db.dir().join(name).exists(), "{name}");
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::catalog::{Catalog, TableState};
 use crate::error::{Error, Result};
@@ -31,8 +42,31 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// File naming the directory as a regionkv Db.
+///
+/// ```
+/// use regionkv::db::{FORMAT_VERSION, IDENTITY_FILE};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// let identity = std::fs::read_to_string(db.dir().join(IDENTITY_FILE))?;
+/// assert_eq!(identity, format!("regionkv\nformat {FORMAT_VERSION}\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const IDENTITY_FILE: &str = "REGIONKV";
 /// The on-disk format this build writes and reads.
+///
+/// ```
+/// use regionkv::db::{FORMAT_VERSION, IDENTITY_FILE};
+/// use regionkv::{Db, DbOptions, Error};
+///
+/// // A directory written by a newer build is refused rather than misread.
+/// let dir = tempfile::tempdir()?;
+/// let newer = format!("regionkv\nformat {}\n", FORMAT_VERSION + 1);
+/// std::fs::write(dir.path().join(IDENTITY_FILE), newer)?;
+/// let opened = Db::open(dir.path(), DbOptions::default().background(false));
+/// assert!(matches!(opened, Err(Error::NotADb { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const FORMAT_VERSION: u32 = 1;
 const LOCK_FILE: &str = "LOCK";
 
@@ -72,12 +106,34 @@ pub(crate) struct DbInner {
 
 /// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
 /// dropping the last clone) flushes every region and stops the background threads.
+///
+/// ```
+/// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, TableDescriptor};
+///
+/// let dir = tempfile::tempdir()?;
+/// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+/// let same = db.clone(); // every clone is the same Db
+/// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+/// db.admin().create_table(&TableDescriptor::new("t", vec![cf])?)?;
+/// assert_eq!(same.admin().list_tables()?, ["t"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Db {
     pub(crate) inner: Arc<DbInner>,
 }
 
 /// `ns:qualifier` as HBase prints it: the `default:` namespace is left out.
+///
+/// ```
+/// use regionkv::db::canonical_table_name;
+///
+/// assert_eq!(canonical_table_name("default:t1")?, "t1");
+/// assert_eq!(canonical_table_name("t1")?, "t1");
+/// assert_eq!(canonical_table_name("ns:t1")?, "ns:t1");
+/// assert!(canonical_table_name("no spaces").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn canonical_table_name(name: &str) -> Result<String> {
     let (ns, q) = regionkv_cell::limits::parse_table_name(name)?;
     Ok(if ns == "default" {
@@ -234,6 +290,27 @@ impl Db {
     /// Opens (creating it if absent, unless [`DbOptions::create_if_missing`] is off) the
     /// database in `dir`. Fails with [`Error::NotADb`] on a directory holding other files
     /// or a newer format, and with [`Error::Locked`] while another Db has it open.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions, Error};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+    /// // One open Db per directory.
+    /// let again = Db::open(dir.path(), DbOptions::default().background(false));
+    /// assert!(matches!(again, Err(Error::Locked { .. })));
+    /// // Dropping the last handle closes the Db and releases the directory.
+    /// drop(db);
+    /// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+    /// assert_eq!(db.dir(), dir.path());
+    ///
+    /// // A directory holding other files is not taken over.
+    /// let other = tempfile::tempdir()?;
+    /// std::fs::write(other.path().join("notes.txt"), "mine")?;
+    /// let opened = Db::open(other.path(), DbOptions::default().background(false));
+    /// assert!(matches!(opened, Err(Error::NotADb { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(dir: impl AsRef<Path>, options: DbOptions) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
         let span = tracing::info_span!("open", dir = %dir.display());
@@ -366,11 +443,34 @@ impl Db {
     }
 
     /// The administrative handle (tables, namespaces, flush, compaction, splits).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// assert_eq!(admin.list_namespaces()?, ["default", "hbase", "ns"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn admin(&self) -> crate::Admin {
         crate::Admin { db: self.clone() }
     }
 
     /// A handle on table `name` (`ns:table`, or `table` in the default namespace).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// db.admin().create_namespace("ns")?;
+    /// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// db.admin().create_table(&TableDescriptor::new("ns:t", vec![cf])?)?;
+    /// assert_eq!(db.table("ns:t")?.name(), "ns:t");
+    /// assert!(matches!(db.table("missing"), Err(Error::TableNotFound(t)) if t == "missing"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn table(&self, name: &str) -> Result<crate::Table> {
         let handle = self.inner.table(name)?;
         Ok(crate::Table {
@@ -380,17 +480,56 @@ impl Db {
     }
 
     /// The directory.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// assert_eq!(db.dir(), dir.path());
+    /// assert!(db.dir().join("CATALOG").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dir(&self) -> &Path {
         &self.inner.dir
     }
 
     /// The engine clock.
+    ///
+    /// ```
+    /// use regionkv::{Clock, Db, DbOptions, ManualClock};
+    /// use std::sync::Arc;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let clock = ManualClock::new(1_000);
+    /// let options = DbOptions::default().background(false).clock(Arc::new(clock.clone()));
+    /// let db = Db::open(dir.path(), options)?;
+    /// assert_eq!(db.clock().now_millis(), 1_000);
+    /// clock.advance(500);
+    /// assert_eq!(db.clock().now_millis(), 1_500);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn clock(&self) -> &regionkv_cell::SharedClock {
         &self.inner.services.clock
     }
 
     /// Waits until no background flush or compaction is queued or running (a
     /// deterministic point for tests and benchmarks).
+    ///
+    /// ```
+    /// use regionkv::Put;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// db.admin().flush("t")?;
+    /// // Without background threads (`background(false)`) this returns at once.
+    /// db.wait_for_background_work();
+    /// assert_eq!(db.admin().regions("t")?[0].store_files, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn wait_for_background_work(&self) {
         // Flushes ask for compactions and splits, compactions for splits and clean-ups,
         // splits for compactions: repeat until a whole round finds everything idle.
@@ -422,6 +561,27 @@ impl Db {
 
     /// Flushes every region and stops background work; later calls fail with
     /// [`Error::Closed`]. Dropping the last handle does the same.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions, Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// db.close()?;
+    /// assert!(matches!(db.table("t"), Err(Error::Closed)));
+    /// assert!(matches!(table.get(&Get::new("r")), Err(Error::Closed)));
+    /// db.close()?; // closing again does nothing
+    ///
+    /// drop((table, db));
+    /// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+    /// let r = db.table("t")?.get(&Get::new("r"))?;
+    /// assert_eq!(r.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn close(&self) -> Result<()> {
         self.inner.shutdown()
     }

@@ -7,18 +7,22 @@
 //! ```
 //! use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, Put, TableDescriptor};
 //!
-//! # fn main() -> regionkv::Result<()> {
-//! let dir = tempfile::tempdir().expect("a temp dir");
-//! let db = Db::open(dir.path(), DbOptions::default())?;
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::open(dir.path(), DbOptions::default().background(false))?;
 //! let cf = ColumnFamilyDescriptor::new(b"cf")?;
 //! db.admin().create_table(&TableDescriptor::new("t1", vec![cf])?)?;
 //! let t = db.table("t1")?;
 //! t.put(&Put::new("row1").add_column("cf", "q", "value"))?;
 //! let r = t.get(&Get::new("row1"))?;
 //! assert_eq!(r.value(b"cf", b"q"), Some(&b"value"[..]));
-//! # Ok(())
-//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The examples on the items below hide their setup: `dir` is a temporary directory,
+//! `db` a [`Db`] opened there with `DbOptions::default().background(false)` (no
+//! background threads, so flushes and compactions happen only when asked), and `table`
+//! the table `t` with one family `cf` (keeping one version, HBase's default; three where
+//! an example reads older versions; a second family `cg` where one is needed).
 //!
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),

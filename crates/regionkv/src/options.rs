@@ -1,6 +1,21 @@
 //! `DbOptions`: everything a Db is opened with — the clock (HBase tests inject an
 //! environment edge the same way), the file system seam, cache and memstore budgets,
 //! background threads and the region/compaction knobs under HBase's names.
+//!
+//! ```
+//! use regionkv::{Clock, Db, DbOptions, ManualClock};
+//! use std::sync::Arc;
+//!
+//! let clock = ManualClock::new(1_700_000_000_000); // frozen time, as in HBase's tests
+//! let options = DbOptions::default()
+//!     .background(false)
+//!     .clock(Arc::new(clock.clone()))
+//!     .block_cache_bytes(8 << 20);
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::open(dir.path(), options)?;
+//! assert_eq!(db.clock().now_millis(), 1_700_000_000_000);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use regionkv_cell::{SharedClock, SystemClock};
 use regionkv_fs::Fs;
@@ -11,6 +26,26 @@ use std::time::Duration;
 
 /// Options for [`crate::Db::open`]. `DbOptions::default()` is HBase's defaults with a
 /// 32 MiB block cache and a 1 GiB Db-wide memstore budget.
+///
+/// ```
+/// use regionkv::{Db, DbOptions};
+///
+/// let defaults = DbOptions::default();
+/// assert!(defaults.create_if_missing && defaults.background);
+/// assert_eq!(defaults.block_cache_bytes, 32 << 20);
+/// assert_eq!(defaults.global_memstore_bytes, 1 << 30);
+/// assert_eq!((defaults.flush_threads, defaults.compaction_threads), (2, (1, 1)));
+///
+/// // Builder methods for the common knobs, struct update syntax for the rest.
+/// let options = DbOptions {
+///     global_memstore_bytes: 64 << 20,
+///     ..DbOptions::default().background(false)
+/// };
+/// let dir = tempfile::tempdir()?;
+/// let db = Db::open(dir.path(), options)?;
+/// assert!(db.admin().list_tables()?.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct DbOptions {
     /// The engine clock (default: the system clock).
@@ -74,26 +109,97 @@ impl Default for DbOptions {
 
 impl DbOptions {
     /// Uses `clock` as the engine clock (e.g. a [`regionkv_cell::ManualClock`] in tests).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, ManualClock, Put};
+    /// use regionkv::TableDescriptor;
+    /// use std::sync::Arc;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let dir = tempfile::tempdir()?;
+    /// let options = DbOptions::default().background(false).clock(Arc::new(clock.clone()));
+    /// let db = Db::open(dir.path(), options)?;
+    /// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// db.admin().create_table(&TableDescriptor::new("t", vec![cf])?)?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// let cell = table.get(&Get::new("r"))?.cells()[0].clone();
+    /// assert_eq!(cell.timestamp(), 1_700_000_000_000); // the time the clock gave
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn clock(mut self, clock: SharedClock) -> Self {
         self.clock = clock;
         self
     }
     /// Uses `fs` instead of the real file system.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions};
+    /// use regionkv_fs::{Fs, MemFs};
+    /// use std::path::Path;
+    /// use std::sync::Arc;
+    ///
+    /// // An in-memory file system (from the `regionkv-fs` crate): nothing touches the disk.
+    /// let fs = Arc::new(MemFs::new());
+    /// let db = Db::open("/db", DbOptions::default().background(false).fs(fs.clone()))?;
+    /// assert!(fs.exists(Path::new("/db/REGIONKV"))?);
+    /// assert!(!Path::new("/db/REGIONKV").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn fs(mut self, fs: Arc<dyn Fs>) -> Self {
         self.fs = Some(fs);
         self
     }
     /// Turns background flushes and compactions on or off.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, TableDescriptor};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+    /// let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// db.admin().create_table(&TableDescriptor::new("t", vec![cf])?)?;
+    /// db.table("t")?.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// // Nothing is flushed behind our back; the data stays in the memstore until asked.
+    /// assert_eq!(db.admin().regions("t")?[0].store_files, 0);
+    /// db.admin().flush("t")?;
+    /// assert_eq!(db.admin().regions("t")?[0].store_files, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn background(mut self, on: bool) -> Self {
         self.background = on;
         self
     }
     /// Sets the block cache capacity.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions};
+    ///
+    /// let options = DbOptions::default().background(false).block_cache_bytes(0); // no cache
+    /// assert_eq!(options.block_cache_bytes, 0);
+    /// let dir = tempfile::tempdir()?;
+    /// let db = Db::open(dir.path(), options)?;
+    /// assert!(db.admin().list_tables()?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn block_cache_bytes(mut self, bytes: u64) -> Self {
         self.block_cache_bytes = bytes;
         self
     }
     /// Fails instead of creating a missing directory.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions, Error};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("db");
+    /// let strict = DbOptions::default().background(false).create_if_missing(false);
+    /// assert!(matches!(Db::open(&path, strict.clone()), Err(Error::NotADb { .. })));
+    /// drop(Db::open(&path, DbOptions::default().background(false))?); // creates it
+    /// let db = Db::open(&path, strict)?; // now it exists
+    /// assert_eq!(db.dir(), path);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create_if_missing(mut self, create: bool) -> Self {
         self.create_if_missing = create;
         self

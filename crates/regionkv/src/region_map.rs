@@ -1,11 +1,55 @@
 //! `RegionMap`: a table's regions in start-key order, covering the whole key space with
 //! no gaps or overlaps (the first starts at the empty key, the last ends at it), found by
 //! binary search — the part of HBase's `hbase:meta` lookup a client does.
+//!
+//! ```
+//! use regionkv::{ColumnFamilyDescriptor, Put, TableDescriptor};
+//! # let dir = tempfile::tempdir()?;
+//! # let options = regionkv::DbOptions::default().background(false);
+//! # let db = regionkv::Db::open(dir.path(), options)?;
+//! let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+//! db.admin().create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+//! let table = db.table("t")?;
+//! // Each row goes to the region whose range holds it.
+//! table.put(&Put::new("x").add_column("cf", "q", "v"))?;
+//! let writes: Vec<u64> = db.admin().regions("t")?.iter().map(|r| r.write_requests).collect();
+//! assert_eq!(writes, [0, 1]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use regionkv_region::Region;
 use std::sync::Arc;
 
 /// The open regions of one table. Immutable: a split or merge builds a new map.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use regionkv_region::{Region, RegionInfo, RegionServices};
+/// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+/// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+/// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+/// # // Opens an empty region of table "t" covering [start, end).
+/// # let region = |start: &[u8], end: &[u8], id: u64| {
+/// #     let info = RegionInfo {
+/// #         table: "t".into(),
+/// #         start_key: start.to_vec(),
+/// #         end_key: end.to_vec(),
+/// #         region_id: id,
+/// #     };
+/// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+/// # };
+/// use regionkv::region_map::RegionMap;
+///
+/// // `region(start, end, id)` opens a region of table "t" (hidden setup; a Db builds its
+/// // maps itself and does not hand them out).
+/// let regions = vec![region(b"", b"g", 1)?, region(b"g", b"p", 2)?, region(b"p", b"", 3)?];
+/// let map = RegionMap::new(regions);
+/// assert_eq!(map.len(), 3);
+/// assert_eq!(map.locate(b"hello").map(|r| r.info().start_key.clone()), Some(b"g".to_vec()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct RegionMap {
     regions: Vec<Arc<Region>>,
@@ -13,17 +57,96 @@ pub struct RegionMap {
 
 impl RegionMap {
     /// A map of `regions` (sorted here by start key).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// let map = RegionMap::new(vec![region(b"m", b"", 2)?, region(b"", b"m", 1)?]);
+    /// // Sorted by start key.
+    /// assert_eq!(map.regions()[0].info().region_id, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(mut regions: Vec<Arc<Region>>) -> Self {
         regions.sort_by(|a, b| a.info().start_key.cmp(&b.info().start_key));
         Self { regions }
     }
 
     /// Every region, in key order.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
+    /// let ends: Vec<&[u8]> = map.regions().iter().map(|r| r.info().end_key.as_slice()).collect();
+    /// assert_eq!(ends, [&b"m"[..], &b""[..]]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn regions(&self) -> &[Arc<Region>] {
         &self.regions
     }
 
     /// Index of the region holding `row`.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
+    /// assert_eq!(map.index_of(b"a"), 0);
+    /// assert_eq!(map.index_of(b"m"), 1); // a start key belongs to its region
+    /// assert_eq!(map.index_of(b"zzz"), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn index_of(&self, row: &[u8]) -> usize {
         // The last region whose start key is ≤ row; the first region starts at the empty
         // key, so there is always one.
@@ -33,16 +156,92 @@ impl RegionMap {
     }
 
     /// The region holding `row`, `None` only for an empty map.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
+    /// assert_eq!(map.locate(b"x").map(|r| r.info().region_id), Some(2));
+    /// assert!(RegionMap::new(Vec::new()).locate(b"x").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn locate(&self, row: &[u8]) -> Option<&Arc<Region>> {
         self.regions.get(self.index_of(row))
     }
 
     /// Number of regions.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
+    /// assert_eq!(map.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.regions.len()
     }
 
     /// True when there are no regions.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
+    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
+    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
+    /// # // Opens an empty region of table "t" covering [start, end).
+    /// # let region = |start: &[u8], end: &[u8], id: u64| {
+    /// #     let info = RegionInfo {
+    /// #         table: "t".into(),
+    /// #         start_key: start.to_vec(),
+    /// #         end_key: end.to_vec(),
+    /// #         region_id: id,
+    /// #     };
+    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
+    /// # };
+    /// use regionkv::region_map::RegionMap;
+    ///
+    /// assert!(RegionMap::new(Vec::new()).is_empty());
+    /// assert!(!RegionMap::new(vec![region(b"", b"", 1)?]).is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.regions.is_empty()
     }

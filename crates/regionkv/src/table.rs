@@ -14,6 +14,23 @@
 //!   `Less` succeeds when the stored value is greater) on the newest version within the
 //!   time range; an absent expected value (`if_not_exists`) also matches an existing
 //!   empty value; puts without a timestamp get `max(now, checked cell's timestamp)`.
+//!
+//! ```
+//! use regionkv::{Delete, Get, Put, Scan};
+//! # let dir = tempfile::tempdir()?;
+//! # let options = regionkv::DbOptions::default().background(false);
+//! # let db = regionkv::Db::open(dir.path(), options)?;
+//! # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+//! # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+//! # let table = db.table("t")?;
+//! table.put(&Put::new("a").add_column("cf", "q", "1"))?;
+//! table.put(&Put::new("b").add_column("cf", "q", "2"))?;
+//! table.delete(&Delete::new("a"))?;
+//! assert!(table.get(&Get::new("a"))?.is_empty());
+//! assert_eq!(table.scan(&Scan::new())?.count(), 1);
+//! assert_eq!(table.increment_column_value(b"c", b"cf", b"n", 3)?, 3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::db::{Db, TableHandle};
 use crate::error::{Error, Result};
@@ -30,6 +47,21 @@ use regionkv_wal::Durability;
 use std::sync::Arc;
 
 /// A handle on one table. Cheap to clone; `Send + Sync`.
+///
+/// ```
+/// use regionkv::{Get, Put};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// table.put(&Put::new("row1").add_column("cf", "q", "v1"))?;
+/// let handle = table.clone(); // the same table
+/// let r = handle.get(&Get::new("row1"))?;
+/// assert_eq!(r.value(b"cf", b"q"), Some(&b"v1"[..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Table {
     pub(crate) db: Db,
@@ -37,6 +69,30 @@ pub struct Table {
 }
 
 /// What [`Table::check_and_mutate`] did.
+///
+/// ```
+/// use regionkv::{CheckAndMutate, Increment, Put};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// table.put(&Put::new("r").add_column("cf", "state", "open"))?;
+/// let cam = CheckAndMutate::builder("r")
+///     .if_equals("cf", "state", "open")
+///     .then_increment(Increment::new("r").add_column("cf", "hits", 1));
+/// let outcome = table.check_and_mutate(&cam)?;
+/// assert!(outcome.success);
+/// assert_eq!(outcome.result.and_then(|r| r.counter(b"cf", b"hits")), Some(1));
+/// // A plain put returns no result; a failed check does nothing.
+/// let cam = CheckAndMutate::builder("r")
+///     .if_equals("cf", "state", "closed")
+///     .then_put(Put::new("r").add_column("cf", "state", "open"));
+/// let outcome = table.check_and_mutate(&cam)?;
+/// assert!(!outcome.success && outcome.result.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckAndMutateResult {
     /// Whether the condition held (and the action ran).
@@ -46,6 +102,27 @@ pub struct CheckAndMutateResult {
 }
 
 /// One action of [`Table::batch`].
+///
+/// ```
+/// use regionkv::{Append, BatchAction, Error, Get, Put};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// let results = table.batch(&[
+///     BatchAction::Put(Put::new("a").add_column("cf", "q", "1")),
+///     BatchAction::Get(Get::new("a")),
+///     BatchAction::Append(Append::new("a").add_column("cf", "q", "2")),
+///     BatchAction::Put(Put::new("b")), // no columns: fails on its own
+/// ]);
+/// assert!(matches!(&results[0], Ok(r) if r.is_empty()));
+/// assert!(matches!(&results[1], Ok(r) if r.value(b"cf", b"q") == Some(b"1")));
+/// assert!(matches!(&results[2], Ok(r) if r.value(b"cf", b"q") == Some(b"12")));
+/// assert!(matches!(&results[3], Err(Error::InvalidArgument(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub enum BatchAction {
     /// A put.
@@ -268,11 +345,44 @@ fn last_per_column(cells: &[Cell]) -> Vec<Cell> {
 
 impl Table {
     /// The table's name (`ns:table`, or `table` in the default namespace).
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// db.admin().create_namespace("ns")?;
+    /// for name in ["ns:t", "default:u"] {
+    ///     let cf = ColumnFamilyDescriptor::new(b"cf")?;
+    ///     db.admin().create_table(&TableDescriptor::new(name, vec![cf])?)?;
+    /// }
+    /// assert_eq!(db.table("ns:t")?.name(), "ns:t");
+    /// assert_eq!(db.table("default:u")?.name(), "u");
+    /// assert_eq!(db.table("u")?.name(), "u");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.handle.name
     }
 
     /// The table's current descriptor.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mut desc = (*table.descriptor()).clone();
+    /// assert_eq!(desc.name, "t");
+    /// assert!(desc.family(b"cf").is_some());
+    /// // It follows alterations.
+    /// desc.read_only = true;
+    /// db.admin().modify_table(&desc)?;
+    /// assert!(table.descriptor().read_only);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn descriptor(&self) -> Arc<TableDescriptor> {
         self.handle.descriptor.read().clone()
     }
@@ -330,12 +440,45 @@ impl Table {
     }
 
     /// HBase's `Table.put`.
+    ///
+    /// ```
+    /// use regionkv::{Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// assert_eq!(table.get(&Get::new("r"))?.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// // A put needs a row and at least one column.
+    /// assert!(matches!(table.put(&Put::new("r")), Err(Error::InvalidArgument(_))));
+    /// let no_row = Put::new("").add_column("cf", "q", "v");
+    /// assert!(matches!(table.put(&no_row), Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn put(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
         self.apply(&put.row, || put_cells(put), put.durability)
     }
 
     /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`).
+    ///
+    /// ```
+    /// use regionkv::{Put, Scan};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put_all(&[
+    ///     Put::new("a").add_column("cf", "q", "1"),
+    ///     Put::new("b").add_column("cf", "q", "2"),
+    /// ])?;
+    /// assert_eq!(table.scan(&Scan::new())?.count(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn put_all(&self, puts: &[Put]) -> Result<()> {
         for p in puts {
             self.put(p)?;
@@ -344,6 +487,22 @@ impl Table {
     }
 
     /// HBase's `Table.delete`.
+    ///
+    /// ```
+    /// use regionkv::{Delete, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "a", "1").add_column("cf", "b", "2"))?;
+    /// table.delete(&Delete::new("r").add_columns("cf", "a"))?;
+    /// assert_eq!(table.get(&Get::new("r"))?.len(), 1);
+    /// table.delete(&Delete::new("r"))?; // the whole row
+    /// assert!(!table.exists(&Get::new("r"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         let desc = self.check_writable()?;
         self.apply(
@@ -354,6 +513,26 @@ impl Table {
     }
 
     /// Several deletes; each row is atomic.
+    ///
+    /// ```
+    /// use regionkv::{Delete, Put, Scan};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// for row in ["a", "b", "c"] {
+    ///     table.put(&Put::new(row).add_column("cf", "q", "v"))?;
+    /// }
+    /// table.delete_all(&[Delete::new("a"), Delete::new("c")])?;
+    /// let rows: Vec<Vec<u8>> = table
+    ///     .scan(&Scan::new())?
+    ///     .map(|r| r.map(|r| r.row().to_vec()))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(rows, [b"b".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn delete_all(&self, deletes: &[Delete]) -> Result<()> {
         for d in deletes {
             self.delete(d)?;
@@ -362,6 +541,28 @@ impl Table {
     }
 
     /// HBase's `Table.mutateRow`: puts and deletes of one row, atomically.
+    ///
+    /// ```
+    /// use regionkv::{Delete, Error, Get, Put, RowMutations};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "old", "x"))?;
+    /// let rm = RowMutations::new("r")
+    ///     .add_mutation(Put::new("r").add_column("cf", "new", "y"))
+    ///     .add_mutation(Delete::new("r").add_columns("cf", "old"));
+    /// table.mutate_row(&rm)?;
+    /// let r = table.get(&Get::new("r"))?;
+    /// assert_eq!(r.value(b"cf", b"new"), Some(&b"y"[..]));
+    /// assert!(!r.contains_column(b"cf", b"old"));
+    /// // Every mutation must be of the same row.
+    /// let bad = RowMutations::new("r").add_mutation(Put::new("other").add_column("cf", "q", "v"));
+    /// assert!(matches!(table.mutate_row(&bad), Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<()> {
         let desc = self.check_writable()?;
         check_row(&rm.row)?;
@@ -389,6 +590,23 @@ impl Table {
     }
 
     /// HBase's `Table.get`.
+    ///
+    /// ```
+    /// use regionkv::{Error, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "a", "1").add_column("cf", "b", "2"))?;
+    /// let r = table.get(&Get::new("r"))?;
+    /// assert_eq!(r.row(), b"r");
+    /// assert_eq!(r.len(), 2);
+    /// assert!(table.get(&Get::new("missing"))?.is_empty());
+    /// assert!(matches!(table.get(&Get::new("")), Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         check_row(&get.row)?;
         let mut q = get.query.clone();
@@ -402,16 +620,65 @@ impl Table {
     }
 
     /// Several gets, in order (HBase's `get(List)`).
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("a").add_column("cf", "q", "1"))?;
+    /// let results = table.get_all(&[Get::new("a"), Get::new("b")])?;
+    /// assert_eq!(results[0].value(b"cf", b"q"), Some(&b"1"[..]));
+    /// assert!(results[1].is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get_all(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
         gets.iter().map(|g| self.get(g)).collect()
     }
 
     /// Whether `get` finds anything (HBase's `exists`).
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// assert!(!table.exists(&Get::new("r").add_column("cf", "other"))?);
+    /// assert!(!table.exists(&Get::new("s"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn exists(&self, get: &Get) -> Result<bool> {
         Ok(!self.get(get)?.is_empty())
     }
 
     /// HBase's `Table.getScanner`: an iterator of rows that streams region by region.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Put, Scan, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// db.admin().create_table_with_splits(&desc, vec![b"b".to_vec()])?; // two regions
+    /// let table = db.table("t")?;
+    /// for row in ["a", "b", "c"] {
+    ///     table.put(&Put::new(row).add_column("cf", "q", row))?;
+    /// }
+    /// let rows: Vec<Vec<u8>> = table
+    ///     .scan(&Scan::new())?
+    ///     .map(|r| r.map(|r| r.row().to_vec()))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(rows, [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn scan(&self, scan: &Scan) -> Result<ResultScanner> {
         let mut spec = scan.inner.clone();
         if let Some(ts) = scan.exact_ts {
@@ -446,6 +713,26 @@ impl Table {
 
     /// HBase's `Table.increment`: adds to counters atomically; returns the new values
     /// (empty with `return_results(false)`).
+    ///
+    /// ```
+    /// use regionkv::{Error, Increment, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let inc = Increment::new("r").add_column("cf", "hits", 2).add_column("cf", "misses", 1);
+    /// let r = table.increment(&inc)?;
+    /// assert_eq!((r.counter(b"cf", b"hits"), r.counter(b"cf", b"misses")), (Some(2), Some(1)));
+    /// let r = table.increment(&Increment::new("r").add_column("cf", "hits", 3))?;
+    /// assert_eq!(r.counter(b"cf", b"hits"), Some(5));
+    /// // Counters are 8-byte big-endian values.
+    /// table.put(&Put::new("r").add_column("cf", "name", "abc"))?;
+    /// let bad = table.increment(&Increment::new("r").add_column("cf", "name", 1));
+    /// assert!(matches!(bad, Err(Error::InvalidArgument(msg)) if msg.contains("3 bytes wide")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         self.check_writable()?;
         let (_, cells) = self.on_region(&inc.row, |region| {
@@ -465,6 +752,18 @@ impl Table {
 
     /// Adds `amount` to one counter and returns the new value (HBase's
     /// `incrementColumnValue`).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// assert_eq!(table.increment_column_value(b"r", b"cf", b"n", 10)?, 10);
+    /// assert_eq!(table.increment_column_value(b"r", b"cf", b"n", -3)?, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn increment_column_value(
         &self,
         row: &[u8],
@@ -478,6 +777,21 @@ impl Table {
     }
 
     /// HBase's `Table.append`.
+    ///
+    /// ```
+    /// use regionkv::Append;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let r = table.append(&Append::new("r").add_column("cf", "log", "a"))?;
+    /// assert_eq!(r.value(b"cf", b"log"), Some(&b"a"[..]));
+    /// let r = table.append(&Append::new("r").add_column("cf", "log", "bc"))?;
+    /// assert_eq!(r.value(b"cf", b"log"), Some(&b"abc"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn append(&self, app: &Append) -> Result<RowResult> {
         self.check_writable()?;
         let (_, cells) = self.on_region(&app.row, |region| {
@@ -496,6 +810,26 @@ impl Table {
     }
 
     /// HBase 2.x's `Table.checkAndMutate`: checks and acts atomically under the row lock.
+    ///
+    /// ```
+    /// use regionkv::{CheckAndMutate, Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let claim = |who: &str| {
+    ///     CheckAndMutate::builder("lock")
+    ///         .if_not_exists("cf", "owner")
+    ///         .then_put(Put::new("lock").add_column("cf", "owner", who))
+    /// };
+    /// assert!(table.check_and_mutate(&claim("alice"))?.success);
+    /// assert!(!table.check_and_mutate(&claim("bob"))?.success);
+    /// let owner = table.get(&Get::new("lock"))?;
+    /// assert_eq!(owner.value(b"cf", b"owner"), Some(&b"alice"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         let desc = self.check_writable()?;
         check_row(&cam.row)?;
@@ -622,6 +956,27 @@ impl Table {
     /// HBase's `Table.batch`: every action runs on its own (no atomicity across
     /// actions); one result per action, in order — the row for a Get, the new values for
     /// an Increment or Append, an empty result for the others.
+    ///
+    /// ```
+    /// use regionkv::{BatchAction, Delete, Get, Increment, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let results = table.batch(&[
+    ///     BatchAction::Put(Put::new("a").add_column("cf", "q", "1")),
+    ///     BatchAction::Increment(Increment::new("n").add_column("cf", "c", 5)),
+    ///     BatchAction::Delete(Delete::new("zzz")),
+    ///     BatchAction::Get(Get::new("a")),
+    /// ]);
+    /// assert_eq!(results.len(), 4);
+    /// assert!(results.iter().all(|r| r.is_ok()));
+    /// assert!(matches!(&results[1], Ok(r) if r.counter(b"cf", b"c") == Some(5)));
+    /// assert!(matches!(&results[3], Ok(r) if r.value(b"cf", b"q") == Some(b"1")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn batch(&self, actions: &[BatchAction]) -> Vec<Result<RowResult>> {
         actions
             .iter()
@@ -637,6 +992,22 @@ impl Table {
     }
 
     /// A buffering writer (HBase's `BufferedMutator`) with HBase's 2 MiB write buffer.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let mutator = table.buffered_mutator();
+    /// mutator.mutate(Put::new("r").add_column("cf", "q", "v"))?;
+    /// assert!(!table.exists(&Get::new("r"))?); // still buffered
+    /// mutator.flush()?;
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn buffered_mutator(&self) -> crate::BufferedMutator {
         crate::BufferedMutator::new(self.clone(), crate::buffered::DEFAULT_WRITE_BUFFER)
     }
@@ -656,6 +1027,25 @@ fn strongest_durability(ds: impl Iterator<Item = Durability>) -> Durability {
 }
 
 /// How long an operation retries while its region is being split or merged.
+///
+/// ```
+/// use regionkv::table::REGION_RETRY_FOR;
+/// use regionkv::{Get, Put};
+/// use std::time::Duration;
+///
+/// assert_eq!(REGION_RETRY_FOR, Duration::from_secs(60));
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+/// # let table = db.table("t")?;
+/// // Reads and writes follow their row to the region now holding it.
+/// table.put(&Put::new("x").add_column("cf", "q", "v"))?;
+/// db.admin().split_at("t", b"m")?;
+/// assert!(table.exists(&Get::new("x"))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const REGION_RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// True for the errors of a region that a split or merge has just closed.
@@ -693,6 +1083,25 @@ fn unwrap_region_error(e: regionkv_region::Error) -> Error {
 /// Rows of a scan, streamed region by region (HBase's `ResultScanner`). A region's rows
 /// are read through one region scanner at one MVCC read point; the next region is looked
 /// up when the current one is done, so regions that split meanwhile are followed.
+///
+/// ```
+/// use regionkv::{ColumnFamilyDescriptor, Put, ResultScanner, Scan, TableDescriptor};
+/// # let dir = tempfile::tempdir()?;
+/// # let options = regionkv::DbOptions::default().background(false);
+/// # let db = regionkv::Db::open(dir.path(), options)?;
+/// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+/// db.admin().create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+/// let table = db.table("t")?;
+/// table.put(&Put::new("a").add_column("cf", "q", "1"))?;
+/// table.put(&Put::new("x").add_column("cf", "q", "2"))?;
+/// let mut scanner: ResultScanner = table.scan(&Scan::new())?;
+/// let first = scanner.next().transpose()?; // from the first region
+/// assert_eq!(first.map(|r| r.row().to_vec()), Some(b"a".to_vec()));
+/// let second = scanner.next().transpose()?; // from the second
+/// assert_eq!(second.map(|r| r.row().to_vec()), Some(b"x".to_vec()));
+/// assert!(scanner.next().is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct ResultScanner {
     table: Table,
