@@ -932,15 +932,16 @@ impl Table {
                 let cells = region.get(&cam.row, &q)?;
                 let expected = value.as_deref().unwrap_or_default();
                 let cell = cells.first();
-                let ok = if expected.is_empty() {
-                    // No expected value: the column must be absent, or present and empty.
-                    cell.is_none_or(|c| c.value().is_empty())
-                } else {
-                    match cell {
-                        Some(c) => {
-                            compare_matches(*op, expected, c.value()).map_err(into_region_error)?
-                        }
-                        None => false,
+                // HBase's HRegion.checkAndMutate: with no (or an empty) expected value, an
+                // absent or empty column matches every operator but NOT_EQUAL; a non-empty
+                // stored value is compared as usual.
+                let ok = match cell {
+                    None => expected.is_empty() && *op != CompareOperator::NotEqual,
+                    Some(c) if expected.is_empty() && c.value().is_empty() => {
+                        *op != CompareOperator::NotEqual
+                    }
+                    Some(c) => {
+                        compare_matches(*op, expected, c.value()).map_err(into_region_error)?
                     }
                 };
                 Ok(ok.then(|| cell.map(Cell::timestamp)))

@@ -699,3 +699,30 @@ fn flush_and_compact_one_family_or_one_region() {
         Some(&b"v2"[..])
     );
 }
+
+#[test]
+fn check_and_mutate_with_an_empty_expected_value_follows_hbase() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &[]);
+    let t = db.table("t").unwrap();
+    t.put(&Put::new("empty").add_column("cf", "q", "")).unwrap();
+    t.put(&Put::new("x").add_column("cf", "q", "x")).unwrap();
+    // HBase: absent or empty matches every operator but NOT_EQUAL; a value is compared.
+    for (op, want) in [
+        (CompareOperator::NotEqual, [false, false, true]),
+        (CompareOperator::Equal, [true, true, false]),
+    ] {
+        let got: Vec<bool> = ["missing", "empty", "x"]
+            .iter()
+            .map(|row| {
+                let cam = CheckAndMutate::builder(*row)
+                    .if_matches("cf", "q", op, "")
+                    .then_put(Put::new(*row).add_column("cg", "done", "1"));
+                t.check_and_mutate(&cam).unwrap().success
+            })
+            .collect();
+        assert_eq!(got, want, "{op:?}");
+    }
+}
