@@ -527,16 +527,7 @@ impl StoreFileReader {
         } else {
             n / 2
         };
-        let Some(h) = self.data_block_by_ordinal(ordinal)? else {
-            return Ok(None);
-        };
-        let block = self.data_block(h)?;
-        let body = block.body();
-        let mut c = BlockCursor::new(body)
-            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
-        c.seek_to_first(body)
-            .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;
-        Ok(c.valid().then(|| c.key(body).to_vec()))
+        self.block_first_key(ordinal)
     }
 
     /// Restricts this reader to one half of the file (a daughter's reference). Fails only
