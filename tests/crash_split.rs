@@ -19,11 +19,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, Scan, TableDescriptor};
-use regionkv_suite::XorShift;
+use regionkv_suite::{ChildRun, XorShift, run_and_kill_child};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const CHILD_ENV: &str = "REGIONKV_SPLIT_CHILD";
@@ -129,39 +128,16 @@ fn kills_during_splits_and_merges_lose_or_duplicate_nothing() {
     let mut attempted_max = 0u64;
     let mut most_regions = 0;
     for round in 0..iterations() {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "split_crash_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, dir.path())
-            .env(START_ENV, attempted_max.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut acks = Vec::new();
-            let mut start = None;
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(i) = line.find("ACK ") {
-                    acks.push(line[i + 4..].trim().parse::<u64>().unwrap());
-                } else if let Some(i) = line.find("START ") {
-                    start = Some(line[i + 6..].trim().parse::<u64>().unwrap());
-                }
-            }
-            (start, acks)
-        });
         // The child needs a moment to open the Db (WAL replay, regions on references).
         let delay = 600 + rng.next_u64() % 800;
-        std::thread::sleep(Duration::from_millis(delay));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let (start, acks) = reader.join().unwrap();
+        let ChildRun { start, acks } = run_and_kill_child(
+            "split_crash_child",
+            &[
+                (CHILD_ENV, dir.path().display().to_string()),
+                (START_ENV, attempted_max.to_string()),
+            ],
+            Duration::from_millis(delay),
+        );
         if let Some(s) = start {
             assert_eq!(s, attempted_max);
         }

@@ -24,12 +24,11 @@ use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
     RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
 };
-use regionkv_suite::XorShift;
+use regionkv_suite::{ChildRun, XorShift, run_and_kill_child};
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -142,37 +141,17 @@ fn run_variant(durability: &str, seed: u64) {
     let mut acked: BTreeSet<u64> = BTreeSet::new();
     let mut attempted_max = 0u64;
     for round in 0..iterations() {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, dir.path())
-            .env(DURABILITY_ENV, durability)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            let mut acks = Vec::new();
-            let mut start = None;
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                // libtest prints "test crash_child ... " without a newline before the
-                // test runs, so a marker may follow other text on its line.
-                if let Some(i) = line.find("ACK ") {
-                    acks.push(line[i + 4..].trim().parse::<u64>().unwrap());
-                } else if let Some(i) = line.find("START ") {
-                    start = Some(line[i + 6..].trim().parse::<u64>().unwrap());
-                }
-            }
-            (start, acks)
-        });
         // Kill after 30..330 ms: some rounds die during open, most during writes and the
         // frequent flushes the 8 KiB flush size causes.
         let delay = 30 + rng.next_u64() % 300;
-        std::thread::sleep(Duration::from_millis(delay));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let (start, acks) = reader.join().unwrap();
+        let ChildRun { start, acks } = run_and_kill_child(
+            "crash_child",
+            &[
+                (CHILD_ENV, dir.path().display().to_string()),
+                (DURABILITY_ENV, durability.to_string()),
+            ],
+            Duration::from_millis(delay),
+        );
         let last_round_ack = acks.last().copied();
         let acks_first = acks.first().copied();
         let acks_len = acks.len();

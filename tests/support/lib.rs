@@ -42,3 +42,54 @@ pub fn value(rng: &mut XorShift) -> Vec<u8> {
 pub fn row(n: u64) -> Vec<u8> {
     format!("{n:016}").into_bytes()
 }
+
+/// What a killed crash-test child printed: its `START <n>` marker, if it got that far, and
+/// every `ACK <n>` in order.
+#[derive(Debug, Default)]
+pub struct ChildRun {
+    /// The first write number the child announced.
+    pub start: Option<u64>,
+    /// Acknowledged write numbers, in order.
+    pub acks: Vec<u64>,
+}
+
+/// Runs test `test_name` of the current test binary as a crash-test child with `envs`,
+/// SIGKILLs it after `delay`, and returns what it printed. libtest prints
+/// `test <name> ... ` without a newline before the test runs, so a marker may follow
+/// other text on its line.
+// Test harness: a child that cannot be spawned, killed or read is a failed test.
+#[allow(clippy::expect_used)]
+pub fn run_and_kill_child(
+    test_name: &str,
+    envs: &[(&str, String)],
+    delay: std::time::Duration,
+) -> ChildRun {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary's path"));
+    cmd.args(["--exact", test_name, "--nocapture", "--test-threads=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn the crash-test child");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut run = ChildRun::default();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let number = |at: usize| line[at..].trim().parse::<u64>().expect("a marker number");
+            if let Some(i) = line.find("ACK ") {
+                run.acks.push(number(i + 4));
+            } else if let Some(i) = line.find("START ") {
+                run.start = Some(number(i + 6));
+            }
+        }
+        run
+    });
+    std::thread::sleep(delay);
+    child.kill().expect("kill the child");
+    child.wait().expect("reap the child");
+    reader.join().expect("the child's output reader")
+}
