@@ -89,6 +89,8 @@ struct CellOp {
     qual: usize,
     ts: Ts,
     kind: CellType,
+    /// A per-cell TTL in ms (puts only), HBase's `Mutation#setTTL`.
+    ttl: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -209,12 +211,19 @@ fn cell_op() -> impl Strategy<Value = CellOp> {
             1 => Just(CellType::DeleteFamily),
             1 => Just(CellType::DeleteFamilyVersion),
         ],
+        // Cell TTLs around the clock steps (multiples of 500 ms), so boundaries are hit.
+        prop_oneof![
+            6 => Just(None),
+            1 => prop_oneof![Just(0i64), Just(499), Just(500), Just(1_000), Just(2_500)]
+                .prop_map(Some),
+        ],
     )
-        .prop_map(|(fam, qual, ts, kind)| CellOp {
+        .prop_map(|(fam, qual, ts, kind, ttl)| CellOp {
             fam,
             qual,
             ts,
             kind,
+            ttl: ttl.filter(|_| kind == CellType::Put),
         })
 }
 
@@ -523,9 +532,25 @@ impl Runner {
                     let (fam, qual, ts) = (FAMS[c.fam], QUALS[c.qual], c.ts.at(now));
                     let value = format!("v{index}.{i}");
                     if c.kind == CellType::Put {
-                        engine_cells.push(Cell::put(row, fam, qual, ts, value.as_bytes()).unwrap());
-                        specs.push(CellSpec::put(fam, qual, ts, value.as_bytes()));
-                        text.push(format!("put {}:{} @{ts} ={value}", s(fam), s(qual)));
+                        let cell = Cell::put(row, fam, qual, ts, value.as_bytes()).unwrap();
+                        let spec = CellSpec::put(fam, qual, ts, value.as_bytes());
+                        match c.ttl {
+                            Some(ttl) => {
+                                let tags = regionkv_cell::tag::with_ttl(&[], Some(ttl));
+                                engine_cells.push(cell.with_tags(tags).unwrap());
+                                specs.push(spec.with_ttl(ttl));
+                                text.push(format!(
+                                    "put {}:{} @{ts} ={value} ttl={ttl}",
+                                    s(fam),
+                                    s(qual)
+                                ));
+                            }
+                            None => {
+                                engine_cells.push(cell);
+                                specs.push(spec);
+                                text.push(format!("put {}:{} @{ts} ={value}", s(fam), s(qual)));
+                            }
+                        }
                     } else {
                         engine_cells.push(Cell::delete_marker(row, fam, qual, ts, c.kind).unwrap());
                         specs.push(CellSpec::delete(fam, qual, ts, c.kind));
@@ -830,6 +855,7 @@ fn mutate(row: usize, cells: &[(usize, usize, i64, CellType)]) -> Op {
                 qual,
                 ts: Ts::Abs(ts),
                 kind,
+                ttl: None,
             })
             .collect(),
     }

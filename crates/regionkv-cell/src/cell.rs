@@ -4,6 +4,10 @@
 //! `KeyValue`. Both forms keep the key encoded (`docs/key-format.md`), so handing a cell to
 //! the memstore, a storefile block or the WAL copies bytes and never re-encodes them.
 //!
+//! A cell may also carry tags (`crate::tag`, e.g. a per-cell TTL): metadata outside the
+//! key, so tags never take part in ordering. Almost every cell has none, and an empty tag
+//! run costs no allocation.
+//!
 //! Invariant: `Cell::key` always holds a key that [`KeyView::parse`] accepts; every
 //! constructor validates or encodes it.
 
@@ -20,13 +24,24 @@ use std::fmt;
 pub struct CellRef<'a> {
     key: KeyView<'a>,
     value: &'a [u8],
+    tags: &'a [u8],
 }
 
 impl<'a> CellRef<'a> {
     /// Pairs a key view with its value.
     #[inline]
     pub fn new(key: KeyView<'a>, value: &'a [u8]) -> Self {
-        Self { key, value }
+        Self {
+            key,
+            value,
+            tags: &[],
+        }
+    }
+
+    /// Pairs a key view with its value and tag run.
+    #[inline]
+    pub fn with_tags(key: KeyView<'a>, value: &'a [u8], tags: &'a [u8]) -> Self {
+        Self { key, value, tags }
     }
 
     /// Validates `key` and pairs it with `value`.
@@ -34,6 +49,7 @@ impl<'a> CellRef<'a> {
         Ok(Self {
             key: KeyView::parse(key)?,
             value,
+            tags: &[],
         })
     }
 
@@ -82,12 +98,22 @@ impl<'a> CellRef<'a> {
     pub fn value(&self) -> &'a [u8] {
         self.value
     }
+    /// The tag run (empty for almost every cell).
+    #[inline]
+    pub fn tags(&self) -> &'a [u8] {
+        self.tags
+    }
+    /// The per-cell TTL in milliseconds, when the cell carries one.
+    pub fn ttl(&self) -> Option<i64> {
+        crate::tag::ttl_of(self.tags)
+    }
 
     /// Copies into an owned cell.
     pub fn to_cell(&self) -> Cell {
         Cell {
             key: self.key.as_bytes().to_vec(),
             value: self.value.to_vec(),
+            tags: self.tags.into(),
         }
     }
 }
@@ -119,11 +145,13 @@ fn write_cell(f: &mut fmt::Formatter<'_>, key: KeyView<'_>, value: &[u8]) -> fmt
     )
 }
 
-/// An owned cell. Ordered by key (HBase's cell order), then by value.
+/// An owned cell. Ordered by key (HBase's cell order), then by value, then by tags.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Cell {
     key: Vec<u8>,
     value: Vec<u8>,
+    /// The tag run; an empty box does not allocate.
+    tags: Box<[u8]>,
 }
 
 impl Cell {
@@ -143,6 +171,7 @@ impl Cell {
         Ok(Self {
             key,
             value: value.to_vec(),
+            tags: Box::default(),
         })
     }
 
@@ -177,7 +206,26 @@ impl Cell {
     /// Builds a cell from an encoded key (validated) and a value.
     pub fn from_parts(key: Vec<u8>, value: Vec<u8>) -> Result<Self> {
         KeyView::parse(&key)?;
-        Ok(Self { key, value })
+        Ok(Self {
+            key,
+            value,
+            tags: Box::default(),
+        })
+    }
+
+    /// Returns the cell with the tag run `tags` (validated: a well-formed run of at most
+    /// [`crate::tag::MAX_TAGS_LEN`] bytes).
+    pub fn with_tags(mut self, tags: Vec<u8>) -> Result<Self> {
+        crate::tag::validate_tags(&tags)?;
+        self.tags = tags.into_boxed_slice();
+        Ok(self)
+    }
+
+    /// Drops the cell's tags (clients see cells without them, as HBase's do).
+    pub fn clear_tags(&mut self) {
+        if !self.tags.is_empty() {
+            self.tags = Box::default();
+        }
     }
 
     /// Returns the cell with its sequence id set.
@@ -209,6 +257,7 @@ impl Cell {
         CellRef {
             key: self.key_view(),
             value: &self.value,
+            tags: &self.tags,
         }
     }
 
@@ -253,14 +302,23 @@ impl Cell {
     pub fn value(&self) -> &[u8] {
         &self.value
     }
+    /// The tag run (empty for almost every cell).
+    #[inline]
+    pub fn tags(&self) -> &[u8] {
+        &self.tags
+    }
+    /// The per-cell TTL in milliseconds, when the cell carries one.
+    pub fn ttl(&self) -> Option<i64> {
+        crate::tag::ttl_of(&self.tags)
+    }
     /// Splits into encoded key and value.
     pub fn into_parts(self) -> (Vec<u8>, Vec<u8>) {
         (self.key, self.value)
     }
-    /// Encoded key length plus value length: the bytes a cell occupies in a block.
+    /// Encoded key, value and tag lengths: the bytes a cell occupies in a block.
     #[inline]
     pub fn encoded_len(&self) -> usize {
-        self.key.len() + self.value.len()
+        self.key.len() + self.value.len() + self.tags.len()
     }
 }
 
@@ -272,7 +330,9 @@ impl PartialOrd for Cell {
 
 impl Ord for Cell {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_keys(&self.key, &other.key).then_with(|| self.value.cmp(&other.value))
+        compare_keys(&self.key, &other.key)
+            .then_with(|| self.value.cmp(&other.value))
+            .then_with(|| self.tags.cmp(&other.tags))
     }
 }
 

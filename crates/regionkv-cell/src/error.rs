@@ -66,6 +66,14 @@ pub enum Error {
     /// A byte that is not one of HBase's cell type codes.
     #[error("unknown cell type code {0}")]
     UnknownCellType(u8),
+    /// A cell's tag run that does not parse (`crate::tag`).
+    #[error("malformed tags of {len} bytes: {reason}")]
+    MalformedTags {
+        /// Length of the run.
+        len: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// Encoded key bytes that do not parse.
     #[error("malformed key of {len} bytes: {reason}")]
     MalformedKey {

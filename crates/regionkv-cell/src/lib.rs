@@ -25,6 +25,7 @@ mod error;
 pub mod key;
 pub mod limits;
 mod scanner;
+pub mod tag;
 mod time_range;
 
 pub use cell::{Cell, CellRef};

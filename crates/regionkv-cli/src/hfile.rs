@@ -94,7 +94,11 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
         writeln!(
             out,
             "    formatVersion={}",
-            regionkv_storefile::format::FORMAT_VERSION
+            if t.includes_tags {
+                regionkv_storefile::format::FORMAT_VERSION_TAGS
+            } else {
+                regionkv_storefile::format::FORMAT_VERSION
+            }
         )?;
         writeln!(out, "    fileLength={}", reader.len())?;
         writeln!(out, "    dataBlockCount={}", t.data_block_count)?;
@@ -207,7 +211,17 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
         let (mut cur_row, mut cur_bytes, mut cur_cells) = (Vec::new(), 0u64, 0u64);
         while let Some(c) = s.peek() {
             if opts.print {
-                writeln!(out, "K: {} V: {}", c, to_string_binary(c.value()))?;
+                write!(out, "K: {} V: {}", c, to_string_binary(c.value()))?;
+                // HFilePrettyPrinter's tag form: ` T[i]: [Tag type : t, value : v]`.
+                for (i, t) in regionkv_cell::tag::iter_tags(c.tags()).enumerate() {
+                    write!(
+                        out,
+                        " T[{i}]: [Tag type : {}, value : {}]",
+                        t.tag_type,
+                        to_string_binary(t.value)
+                    )?;
+                }
+                writeln!(out)?;
             }
             if opts.check
                 && let Some(p) = &prev

@@ -51,6 +51,9 @@ struct Action {
     timestamp: i64,
     value: Option<String>,
     vlen: usize,
+    /// The cell's tags as HBase's WALPrettyPrinter lists them, `type:value` (empty when the
+    /// cell has none).
+    tags: Vec<String>,
 }
 
 /// Writes `s` as a JSON string literal.
@@ -147,6 +150,9 @@ impl Printer<'_> {
                 timestamp: c.timestamp(),
                 value: self.opts.values.then(|| to_string_binary(c.value())),
                 vlen: c.value().len(),
+                tags: regionkv_cell::tag::iter_tags(c.tags())
+                    .map(|t| format!("{}:{}", t.tag_type, to_string_binary(t.value)))
+                    .collect(),
             })
             .filter(|a| self.opts.row.as_ref().is_none_or(|r| *r == a.row))
             .collect();
@@ -196,6 +202,9 @@ impl Printer<'_> {
                 if let Some(v) = &a.value {
                     writeln!(self.out, "    value: {v}")?;
                 }
+                if !a.tags.is_empty() {
+                    writeln!(self.out, "    tag: [{}]", a.tags.join(", "))?;
+                }
             }
             return writeln!(self.out, "position: {position}");
         }
@@ -230,6 +239,16 @@ impl Printer<'_> {
             if let Some(v) = &a.value {
                 self.out.write_all(b",\"value\":")?;
                 json_string(self.out, v)?;
+            }
+            if !a.tags.is_empty() {
+                self.out.write_all(b",\"tag\":[")?;
+                for (i, t) in a.tags.iter().enumerate() {
+                    if i > 0 {
+                        self.out.write_all(b",")?;
+                    }
+                    json_string(self.out, t)?;
+                }
+                self.out.write_all(b"]")?;
             }
             self.out.write_all(b"}")?;
         }

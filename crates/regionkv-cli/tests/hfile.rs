@@ -128,3 +128,29 @@ fn corrupt_and_foreign_files_fail_with_file_and_offset() {
     assert_ne!(code, 0);
     assert!(err.contains("is not a regionkv storefile"), "{err}");
 }
+
+#[test]
+fn files_with_tags_are_version_2_and_print_each_tag() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sf");
+    let options = StoreFileWriterOptions {
+        include_tags: true,
+        ..Default::default()
+    };
+    let mut w = StoreFileWriter::new(RealFs::new().create_new(&path).unwrap(), options).unwrap();
+    let c = Cell::put(b"r", b"cf", b"q", 7, b"v")
+        .unwrap()
+        .with_tags(regionkv_cell::tag::with_ttl(&[], Some(1000)))
+        .unwrap();
+    w.append(c.as_cell_ref()).unwrap();
+    w.finish().unwrap();
+    let (code, out, err) = hfile(&["-m", "-p"], &path);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("    formatVersion=2\n"), "{out}");
+    assert!(
+        out.contains(
+            "K: r/cf:q/7/Put/vlen=1/seqid=0 V: v T[0]: [Tag type : 8, value : \\x00\\x00\\x00\\x00\\x00\\x00\\x03\\xE8]\n"
+        ),
+        "{out}"
+    );
+}

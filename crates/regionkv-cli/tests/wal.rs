@@ -236,3 +236,36 @@ fn missing_and_foreign_files_are_errors_and_the_other_files_still_print() {
         .unwrap();
     assert!(!out.status.success(), "FILE is required");
 }
+
+#[test]
+fn cell_tags_print_as_wal_pretty_printer_lists_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal_dir = dir.path().join("w");
+    let w = Wal::open(Arc::new(RealFs::new()), &wal_dir, WalConfig::default()).unwrap();
+    let cell = Cell::put(b"r", b"cf", b"q", T0, b"v")
+        .unwrap()
+        .with_seq_id(3)
+        .with_tags(regionkv_cell::tag::with_ttl(&[], Some(1000)))
+        .unwrap();
+    let key = WalKey {
+        region: b"ab".to_vec(),
+        table: "t".into(),
+        seq_id: 3,
+        write_time: T0,
+    };
+    w.append(&WalEdit::new(key, vec![cell]), Durability::SyncWal)
+        .unwrap();
+    let path = w.log_files()[0].clone();
+    w.close().unwrap();
+    let (code, out, err) = wal(&["-p"], &[&path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("    value: v\n    tag: [8:\\x00\\x00\\x00\\x00\\x00\\x00\\x03\\xE8]\n"),
+        "{out}"
+    );
+    let (_, out, _) = wal(&["-j"], &[&path]);
+    assert!(
+        out.contains(r#""vlen":1,"tag":["8:\\x00\\x00\\x00\\x00\\x00\\x00\\x03\\xE8"]}"#),
+        "{out}"
+    );
+}

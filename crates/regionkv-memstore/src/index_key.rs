@@ -49,26 +49,26 @@ impl IndexKey {
     pub(crate) unsafe fn replace(&self, record: NonNull<u8>) {
         debug_assert_eq!(
             // SAFETY: the caller guarantees a complete record allocated by the arena.
-            unsafe { record::parts(record) }.0,
+            unsafe { record::parts(record) }.key,
             self.key()
         );
         self.record.store(record.as_ptr(), MemoryOrder::Release);
     }
 
-    /// The current record's key and value.
+    /// The current record's key, value and tags.
     #[inline]
-    fn parts(&self) -> (&[u8], &[u8]) {
+    fn parts(&self) -> (&[u8], &[u8], &[u8]) {
         let at = self.record.load(MemoryOrder::Acquire);
         match NonNull::new(at) {
             Some(at) => {
                 // SAFETY: module invariant: a complete, immutable record written before the
                 // store we loaded it from (acquire pairs with that release), and allocated
                 // until the segment's arena drops, which outlives every `&self`.
-                let (key, value, _) = unsafe { record::parts(at) };
-                (key, value)
+                let p = unsafe { record::parts(at) };
+                (p.key, p.value, p.tags)
             }
             // Unreachable: `new` and `replace` only store non-null pointers.
-            None => (&[], &[]),
+            None => (&[], &[], &[]),
         }
     }
 
@@ -99,9 +99,9 @@ impl IndexKey {
     /// the process must not go on serving data from it.
     #[inline]
     pub(crate) fn cell(&self) -> CellRef<'_> {
-        let (key, value) = self.parts();
+        let (key, value, tags) = self.parts();
         match CellRef::parse(key, value) {
-            Ok(cell) => cell,
+            Ok(cell) => CellRef::with_tags(cell.key(), value, tags),
             Err(e) => panic!("memstore cell bytes were corrupted: {e}"),
         }
     }
@@ -176,7 +176,7 @@ impl Ord for IndexKey {
 
 impl fmt::Debug for IndexKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (key, value) = self.parts();
+        let (key, value, _) = self.parts();
         match CellRef::parse(key, value) {
             Ok(cell) => write!(f, "{cell}"),
             Err(_) => write!(f, "<{} key bytes>", key.len()),
@@ -195,7 +195,7 @@ mod tests {
     fn keys_order_by_the_cell_comparator_and_swap_records_of_equal_keys() {
         let lab = MemStoreLab::new(&LabSettings::own_buffers_only());
         let key_of = |c: &Cell| {
-            let at = lab.copy_cell(c.key_bytes(), c.value()).record;
+            let at = lab.copy_cell(c.key_bytes(), c.value(), &[]).record;
             // SAFETY: (test) the record was just written by `lab`, which outlives the key.
             unsafe { IndexKey::new(at) }
         };
@@ -218,7 +218,7 @@ mod tests {
         let a2 = Cell::put(b"r", b"f", b"q", 2, b"other value")
             .unwrap()
             .with_seq_id(9);
-        let at = lab.copy_cell(a2.key_bytes(), a2.value()).record;
+        let at = lab.copy_cell(a2.key_bytes(), a2.value(), &[]).record;
         // SAFETY: (test) same key, record written by `lab`.
         unsafe { ka.replace(at) };
         assert_eq!(ka.cell().to_cell(), a2);

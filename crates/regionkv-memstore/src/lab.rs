@@ -205,8 +205,8 @@ impl Chunk {
 
     /// Copies the record `header`, `key`, `value` into the next free bytes and returns
     /// where it starts, or `None` when it does not fit in what is left of the chunk.
-    fn try_copy(&self, header: &[u8], key: &[u8], value: &[u8]) -> Option<NonNull<u8>> {
-        let len = header.len() + key.len() + value.len();
+    fn try_copy(&self, pieces: &[&[u8]; 4]) -> Option<NonNull<u8>> {
+        let len = pieces.iter().map(|p| p.len()).sum::<usize>();
         let capacity = self.memory.len();
         let mut start = self.next_free.load(Ordering::Relaxed);
         loop {
@@ -226,17 +226,17 @@ impl Chunk {
         }
         let base = self.memory.block.cast::<u8>();
         // SAFETY: the compare-and-swap above reserved `[start, start + len)` for this call
-        // alone, and `start + len <= capacity`, so the three copies stay inside the block
-        // and race with no other writer or reader (nobody reads the range before the
-        // caller publishes it). The sources are caller slices, outside the arena's
-        // unreserved memory, so they cannot overlap the destination.
+        // alone, and `start + len <= capacity`, so the copies (whose lengths sum to `len`)
+        // stay inside the block and race with no other writer or reader (nobody reads the
+        // range before the caller publishes it). The sources are caller slices, outside
+        // the arena's unreserved memory, so they cannot overlap the destination.
         let at = unsafe {
             let at = base.add(start);
-            let dst = at.as_ptr();
-            ptr::copy_nonoverlapping(header.as_ptr(), dst, header.len());
-            let dst_key = dst.add(header.len());
-            ptr::copy_nonoverlapping(key.as_ptr(), dst_key, key.len());
-            ptr::copy_nonoverlapping(value.as_ptr(), dst_key.add(key.len()), value.len());
+            let mut dst = at.as_ptr();
+            for piece in pieces {
+                ptr::copy_nonoverlapping(piece.as_ptr(), dst, piece.len());
+                dst = dst.add(piece.len());
+            }
             at
         };
         Some(at)
@@ -403,12 +403,12 @@ impl MemStoreLab {
     /// Copies the cell into the arena as a record: into a chunk when the record is at most
     /// `max_alloc` bytes, otherwise into a buffer of its own.
     ///
-    /// REQUIRES: `key.len() + value.len() <= record::MAX_CELL_BYTES`.
-    pub(crate) fn copy_cell(&self, key: &[u8], value: &[u8]) -> Copied {
-        let (header, header_len) = record::header(key, value);
-        let header = &header[..header_len];
-        if header_len + key.len() + value.len() > self.max_alloc {
-            return self.copy_to_own_buffer(header, key, value);
+    /// REQUIRES: `key.len() + value.len() + tags.len() <= record::MAX_CELL_BYTES`.
+    pub(crate) fn copy_cell(&self, key: &[u8], value: &[u8], tags: &[u8]) -> Copied {
+        let (header, header_len) = record::header(key, value, tags);
+        let pieces = [&header[..header_len], key, value, tags];
+        if header_len + key.len() + value.len() + tags.len() > self.max_alloc {
+            return self.copy_to_own_buffer(&pieces);
         }
         let mut opened_chunk = 0u64;
         loop {
@@ -416,7 +416,7 @@ impl MemStoreLab {
             // SAFETY: invariant 1: `seen` is null or points into an `Arc<Chunk>` held by
             // `self.chunks` until `self` drops, and `&self` outlives this borrow.
             if let Some(chunk) = unsafe { seen.as_ref() }
-                && let Some(record) = chunk.try_copy(header, key, value)
+                && let Some(record) = chunk.try_copy(&pieces)
             {
                 return Copied {
                     record,
@@ -428,13 +428,13 @@ impl MemStoreLab {
         }
     }
 
-    fn copy_to_own_buffer(&self, header: &[u8], key: &[u8], value: &[u8]) -> Copied {
-        let len = OWN_BUFFER_LINK_LEN + header.len() + key.len() + value.len();
+    fn copy_to_own_buffer(&self, pieces: &[&[u8]; 4]) -> Copied {
+        let len = OWN_BUFFER_LINK_LEN + pieces.iter().map(|p| p.len()).sum::<usize>();
         let mut buf = Vec::with_capacity(len);
         buf.extend_from_slice(&[0; OWN_BUFFER_LINK_LEN]);
-        buf.extend_from_slice(header);
-        buf.extend_from_slice(key);
-        buf.extend_from_slice(value);
+        for piece in pieces {
+            buf.extend_from_slice(piece);
+        }
         let base = NonNull::from(Box::leak(buf.into_boxed_slice())).cast::<u8>();
         let mut head = self.own_buffers.load(Ordering::Relaxed);
         loop {
@@ -524,7 +524,7 @@ impl Drop for MemStoreLab {
             // and each buffer is visited, and so freed, once.
             unsafe {
                 next = base.as_ptr().cast::<usize>().read_unaligned() as *mut u8;
-                let (_, _, record_len) = record::parts(base.add(OWN_BUFFER_LINK_LEN));
+                let record_len = record::parts(base.add(OWN_BUFFER_LINK_LEN)).len;
                 let len = OWN_BUFFER_LINK_LEN + record_len;
                 drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
                     base.as_ptr(),
@@ -562,7 +562,9 @@ mod tests {
     fn read(lab: &MemStoreLab, at: NonNull<u8>) -> (Vec<u8>, Vec<u8>) {
         // SAFETY: (test) `at` came from `copy_cell` of `lab`, which is alive and never
         // rewrites or frees a record before it drops.
-        let (k, v, _) = unsafe { record::parts(at) };
+        let record::Parts {
+            key: k, value: v, ..
+        } = unsafe { record::parts(at) };
         let _ = lab;
         (k.to_vec(), v.to_vec())
     }
@@ -576,7 +578,7 @@ mod tests {
         for i in 0..10u8 {
             let key = [i; 12];
             let value = [i.wrapping_add(100); 16];
-            let copied = lab.copy_cell(&key, &value);
+            let copied = lab.copy_cell(&key, &value, &[]);
             assert_eq!(
                 copied.opened_chunk,
                 if i % 3 == 0 { 100 } else { 0 },
@@ -600,21 +602,21 @@ mod tests {
     #[test]
     fn a_record_exactly_filling_a_chunk_fits() {
         let lab = lab(64, 64, None);
-        assert_eq!(lab.copy_cell(&[1; 40], &[2; 22]).opened_chunk, 64);
+        assert_eq!(lab.copy_cell(&[1; 40], &[2; 22], &[]).opened_chunk, 64);
         assert_eq!(lab.slack_bytes(), 0);
-        assert_eq!(lab.copy_cell(&[3; 1], &[]).opened_chunk, 64);
+        assert_eq!(lab.copy_cell(&[3; 1], &[], &[]).opened_chunk, 64);
         assert_eq!(lab.chunk_count(), 2);
     }
 
     #[test]
     fn records_over_max_alloc_get_their_own_buffer() {
         let lab = lab(1024, 100, None);
-        let big = lab.copy_cell(&[4; 60], &[5; 39]);
+        let big = lab.copy_cell(&[4; 60], &[5; 39], &[]);
         assert_eq!(big.own_buffer, Some((OWN_BUFFER_LINK_LEN + 101) as u64));
         assert_eq!(lab.chunk_count(), 0, "an own buffer takes no chunk");
-        let small = lab.copy_cell(&[6; 60], &[7; 38]);
+        let small = lab.copy_cell(&[6; 60], &[7; 38], &[]);
         assert_eq!(small.own_buffer, None);
-        let other_big = lab.copy_cell(&[8; 200], &[9; 1]);
+        let other_big = lab.copy_cell(&[8; 200], &[9; 1], &[]);
         assert_eq!(read(&lab, big.record), (vec![4; 60], vec![5; 39]));
         assert_eq!(read(&lab, small.record), (vec![6; 60], vec![7; 38]));
         assert_eq!(read(&lab, other_big.record), (vec![8; 200], vec![9; 1]));
@@ -626,7 +628,7 @@ mod tests {
     fn without_chunks_every_record_gets_its_own_buffer() {
         let lab = MemStoreLab::new(&LabSettings::own_buffers_only());
         let copies: Vec<Copied> = (0..100u8)
-            .map(|i| lab.copy_cell(&[i; 20], &[i; 3]))
+            .map(|i| lab.copy_cell(&[i; 20], &[i; 3], &[]))
             .collect();
         assert_eq!(lab.chunk_count(), 0);
         for (i, c) in copies.iter().enumerate() {
@@ -669,7 +671,7 @@ mod tests {
         {
             let lab = lab(64, 64, Some(Arc::clone(&pool)));
             for _ in 0..5 {
-                lab.copy_cell(&[7; 62], &[]);
+                lab.copy_cell(&[7; 62], &[], &[]);
             }
             assert_eq!(lab.chunk_count(), 5);
             assert_eq!(pool.stats().created, 5);
@@ -682,7 +684,7 @@ mod tests {
         {
             let lab = lab(64, 64, Some(Arc::clone(&pool)));
             for i in 0..3u8 {
-                let at = lab.copy_cell(&[i; 62], &[]).record;
+                let at = lab.copy_cell(&[i; 62], &[], &[]).record;
                 // A reused chunk holds the previous owner's bytes until overwritten; the
                 // new record must read back as written.
                 assert_eq!(read(&lab, at), (vec![i; 62], vec![]));
@@ -712,7 +714,7 @@ mod tests {
                             let fill = (t * 64 + i % 64) as u8;
                             let bytes = vec![fill; len];
                             let (key, value) = bytes.split_at(len / 3);
-                            let at = lab.copy_cell(key, value).record;
+                            let at = lab.copy_cell(key, value, &[]).record;
                             out.push((at.as_ptr() as usize, len, fill));
                         }
                         out
@@ -733,7 +735,7 @@ mod tests {
             );
         }
         all.sort_unstable();
-        let record_len = |len: usize| record::record_len(len / 3, len - len / 3);
+        let record_len = |len: usize| record::record_len(len / 3, len - len / 3, 0);
         for pair in all.windows(2) {
             let end = pair[0].0 + record_len(pair[0].1);
             assert!(end <= pair[1].0, "records overlap: {pair:?}");

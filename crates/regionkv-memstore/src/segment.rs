@@ -42,6 +42,9 @@ pub struct Segment {
     max_timestamp: AtomicI64,
     min_seq_id: AtomicU64,
     max_seq_id: AtomicU64,
+    /// Set once any cell with tags was added (HBase's `Segment.tagsPresent`): a flush of
+    /// this segment then writes a storefile that can hold tags.
+    tags_present: std::sync::atomic::AtomicBool,
 }
 
 impl Segment {
@@ -58,6 +61,7 @@ impl Segment {
             max_timestamp: AtomicI64::new(INITIAL_MAX_TIMESTAMP),
             min_seq_id: AtomicU64::new(u64::MAX),
             max_seq_id: AtomicU64::new(0),
+            tags_present: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -75,12 +79,17 @@ impl Segment {
     pub(crate) fn add(&self, cell: CellRef<'_>) -> MemStoreSize {
         let key = cell.key_bytes();
         let value = cell.value();
-        let len = key.len() + value.len();
+        let tags = cell.tags();
+        let len = key.len() + value.len() + tags.len();
         assert!(
             len <= MAX_CELL_BYTES,
             "a memstore cell must be smaller than 2 GiB, got {len} bytes"
         );
-        let copied = self.lab.copy_cell(key, value);
+        if !tags.is_empty() {
+            self.tags_present
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let copied = self.lab.copy_cell(key, value, tags);
         // SAFETY: `copied.record` is a complete record the arena just wrote and never
         // writes again; the arena is a field of `self` declared after `index`, so the
         // record stays allocated until after the index (the only holder of keys) drops.
@@ -196,6 +205,11 @@ impl Segment {
             self.min_timestamp.load(Ordering::Relaxed),
             self.max_timestamp.load(Ordering::Relaxed),
         )
+    }
+
+    /// True when some cell added carried tags.
+    pub fn tags_present(&self) -> bool {
+        self.tags_present.load(Ordering::Relaxed)
     }
 
     /// The largest sequence id added (0 when empty).

@@ -2,7 +2,7 @@
 //! and `MemStoreSizing`, without the off-heap part).
 //!
 //! Every `add` reports its delta, and a segment's size is exactly the sum of the deltas its
-//! adds returned. An add of a cell of `n = key + value` bytes reports:
+//! adds returned. An add of a cell of `n = key + value + tags` bytes reports:
 //!
 //! * `data_size`: `n`, always — also when the key was already there: the replaced record
 //!   stays in the arena until the flush, so the memory is really held. (HBase counts the same
@@ -21,11 +21,13 @@
 use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 
-/// Bytes in front of a cell's key and value in memory: its key length and value length as
-/// two varints, 2 bytes for a key and a value under 128 bytes each (HBase's `KeyValue`
-/// header spends 8). Part of the chunk bytes for a cell in a chunk.
-pub const fn record_header_len(key_len: usize, value_len: usize) -> u64 {
-    crate::record::header_len(key_len, value_len) as u64
+/// Bytes in front of a cell's key, value and tags in memory: its key length (with a
+/// has-tags flag bit), value length and, for a cell with tags, tags length as varints —
+/// 2 bytes for a tagless cell whose key is under 64 bytes and value under 128 (HBase's
+/// `KeyValue` header spends 8, plus 2 for tags). Part of the chunk bytes for a cell in a
+/// chunk.
+pub const fn record_header_len(key_len: usize, value_len: usize, tags_len: usize) -> u64 {
+    crate::record::header_len(key_len, value_len, tags_len) as u64
 }
 
 /// Bytes an own buffer carries in front of its record: the link that lets the arena free

@@ -17,7 +17,11 @@ fn own(cell: &Cell) -> u64 {
 }
 
 fn header(cell: &Cell) -> u64 {
-    record_header_len(cell.key_bytes().len(), cell.value().len())
+    record_header_len(
+        cell.key_bytes().len(),
+        cell.value().len(),
+        cell.tags().len(),
+    )
 }
 
 fn cells(n: usize, value_len: usize) -> Vec<Cell> {

@@ -119,7 +119,8 @@ impl Region {
             QueryMatcher::compaction(store.family(), kind, now),
         );
         let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
-        let output = match store.write_file(scanner, &name, major, now) {
+        let tags = inputs.iter().any(|f| f.reader.includes_tags());
+        let output = match store.write_file(scanner, &name, major, tags, now) {
             Ok(o) => o,
             Err(e) => {
                 // The inputs are untouched; a partial output is an orphan removed on open.

@@ -296,7 +296,8 @@ impl Store {
         source.seek_to_first();
         let heap = KeyValueHeap::new(vec![SourceScanner::Memstore(source)]);
         let matcher = QueryMatcher::compaction(&self.family, MatcherKind::MinorCompaction, now);
-        self.write_file(StoreScanner::new(heap, matcher), name, false, now)
+        let tags = snapshot.tags_present();
+        self.write_file(StoreScanner::new(heap, matcher), name, false, tags, now)
             .inspect(|h| {
                 if let Some(h) = h {
                     self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
@@ -311,16 +312,20 @@ impl Store {
     }
 
     /// Writes what `scanner` keeps into the new file `name` and opens it; removes the file
-    /// and returns `None` when it would hold no cell.
+    /// and returns `None` when it would hold no cell. `include_tags`: some input cell may
+    /// carry tags (HBase decides the same way: a snapshot's `tagsPresent`, a compaction's
+    /// inputs' max tags length).
     pub(crate) fn write_file(
         &self,
         mut scanner: StoreScanner,
         name: &str,
         major: bool,
+        include_tags: bool,
         now: i64,
     ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
         let mut options = self.family.writer_options(major);
+        options.include_tags = include_tags;
         options
             .extra
             .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());

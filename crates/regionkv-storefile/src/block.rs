@@ -49,6 +49,12 @@ impl BlockBuilder {
 
     /// Appends an entry. REQUIRES: `key` sorts after the previous key (the writer checks).
     pub fn add(&mut self, key: &[u8], value: &[u8]) {
+        self.add_parts(key, &[value]);
+    }
+
+    /// Appends an entry whose value is the concatenation of `value_parts` (a data block of
+    /// a file with tags stores `value | tags | tags_len`, with no intermediate copy).
+    pub fn add_parts(&mut self, key: &[u8], value_parts: &[&[u8]]) {
         let shared = if self.entries.is_multiple_of(RESTART_INTERVAL) {
             // Bodies are far below 4 GiB (MAX_BODY_LEN), so offsets fit in u32.
             self.restarts.push(self.buf.len() as u32);
@@ -65,9 +71,12 @@ impl BlockBuilder {
         let suffix = key.get(shared..).unwrap_or_default();
         varint::put_u32(&mut self.buf, shared as u32);
         varint::put_u32(&mut self.buf, suffix.len() as u32);
-        varint::put_u32(&mut self.buf, value.len() as u32);
+        let value_len: usize = value_parts.iter().map(|p| p.len()).sum();
+        varint::put_u32(&mut self.buf, value_len as u32);
         self.buf.extend_from_slice(suffix);
-        self.buf.extend_from_slice(value);
+        for part in value_parts {
+            self.buf.extend_from_slice(part);
+        }
         if self.prefix {
             self.last_key.clear();
             self.last_key.extend_from_slice(key);

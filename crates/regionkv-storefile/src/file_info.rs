@@ -25,6 +25,7 @@
 //! | 15  | average key length   | u32                                     |
 //! | 16  | average value length | u32                                     |
 //! | 17  | delete count         | u64 (all delete markers)                |
+//! | 18  | max tags length      | u32, longest tag run (only in files that include tags; HBase's `MAX_TAGS_LEN`) |
 //! | 100 | extra entry          | `key_len:u16 | key | value`, repeatable |
 //!
 //! The time range follows HBase's `TimeRangeTracker.includeTimestamp(Cell)`: every cell's
@@ -72,6 +73,8 @@ pub struct FileInfo {
     pub avg_key_len: u32,
     /// Average value length.
     pub avg_value_len: u32,
+    /// Longest tag run of any cell, present when the file includes tags.
+    pub max_tags_len: Option<u32>,
     /// Entries added by upper layers (bulk-load markers, compaction provenance ...).
     pub extra: BTreeMap<String, Vec<u8>>,
 }
@@ -96,6 +99,7 @@ impl Default for FileInfo {
             block_size: 0,
             avg_key_len: 0,
             avg_value_len: 0,
+            max_tags_len: None,
             extra: BTreeMap::new(),
         }
     }
@@ -133,6 +137,9 @@ impl FileInfo {
         put(&mut out, 15, &self.avg_key_len.to_be_bytes());
         put(&mut out, 16, &self.avg_value_len.to_be_bytes());
         put(&mut out, 17, &self.delete_count.to_be_bytes());
+        if let Some(n) = self.max_tags_len {
+            put(&mut out, 18, &n.to_be_bytes());
+        }
         for (k, v) in &self.extra {
             let mut e = Vec::with_capacity(2 + k.len() + v.len());
             e.extend_from_slice(&(k.len() as u16).to_be_bytes());
@@ -206,6 +213,7 @@ impl FileInfo {
                 15 => fi.avg_key_len = u32v(fixed(4)?),
                 16 => fi.avg_value_len = u32v(fixed(4)?),
                 17 => fi.delete_count = u64v(fixed(8)?),
+                18 => fi.max_tags_len = Some(u32v(fixed(4)?)),
                 100 => {
                     let kl = v
                         .get(..2)
@@ -251,6 +259,7 @@ mod tests {
             block_size: 65536,
             avg_key_len: 40,
             avg_value_len: 100,
+            max_tags_len: Some(11),
             extra: BTreeMap::new(),
         };
         fi.extra

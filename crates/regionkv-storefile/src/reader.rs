@@ -576,6 +576,11 @@ impl StoreFileReader {
         Ok(c.valid().then(|| c.key(body).to_vec()))
     }
 
+    /// True when this file's data block entries carry tags (format version 2).
+    pub fn includes_tags(&self) -> bool {
+        self.trailer().includes_tags
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path

@@ -84,6 +84,25 @@ impl StoreFileScanner {
                         ),
                     ));
                 }
+                if self.reader.includes_tags() {
+                    let field = cur.cursor.value(body);
+                    let problem = match split_tags(field) {
+                        None => Some("a tags length past the entry's value".to_string()),
+                        Some((_, tags)) => regionkv_cell::tag::validate_tags(tags)
+                            .err()
+                            .map(|e| e.to_string()),
+                    };
+                    if let Some(problem) = problem {
+                        return Err(self.reader.corrupt(
+                            cur.handle.offset,
+                            format!(
+                                "data block {}: bad tags at body offset {}: {problem}",
+                                cur.handle.first_ordinal,
+                                cur.cursor.entry_offset()
+                            ),
+                        ));
+                    }
+                }
                 if let Some((split, false)) = self.reader.half_split_key()
                     && compare_keys(cur.cursor.key(body), split).is_ge()
                 {
@@ -181,6 +200,15 @@ impl StoreFileScanner {
     }
 }
 
+/// Splits a data entry's value field of a file with tags, `value | tags | tags_len:u16`,
+/// into value and tags; `None` when the length does not fit.
+fn split_tags(field: &[u8]) -> Option<(&[u8], &[u8])> {
+    let n = field.len().checked_sub(2)?;
+    let tags_len = u16::from_be_bytes([field[n], field[n + 1]]) as usize;
+    let at = n.checked_sub(tags_len)?;
+    Some((&field[..at], &field[at..n]))
+}
+
 impl KeyValueScanner for StoreFileScanner {
     type Error = Error;
 
@@ -190,9 +218,15 @@ impl KeyValueScanner for StoreFileScanner {
             return None;
         }
         let body = cur.data.body();
-        // `settle` validated this key when the cursor reached it.
+        // `settle` validated this key (and tags) when the cursor reached it.
         let key = KeyView::parse(cur.cursor.key(body)).ok()?;
-        Some(CellRef::new(key, cur.cursor.value(body)))
+        let field = cur.cursor.value(body);
+        if self.reader.includes_tags() {
+            let (value, tags) = split_tags(field)?;
+            Some(CellRef::with_tags(key, value, tags))
+        } else {
+            Some(CellRef::new(key, field))
+        }
     }
 
     fn advance(&mut self) -> Result<()> {

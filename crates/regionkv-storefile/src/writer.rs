@@ -49,6 +49,10 @@ pub struct StoreFileWriterOptions {
     pub major_compaction: bool,
     /// Extra file info entries.
     pub extra: BTreeMap<String, Vec<u8>>,
+    /// Write a file whose cells may carry tags (format version 2; HBase's
+    /// `HFileContext.includesTags`). Flushes set it when the memstore snapshot holds a
+    /// tagged cell, compactions when an input file includes tags.
+    pub include_tags: bool,
 }
 
 impl Default for StoreFileWriterOptions {
@@ -62,6 +66,7 @@ impl Default for StoreFileWriterOptions {
             index_block_size: DEFAULT_INDEX_BLOCK_SIZE,
             major_compaction: false,
             extra: BTreeMap::new(),
+            include_tags: false,
         }
     }
 }
@@ -139,6 +144,7 @@ impl StoreFileWriter {
     pub fn new(file: Box<dyn WritableFile>, options: StoreFileWriterOptions) -> Result<Self> {
         options.validate()?;
         let info = FileInfo {
+            max_tags_len: options.include_tags.then_some(0),
             bloom_type: options.bloom_type,
             compression: options.compression,
             encoding: options.encoding,
@@ -193,7 +199,15 @@ impl StoreFileWriter {
                 current: format!("{:?}", cell.key()),
             });
         }
-        let entry_len = key.len() + cell.value().len();
+        let tags = cell.tags();
+        if !tags.is_empty() && !self.options.include_tags {
+            self.failed = true;
+            return Err(Error::InvalidOption(format!(
+                "cell {:?} carries tags but the writer was created without include_tags",
+                cell.key()
+            )));
+        }
+        let entry_len = key.len() + cell.value().len() + tags.len();
         if entry_len > (MAX_BODY_LEN as usize) / 2 {
             self.failed = true;
             return Err(Error::InvalidOption(format!(
@@ -207,7 +221,14 @@ impl StoreFileWriter {
             self.block_first_key.clear();
             self.block_first_key.extend_from_slice(key);
         }
-        self.block.add(key, cell.value());
+        if self.options.include_tags {
+            // `value | tags | tags_len:u16` (docs/storefile-format.md, version 2); tag runs
+            // are at most 65535 bytes (`Cell::with_tags` and every reader check it).
+            let tags_len = (tags.len().min(u16::MAX as usize) as u16).to_be_bytes();
+            self.block.add_parts(key, &[cell.value(), tags, &tags_len]);
+        } else {
+            self.block.add(key, cell.value());
+        }
         self.track(cell);
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
@@ -224,6 +245,9 @@ impl StoreFileWriter {
         info.cell_count += 1;
         if new_row {
             info.row_count += 1;
+        }
+        if let Some(max) = &mut info.max_tags_len {
+            *max = (*max).max(cell.tags().len() as u32);
         }
         self.key_bytes += cell.key_bytes().len() as u64;
         self.value_bytes += cell.value().len() as u64;
@@ -397,6 +421,7 @@ impl StoreFileWriter {
             uncompressed_data_bytes: self.uncompressed_data_bytes,
             compression: self.options.compression,
             encoding: self.options.encoding,
+            includes_tags: self.options.include_tags,
         };
         self.frame.clear();
         self.frame.extend_from_slice(&trailer.encode());

@@ -17,6 +17,7 @@ use std::sync::Arc;
 const ROWS: u32 = 60;
 
 fn write(fs: &dyn Fs, path: &Path, options: StoreFileWriterOptions) -> Vec<Cell> {
+    let tags = options.include_tags;
     let mut w = StoreFileWriter::new(fs.create_new(path).unwrap(), options).unwrap();
     let mut cells = Vec::new();
     for i in 0..ROWS {
@@ -29,6 +30,13 @@ fn write(fs: &dyn Fs, path: &Path, options: StoreFileWriterOptions) -> Vec<Cell>
         )
         .unwrap()
         .with_seq_id(u64::from(i));
+        // In a file with tags, every third cell carries a cell TTL.
+        let c = if tags && i % 3 == 0 {
+            c.with_tags(regionkv_cell::tag::with_ttl(&[], Some(i64::from(i) * 1000)))
+                .unwrap()
+        } else {
+            c
+        };
         w.append(c.as_cell_ref()).unwrap();
         cells.push(c);
     }
@@ -78,6 +86,15 @@ fn options_matrix() -> Vec<StoreFileWriterOptions> {
             compression: Compression::Lz4,
             encoding: DataBlockEncoding::Prefix,
             bloom_type: BloomType::RowCol,
+            ..Default::default()
+        },
+        // Format version 2: entries carry tag runs.
+        StoreFileWriterOptions {
+            block_size: 1024,
+            index_block_size: 64,
+            encoding: DataBlockEncoding::Prefix,
+            bloom_type: BloomType::Row,
+            include_tags: true,
             ..Default::default()
         },
     ]

@@ -36,21 +36,33 @@ fn cells(max: usize) -> impl Strategy<Value = Vec<Cell>> {
             cell_type(),
             0u64..3,
             proptest::collection::vec(any::<u8>(), 0..40),
+            prop_oneof![4 => Just(None), 1 => (-5i64..1_000_000).prop_map(Some)],
         ),
         0..max,
     )
     .prop_map(|raw| {
         let mut v: Vec<Cell> = raw
             .into_iter()
-            .map(|(row, q, ts, t, seq, value)| {
+            .map(|(row, q, ts, t, seq, value, ttl)| {
                 let value = if t == CellType::Put {
                     value
                 } else {
                     Vec::new()
                 };
-                Cell::new(&row, b"cf", &q, ts, t, &value)
+                let cell = Cell::new(&row, b"cf", &q, ts, t, &value)
                     .unwrap()
-                    .with_seq_id(seq)
+                    .with_seq_id(seq);
+                match ttl.filter(|_| t == CellType::Put) {
+                    // Cell TTLs travel as tags; some runs also carry an unknown tag type.
+                    Some(ttl) => {
+                        let mut tags = regionkv_cell::tag::with_ttl(&[], Some(ttl));
+                        if ttl % 2 == 0 {
+                            regionkv_cell::tag::push_tag(&mut tags, 77, &value).unwrap();
+                        }
+                        cell.with_tags(tags).unwrap()
+                    }
+                    None => cell,
+                }
             })
             .collect();
         v.sort();
@@ -64,6 +76,10 @@ struct Setup {
     options: StoreFileWriterOptions,
     real: Option<ReadMode>,
     cache: bool,
+}
+
+fn has_tags(cells: &[Cell]) -> bool {
+    cells.iter().any(|c| !c.tags().is_empty())
 }
 
 fn setups() -> impl Strategy<Value = Setup> {
@@ -86,9 +102,19 @@ fn setups() -> impl Strategy<Value = Setup> {
             Just(Some(ReadMode::Pread))
         ],
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(compression, encoding, block_size, index_block_size, bloom_type, real, cache)| {
+            |(
+                compression,
+                encoding,
+                block_size,
+                index_block_size,
+                bloom_type,
+                real,
+                cache,
+                include_tags,
+            )| {
                 Setup {
                     options: StoreFileWriterOptions {
                         block_size,
@@ -96,6 +122,7 @@ fn setups() -> impl Strategy<Value = Setup> {
                         encoding,
                         bloom_type,
                         index_block_size,
+                        include_tags,
                         ..Default::default()
                     },
                     real,
@@ -113,13 +140,25 @@ fn write_and_open(cells: &[Cell], setup: &Setup, dir: &Path) -> Arc<StoreFileRea
     };
     fs.create_dir_all(dir).unwrap();
     let path = dir.join("sf");
-    let mut w = StoreFileWriter::new(fs.create_new(&path).unwrap(), setup.options.clone()).unwrap();
+    let mut options = setup.options.clone();
+    // A file that may hold tags is what a flush of a memstore with tagged cells writes.
+    options.include_tags |= has_tags(cells);
+    let mut w = StoreFileWriter::new(fs.create_new(&path).unwrap(), options.clone()).unwrap();
     for c in cells {
         w.append(c.as_cell_ref()).unwrap();
     }
     let written = w.finish().unwrap();
     assert_eq!(written.file_info.cell_count, cells.len() as u64);
     assert_eq!(written.size, fs.file_len(&path).unwrap());
+    assert_eq!(written.trailer.includes_tags, options.include_tags);
+    assert_eq!(
+        written.file_info.max_tags_len,
+        options.include_tags.then(|| cells
+            .iter()
+            .map(|c| c.tags().len() as u32)
+            .max()
+            .unwrap_or(0))
+    );
     let cache = setup
         .cache
         .then(|| Arc::new(StoreFileBlockCache::new(1 << 20)));
@@ -339,6 +378,38 @@ fn out_of_order_and_duplicate_cells_are_rejected() {
     assert!(w.append(before.as_cell_ref()).is_err());
     // The writer refuses to go on after a failure.
     assert!(w.finish().is_err());
+}
+
+#[test]
+fn tagged_cells_need_a_file_that_includes_tags() {
+    let fs = MemFs::new();
+    let tagged = Cell::put(b"r", b"cf", b"q", 1, b"v")
+        .unwrap()
+        .with_tags(regionkv_cell::tag::with_ttl(&[], Some(5)))
+        .unwrap();
+    let mut w = StoreFileWriter::new(
+        fs.create_new(Path::new("/plain")).unwrap(),
+        StoreFileWriterOptions::default(),
+    )
+    .unwrap();
+    let e = w.append(tagged.as_cell_ref()).unwrap_err();
+    assert!(e.to_string().contains("include_tags"), "{e}");
+    // Written with tags, the cell's TTL comes back from the file, version 2.
+    let options = StoreFileWriterOptions {
+        include_tags: true,
+        ..Default::default()
+    };
+    let mut w = StoreFileWriter::new(fs.create_new(Path::new("/tags")).unwrap(), options).unwrap();
+    w.append(tagged.as_cell_ref()).unwrap();
+    w.finish().unwrap();
+    let bytes = fs.contents(Path::new("/tags")).unwrap();
+    assert_eq!(&bytes[bytes.len() - 16..bytes.len() - 12], &[0, 0, 0, 2]);
+    let reader = Arc::new(
+        StoreFileReader::open(&fs, Path::new("/tags"), 1, None, ReaderOptions::default()).unwrap(),
+    );
+    let got = scan_all(&reader);
+    assert_eq!(got, vec![tagged]);
+    assert_eq!(got[0].ttl(), Some(5));
 }
 
 #[test]

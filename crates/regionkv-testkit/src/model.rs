@@ -10,7 +10,11 @@
 //! model also reproduces HBase's "results depend on when compactions ran" behaviours
 //! (§3.2 consequences, §3.4, §3.5).
 //!
-//! Not modelled: NEW_VERSION_BEHAVIOR (§8), per-cell TTL tags (§3.1.4), filters, open
+//! Per-cell TTLs (HBase's `Mutation#setTTL`, a TTL tag) are modelled as a field of the
+//! cell, checked in preCheck for every kind of read, flush and compaction (HBase's
+//! `isCellTTLExpired`).
+//!
+//! Not modelled: NEW_VERSION_BEHAVIOR (§8), filters, open
 //! scanners' read points (§3.4 last line: with no concurrent scanner every cell is below
 //! the smallest read point), `hbase.hstore.time.to.purge.deletes` (always 0).
 //!
@@ -128,6 +132,8 @@ pub struct ModelCell {
     pub seq: u64,
     /// Value (empty for markers).
     pub value: Vec<u8>,
+    /// Per-cell TTL in milliseconds (`None`: none).
+    pub ttl: Option<i64>,
 }
 
 impl ModelCell {
@@ -191,9 +197,18 @@ pub struct CellSpec {
     pub cell_type: CellType,
     /// Value.
     pub value: Vec<u8>,
+    /// Per-cell TTL in milliseconds (puts only; HBase refuses TTLs on deletes).
+    pub ttl: Option<i64>,
 }
 
 impl CellSpec {
+    /// The same cell with a per-cell TTL of `ms` milliseconds.
+    #[must_use]
+    pub fn with_ttl(mut self, ms: i64) -> Self {
+        self.ttl = Some(ms);
+        self
+    }
+
     /// A Put.
     pub fn put(family: &[u8], qualifier: &[u8], ts: i64, value: &[u8]) -> Self {
         Self {
@@ -202,6 +217,7 @@ impl CellSpec {
             ts,
             cell_type: CellType::Put,
             value: value.to_vec(),
+            ttl: None,
         }
     }
 
@@ -222,6 +238,7 @@ impl CellSpec {
             ts,
             cell_type,
             value: Vec::new(),
+            ttl: None,
         }
     }
 }
@@ -547,6 +564,7 @@ impl Model {
                 cell_type: c.cell_type,
                 seq,
                 value: c.value,
+                ttl: c.ttl,
             };
             let store = self.store_mut(&cell.family)?;
             match store
@@ -1162,13 +1180,19 @@ impl Columns {
 // ---------------------------------------------------------------------------------------
 
 /// §3.1 preCheck: all requested columns done → rest of row; expired with MIN_VERSIONS 0
-/// → rest of column. `None`: go on.
-fn pre_check(columns: &mut Columns, cell: &ModelCell) -> Option<Verdict> {
+/// → rest of column; a cell TTL with `ts + ttl < now` (Java's wrapping `long` sum) → skip
+/// the cell, before it can count as a version. `None`: go on.
+fn pre_check(columns: &mut Columns, cell: &ModelCell, now: i64) -> Option<Verdict> {
     if columns.done() {
         return Some(Verdict::NextRow);
     }
     if columns.expired_and_done(cell.ts) {
         return Some(columns.next_row_or_column(cell));
+    }
+    if let Some(ttl) = cell.ttl
+        && cell.ts.wrapping_add(ttl) < now
+    {
+        return Some(Verdict::Skip);
     }
     None
 }
@@ -1203,8 +1227,9 @@ fn user_match(
     kdc: KeepDeletedCells,
     tr: &TimeRange,
     cell: &ModelCell,
+    now: i64,
 ) -> Verdict {
-    if let Some(v) = pre_check(&mut m.columns, cell) {
+    if let Some(v) = pre_check(&mut m.columns, cell, now) {
         return v;
     }
     if cell.is_delete() {
@@ -1230,8 +1255,8 @@ fn user_match(
 
 /// §3.3 RawScanQueryMatcher: nothing tracked, markers returned, time range and versions
 /// (markers not counted) applied.
-fn raw_match(columns: &mut Columns, tr: &TimeRange, cell: &ModelCell) -> Verdict {
-    if let Some(v) = pre_check(columns, cell) {
+fn raw_match(columns: &mut Columns, tr: &TimeRange, cell: &ModelCell, now: i64) -> Verdict {
+    if let Some(v) = pre_check(columns, cell, now) {
         return v;
     }
     match_column(columns, tr, cell)
@@ -1253,7 +1278,7 @@ fn read_row(
             q.max_versions,
             0,
         ));
-        return walk_row(cells, |c| raw_match(&mut columns, &q.time_range, c));
+        return walk_row(cells, |c| raw_match(&mut columns, &q.time_range, c, now));
     }
     // §3.2.5: versions = min(requested, family VERSIONS).
     let versions = q.max_versions.min(options.max_versions);
@@ -1273,7 +1298,7 @@ fn read_row(
         deletes: DeleteTracker::default(),
     };
     walk_row(cells, |c| {
-        user_match(&mut m, options.keep_deleted_cells, &q.time_range, c)
+        user_match(&mut m, options.keep_deleted_cells, &q.time_range, c, now)
     })
 }
 
@@ -1314,12 +1339,13 @@ fn compaction_tracks(options: &FamilyOptions, oldest: i64, marker: &ModelCell) -
 fn compaction_match(
     m: &mut CompactionRow,
     options: &FamilyOptions,
-    oldest: i64,
+    (oldest, now): (i64, i64),
     kind: CompactionKind,
     cell: &ModelCell,
 ) -> Verdict {
-    // §3.4.1: expired cells (MIN_VERSIONS 0) go, markers included.
-    if let Some(v) = pre_check(&mut m.columns, cell) {
+    // §3.4.1: expired cells (MIN_VERSIONS 0) go, markers included; so do cells past
+    // their cell TTL.
+    if let Some(v) = pre_check(&mut m.columns, cell, now) {
         return v;
     }
     if cell.is_delete() {
@@ -1377,7 +1403,7 @@ fn compact_cells(
             )),
             deletes: DeleteTracker::default(),
         },
-        |m, c| compaction_match(m, options, oldest, kind, c),
+        |m, c| compaction_match(m, options, (oldest, now), kind, c),
     )
 }
 

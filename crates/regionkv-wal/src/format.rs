@@ -33,6 +33,10 @@ pub const FRAME_HEADER_LEN: usize = 13;
 pub const MAX_PAYLOAD_LEN: u32 = 256 << 20;
 /// Record type of an edit.
 pub const RECORD_TYPE_EDIT: u8 = 1;
+/// Record type of an edit some of whose cells carry tags: each cell is followed by its tag
+/// run (`tags length:u16 | tags`). Written only when a cell has tags, so logs of tagless
+/// edits stay readable by builds that know type 1 alone.
+pub const RECORD_TYPE_EDIT_TAGS: u8 = 2;
 
 /// Added to the rotated CRC by [`mask_crc`] (LevelDB's `kMaskDelta`).
 const MASK_DELTA: u32 = 0xA282_EAD8;
@@ -245,9 +249,14 @@ fn payload_len(edit: &WalEdit) -> Result<usize> {
     if edit.key.table.len() > usize::from(u16::MAX) {
         return Err(Error::InvalidEdit("table name longer than 65535 bytes"));
     }
+    let tagged = has_tags(edit);
     let mut len: u64 = (2 + edit.key.region.len() + 2 + edit.key.table.len() + 8 + 8 + 4) as u64;
     for c in &edit.cells {
         len += (4 + c.key_bytes().len() + 4 + c.value().len()) as u64;
+        if tagged {
+            // `Cell` keeps tag runs within 65535 bytes (`Cell::with_tags`).
+            len += (2 + c.tags().len()) as u64;
+        }
     }
     if len > u64::from(MAX_PAYLOAD_LEN) || edit.cells.len() > u32::MAX as usize {
         return Err(Error::EditTooLarge {
@@ -258,13 +267,24 @@ fn payload_len(edit: &WalEdit) -> Result<usize> {
     Ok(len as usize)
 }
 
+/// True when some cell of `edit` carries tags (the edit is then written as type 2).
+fn has_tags(edit: &WalEdit) -> bool {
+    edit.cells.iter().any(|c| !c.tags().is_empty())
+}
+
 /// Encodes `edit` as one framed record, appended to `out`. Returns the record's length.
 pub fn encode_record_into(out: &mut Vec<u8>, edit: &WalEdit) -> Result<usize> {
     let len = payload_len(edit)?;
+    let tagged = has_tags(edit);
     let start = out.len();
     out.reserve(FRAME_HEADER_LEN + len);
     let [l0, l1, l2, l3] = (len as u32).to_be_bytes();
-    let head = [l0, l1, l2, l3, RECORD_TYPE_EDIT];
+    let record_type = if tagged {
+        RECORD_TYPE_EDIT_TAGS
+    } else {
+        RECORD_TYPE_EDIT
+    };
+    let head = [l0, l1, l2, l3, record_type];
     out.extend_from_slice(&head);
     out.extend_from_slice(&masked_crc(&[&head]).to_be_bytes());
     out.extend_from_slice(&[0; 4]); // the record CRC, filled in below
@@ -283,6 +303,10 @@ pub fn encode_record_into(out: &mut Vec<u8>, edit: &WalEdit) -> Result<usize> {
         out.extend_from_slice(c.key_bytes());
         out.extend_from_slice(&(c.value().len() as u32).to_be_bytes());
         out.extend_from_slice(c.value());
+        if tagged {
+            out.extend_from_slice(&(c.tags().len() as u16).to_be_bytes());
+            out.extend_from_slice(c.tags());
+        }
     }
     debug_assert_eq!(out.len() - payload_start, len);
     let crc = masked_crc(&[&head, out.get(payload_start..).unwrap_or_default()]);
@@ -391,7 +415,7 @@ impl std::fmt::Display for Damage {
 pub fn parse_record(data: &[u8], pos: usize) -> std::result::Result<(WalEdit, usize), Damage> {
     let rest = data.get(pos..).unwrap_or_default();
     let damage = match parse_frame(rest) {
-        Ok((payload, len)) => match decode_payload(payload) {
+        Ok((payload, len, record_type)) => match decode_typed(payload, record_type) {
             Ok(edit) => return Ok((edit, pos + len)),
             Err(why) => Damage::BadPayload(why),
         },
@@ -403,8 +427,9 @@ pub fn parse_record(data: &[u8], pos: usize) -> std::result::Result<(WalEdit, us
     Err(damage)
 }
 
-/// Verifies the frame at the start of `rest`: its payload and the frame's total length.
-fn parse_frame(rest: &[u8]) -> std::result::Result<(&[u8], usize), Damage> {
+/// Verifies the frame at the start of `rest`: its payload, the frame's total length and
+/// the record type.
+fn parse_frame(rest: &[u8]) -> std::result::Result<(&[u8], usize, u8), Damage> {
     let Some(head) = rest.get(..5) else {
         return Err(Damage::IncompleteHeader {
             available: rest.len(),
@@ -437,10 +462,10 @@ fn parse_frame(rest: &[u8]) -> std::result::Result<(&[u8], usize), Damage> {
         return Err(Damage::RecordChecksum { stored, computed });
     }
     let record_type = head.get(4).copied().unwrap_or_default();
-    if record_type != RECORD_TYPE_EDIT {
+    if record_type != RECORD_TYPE_EDIT && record_type != RECORD_TYPE_EDIT_TAGS {
         return Err(Damage::UnknownType(record_type));
     }
-    Ok((payload, end))
+    Ok((payload, end, record_type))
 }
 
 /// A bounds-checked reader over a payload.
@@ -487,9 +512,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Decodes an edit payload. Every length is checked against the bytes left before anything
-/// is allocated.
+/// Decodes an edit payload of record type 1. Every length is checked against the bytes
+/// left before anything is allocated.
 pub fn decode_payload(payload: &[u8]) -> std::result::Result<WalEdit, String> {
+    decode_typed(payload, RECORD_TYPE_EDIT)
+}
+
+/// Decodes an edit payload of `record_type` (1, or 2 with tag runs).
+fn decode_typed(payload: &[u8], record_type: u8) -> std::result::Result<WalEdit, String> {
+    let tagged = record_type == RECORD_TYPE_EDIT_TAGS;
     let mut c = Cursor {
         buf: payload,
         pos: 0,
@@ -516,7 +547,12 @@ pub fn decode_payload(payload: &[u8]) -> std::result::Result<WalEdit, String> {
         let key = c.take(key_len, "cell key")?.to_vec();
         let value_len = c.u32("cell value length")? as usize;
         let value = c.take(value_len, "cell value")?.to_vec();
-        let cell = Cell::from_parts(key, value).map_err(|e| format!("cell {i}: {e}"))?;
+        let mut cell = Cell::from_parts(key, value).map_err(|e| format!("cell {i}: {e}"))?;
+        if tagged {
+            let tags_len = c.u16("cell tags length")?;
+            let tags = c.take(usize::from(tags_len), "cell tags")?.to_vec();
+            cell = cell.with_tags(tags).map_err(|e| format!("cell {i}: {e}"))?;
+        }
         cells.push(cell);
     }
     if c.remaining() != 0 {
@@ -543,8 +579,10 @@ pub fn find_next_record(data: &[u8], from: usize) -> usize {
     (from..data.len())
         .find(|&p| {
             let rest = data.get(p..).unwrap_or_default();
-            rest.get(4) == Some(&RECORD_TYPE_EDIT)
-                && parse_frame(rest).is_ok_and(|(payload, _)| decode_payload(payload).is_ok())
+            matches!(
+                rest.get(4),
+                Some(&RECORD_TYPE_EDIT | &RECORD_TYPE_EDIT_TAGS)
+            ) && parse_frame(rest).is_ok_and(|(payload, _, t)| decode_typed(payload, t).is_ok())
         })
         .unwrap_or(data.len())
 }
@@ -599,6 +637,33 @@ mod tests {
         let (back, end) = parse_record(&rec, 0).unwrap();
         assert_eq!(back, e);
         assert_eq!(end, rec.len());
+    }
+
+    #[test]
+    fn edits_with_tags_are_type_2_and_round_trip() {
+        let mut e = edit(9);
+        e.cells[0] = e.cells[0]
+            .clone()
+            .with_tags(regionkv_cell::tag::with_ttl(&[], Some(60_000)))
+            .unwrap();
+        let rec = encode_record(&e).unwrap();
+        assert_eq!(rec[4], RECORD_TYPE_EDIT_TAGS);
+        // The first cell ends with its 11-byte TTL tag run after a u16 length; the
+        // tagless marker after it with a zero length.
+        assert_eq!(&rec[rec.len() - 2..], &[0, 0]);
+        let (back, end) = parse_record(&rec, 0).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.cells[0].ttl(), Some(60_000));
+        assert_eq!(end, rec.len());
+        // Every bit flip is still caught.
+        for i in 0..rec.len() {
+            let mut bad = rec.clone();
+            bad[i] ^= 0x04;
+            assert!(parse_record(&bad, 0).is_err(), "byte {i}");
+        }
+        // A type-1 reading of a type-2 payload does not decode.
+        let payload = &rec[FRAME_HEADER_LEN..];
+        assert!(decode_payload(payload).is_err());
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub struct Put {
     pub(crate) ts: i64,
     pub(crate) cells: Vec<PutEntry>,
     pub(crate) durability: Durability,
+    pub(crate) ttl: Option<i64>,
 }
 
 impl Put {
@@ -106,6 +107,7 @@ impl Put {
             ts,
             cells: Vec::new(),
             durability: Durability::UseDefault,
+            ttl: None,
         }
     }
 
@@ -187,6 +189,36 @@ impl Put {
     /// ```
     pub fn durability(mut self, d: Durability) -> Self {
         self.durability = d;
+        self
+    }
+
+    /// Sets a per-cell TTL in milliseconds on every cell of the put.
+    ///
+    /// The cells this mutation writes expire `ms` milliseconds after their timestamp
+    /// (HBase's `Mutation#setTTL`): a cell is gone once `timestamp + ms < now`, in reads,
+    /// flushes and compactions alike, before it can count as a version. A cell TTL never
+    /// extends the family's TTL — whichever expires first wins. `i64::MAX` means no TTL,
+    /// as in HBase. The TTL travels with the cell as a tag (WAL, memstore, storefiles).
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let clock = regionkv::ManualClock::new(1_000_000);
+    /// # let options = regionkv::DbOptions::default().background(false).clock(std::sync::Arc::new(clock.clone()));
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v").ttl(5_000))?;
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// clock.advance(5_000); // timestamp + ttl == now: still there
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// clock.advance(1);
+    /// assert!(!table.exists(&Get::new("r"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ttl(mut self, ms: i64) -> Self {
+        self.ttl = (ms != i64::MAX).then_some(ms);
         self
     }
 
@@ -559,6 +591,7 @@ pub struct Increment {
     pub(crate) time_range: TimeRange,
     pub(crate) return_results: bool,
     pub(crate) durability: Durability,
+    pub(crate) ttl: Option<i64>,
 }
 
 impl Increment {
@@ -584,6 +617,7 @@ impl Increment {
             time_range: TimeRange::all_time(),
             return_results: true,
             durability: Durability::UseDefault,
+            ttl: None,
         }
     }
 
@@ -681,6 +715,41 @@ impl Increment {
         self.durability = d;
         self
     }
+
+    /// Sets a per-cell TTL in milliseconds on the new counter cells.
+    ///
+    /// The cells this mutation writes expire `ms` milliseconds after their timestamp
+    /// (HBase's `Mutation#setTTL`): a cell is gone once `timestamp + ms < now`, in reads,
+    /// flushes and compactions alike, before it can count as a version. A cell TTL never
+    /// extends the family's TTL — whichever expires first wins. `i64::MAX` means no TTL,
+    /// as in HBase. The TTL travels with the cell as a tag (WAL, memstore, storefiles).
+    ///
+    /// Without a TTL here, a counter keeps the TTL its current cell carries (HBase carries
+    /// a cell's tags forward through increments).
+    ///
+    /// ```
+    /// use regionkv::{Get, Increment};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let clock = regionkv::ManualClock::new(1_000_000);
+    /// # let options = regionkv::DbOptions::default().background(false).clock(std::sync::Arc::new(clock.clone()));
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.increment(&Increment::new("r").add_column("cf", "n", 1).ttl(1_000))?;
+    /// // No TTL given: the counter keeps its 1 s TTL, counted from the new cell's
+    /// // timestamp (now + 1: a new version is always newer than the one it replaces).
+    /// table.increment(&Increment::new("r").add_column("cf", "n", 1))?;
+    /// clock.advance(1_001);
+    /// assert_eq!(table.get(&Get::new("r"))?.counter(b"cf", b"n"), Some(2));
+    /// clock.advance(1);
+    /// assert!(table.get(&Get::new("r"))?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ttl(mut self, ms: i64) -> Self {
+        self.ttl = (ms != i64::MAX).then_some(ms);
+        self
+    }
 }
 
 /// HBase's `Append`: appends bytes to cell values, atomically per row.
@@ -705,6 +774,7 @@ pub struct Append {
     pub(crate) time_range: TimeRange,
     pub(crate) return_results: bool,
     pub(crate) durability: Durability,
+    pub(crate) ttl: Option<i64>,
 }
 
 impl Append {
@@ -729,6 +799,7 @@ impl Append {
             time_range: TimeRange::all_time(),
             return_results: true,
             durability: Durability::UseDefault,
+            ttl: None,
         }
     }
 
@@ -820,6 +891,38 @@ impl Append {
     /// ```
     pub fn durability(mut self, d: Durability) -> Self {
         self.durability = d;
+        self
+    }
+
+    /// Sets a per-cell TTL in milliseconds on the appended cells.
+    ///
+    /// The cells this mutation writes expire `ms` milliseconds after their timestamp
+    /// (HBase's `Mutation#setTTL`): a cell is gone once `timestamp + ms < now`, in reads,
+    /// flushes and compactions alike, before it can count as a version. A cell TTL never
+    /// extends the family's TTL — whichever expires first wins. `i64::MAX` means no TTL,
+    /// as in HBase. The TTL travels with the cell as a tag (WAL, memstore, storefiles).
+    ///
+    /// Without a TTL here, a cell keeps the TTL its current version carries.
+    ///
+    /// ```
+    /// use regionkv::{Append, Get};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let clock = regionkv::ManualClock::new(1_000_000);
+    /// # let options = regionkv::DbOptions::default().background(false).clock(std::sync::Arc::new(clock.clone()));
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.append(&Append::new("r").add_column("cf", "q", "a").ttl(1_000))?;
+    /// clock.advance(500);
+    /// let r = table.append(&Append::new("r").add_column("cf", "q", "b").ttl(10_000))?;
+    /// assert_eq!(r.value(b"cf", b"q"), Some(&b"ab"[..]));
+    /// clock.advance(5_000);
+    /// assert!(table.exists(&Get::new("r"))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ttl(mut self, ms: i64) -> Self {
+        self.ttl = (ms != i64::MAX).then_some(ms);
         self
     }
 }

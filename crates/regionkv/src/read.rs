@@ -800,7 +800,13 @@ impl RowResult {
     /// assert!(RowResult::new(Vec::new()).row().is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(cells: Vec<Cell>) -> Self {
+    ///
+    /// Tags (a cell TTL) are dropped: as HBase's client codec, results carry cells without
+    /// the server-side tags.
+    pub fn new(mut cells: Vec<Cell>) -> Self {
+        for c in &mut cells {
+            c.clear_tags();
+        }
         let row = cells.first().map(|c| c.row().to_vec()).unwrap_or_default();
         Self { row, cells }
     }

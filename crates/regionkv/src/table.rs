@@ -163,7 +163,12 @@ fn put_cells(p: &Put) -> Result<Vec<Cell>> {
             if *ts < 0 {
                 return Err(invalid(format!("Timestamp cannot be negative. ts={ts}")));
             }
-            Ok(Cell::put(&p.row, f, q, *ts, v)?)
+            let cell = Cell::put(&p.row, f, q, *ts, v)?;
+            Ok(match p.ttl {
+                // HBase's `rewriteCellTags`: the mutation's TTL becomes a tag on each cell.
+                Some(ttl) => cell.with_tags(regionkv_cell::tag::with_ttl(&[], Some(ttl)))?,
+                None => cell,
+            })
         })
         .collect()
 }
@@ -231,12 +236,15 @@ fn current_cells(
     Ok(region.get(row, &q)?)
 }
 
-/// A read-modify-write of `columns`: `combine(current, delta)` gives the new value.
+/// A read-modify-write of `columns`: `combine(current, delta)` gives the new value. As
+/// HBase's `reckonDelta`, a new cell carries the current cell's tags forward, with its TTL
+/// replaced by the mutation's `ttl` when one is set.
 fn reckon<D>(
     region: &Region,
     row: &[u8],
     columns: &[(Vec<u8>, Vec<u8>, D)],
     tr: TimeRange,
+    ttl: Option<i64>,
     now: i64,
     combine: impl Fn(Option<&[u8]>, &D) -> Result<Vec<u8>>,
 ) -> Result<Vec<Cell>> {
@@ -267,7 +275,13 @@ fn reckon<D>(
             Some(c) => now.max(c.timestamp().saturating_add(1)),
             None => now,
         };
-        out.push(Cell::put(row, f, q, ts, &value)?);
+        let cell = Cell::put(row, f, q, ts, &value)?;
+        let tags = regionkv_cell::tag::with_ttl(cur.map_or(&[][..], |c| c.tags()), ttl);
+        out.push(if tags.is_empty() {
+            cell
+        } else {
+            cell.with_tags(tags)?
+        });
     }
     Ok(out)
 }
@@ -279,6 +293,7 @@ fn increment_cells(region: &Region, inc: &Increment, now: i64) -> Result<Vec<Cel
         &inc.row,
         &inc.columns,
         inc.time_range,
+        inc.ttl,
         now,
         |cur, amount| {
             let old = match cur {
@@ -302,6 +317,7 @@ fn append_cells(region: &Region, app: &Append, now: i64) -> Result<Vec<Cell>> {
         &app.row,
         &app.columns,
         app.time_range,
+        app.ttl,
         now,
         |cur, tail| {
             let mut v = cur.map(<[u8]>::to_vec).unwrap_or_default();

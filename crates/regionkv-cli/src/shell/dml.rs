@@ -191,13 +191,12 @@ fn bool_opt(opts: &Opts, key: &str) -> CmdResult<bool> {
     }
 }
 
-/// Checks the operation options HBase applies to mutations: ATTRIBUTES have no effect on
-/// the data and are accepted; VISIBILITY needs labels regionkv lacks; TTL (a cell TTL in
-/// milliseconds) is refused because the engine does not apply `Put.setTTL` yet — storing the
-/// cells without their TTL would silently keep data a script expects to expire.
-fn check_mutation_opts(opts: Option<&Opts>) -> CmdResult<()> {
+/// Checks the operation options HBase applies to mutations and returns the cell TTL:
+/// ATTRIBUTES have no effect on the data and are accepted; VISIBILITY needs labels regionkv
+/// lacks; TTL is a cell TTL in milliseconds (the shell's `set_op_ttl`, `Mutation#setTTL`).
+fn check_mutation_opts(opts: Option<&Opts>) -> CmdResult<Option<i64>> {
     let Some(opts) = opts else {
-        return Ok(());
+        return Ok(None);
     };
     if opts.get_set("VISIBILITY").is_some() {
         return fail("cell visibility labels are not supported by regionkv");
@@ -207,13 +206,14 @@ fn check_mutation_opts(opts: Option<&Opts>) -> CmdResult<()> {
     {
         return fail("Attributes must be a Hash type");
     }
-    if opts.get_set("TTL").is_some() {
-        return fail(
-            "a cell TTL (TTL => milliseconds) is not supported by the regionkv engine yet; \
-             use a column family TTL",
-        );
+    match opts.get_set("TTL") {
+        None => Ok(None),
+        Some(Value::Int(ms)) => Ok(Some(*ms)),
+        Some(other) => fail(format!(
+            "TTL must be an integer number of milliseconds, not {}",
+            inspect(other)
+        )),
     }
-    Ok(())
 }
 
 /// The options hash at `args[i]`, if that argument is a hash.
@@ -325,10 +325,16 @@ impl Engine {
                 ));
             }
         };
-        check_mutation_opts(hash_at(args, 5).as_ref())?;
-        check_mutation_opts(ts_opts.as_ref())?;
+        let ttl = match ts_opts {
+            // `put 't', 'r', 'c', 'v', {TTL => ...}`: the hash stands for the options.
+            Some(opts) => check_mutation_opts(Some(&opts))?,
+            None => check_mutation_opts(hash_at(args, 5).as_ref())?,
+        };
         let qualifier = spec.qualifier.unwrap_or_default();
-        let put = Put::new(&row).add_column_at(&spec.family, &qualifier, ts, &value);
+        let mut put = Put::new(&row).add_column_at(&spec.family, &qualifier, ts, &value);
+        if let Some(ttl) = ttl {
+            put = put.ttl(ttl);
+        }
         table.put(&put).map_err(|e| hbase_error(e, &name))?;
         Ok(Ret::Nil)
     }
@@ -614,9 +620,12 @@ impl Engine {
             None | Some(Value::Nil) | Some(Value::Hash(_)) => 1,
             Some(v) => int_arg(v, "the increment")?,
         };
-        check_mutation_opts(hash_at(args, 4).as_ref())?;
+        let ttl = check_mutation_opts(hash_at(args, 4).as_ref())?;
         let qualifier = spec.qualifier.unwrap_or_default();
-        let inc = Increment::new(&row).add_column(&spec.family, &qualifier, amount);
+        let mut inc = Increment::new(&row).add_column(&spec.family, &qualifier, amount);
+        if let Some(ttl) = ttl {
+            inc = inc.ttl(ttl);
+        }
         let result = table
             .increment(&inc)
             .map_err(|e| increment_error(e, &name))?;
@@ -658,9 +667,12 @@ impl Engine {
         let row = to_s(&args[1]);
         let spec = column_spec(&to_s(&args[2]));
         let value = to_s(&args[3]);
-        check_mutation_opts(hash_at(args, 4).as_ref())?;
+        let ttl = check_mutation_opts(hash_at(args, 4).as_ref())?;
         let qualifier = spec.qualifier.unwrap_or_default();
-        let app = Append::new(&row).add_column(&spec.family, &qualifier, &value);
+        let mut app = Append::new(&row).add_column(&spec.family, &qualifier, &value);
+        if let Some(ttl) = ttl {
+            app = app.ttl(ttl);
+        }
         let result = table.append(&app).map_err(|e| hbase_error(e, &name))?;
         if let Some(cell) = result.cells().first() {
             out.line(&format!(

@@ -9,8 +9,8 @@ put 't1', '', 'f:q', 'v'
 put 't1', 'r1', 'f:q', 'v', -5
 put 't1', 'r1', 'f:q', 'v', 'soon'
 put 't1', 'r1', 'f:q', 'v', {VISIBILITY => 'SECRET'}
-put 't1', 'r1', 'f:q', 'v', {TTL => 1000}
-incr 't1', 'r1', 'f:c', 1, {TTL => 1000}
+put 't1', 'r1', 'f:q', 'v', {TTL => 'soon'}
+incr 't1', 'r1', 'f:c', 1, {TTL => [1000]}
 get 't1', 'r1', {VERSIONS => 2}
 get 't1', 'r1', {COLUMN => 5}
 get 't1', 'r1', {COLUMN => 'f:q', VERSIONS => 0}

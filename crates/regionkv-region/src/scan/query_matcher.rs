@@ -200,6 +200,14 @@ impl QueryMatcher {
         if ts == OLDEST_TIMESTAMP || self.columns.is_done_ts(ts) {
             return Some(self.columns.next_row_or_next_column());
         }
+        // A cell TTL (HBase's `isCellTTLExpired`), for every kind of read, flush and
+        // compaction alike: the cell is skipped before it can count as a version. The
+        // family TTL was applied above and later, so a cell TTL never extends it.
+        if !cell.tags().is_empty()
+            && regionkv_cell::tag::is_cell_ttl_expired(cell.tags(), ts, self.now)
+        {
+            return Some(MatchCode::Skip);
+        }
         None
     }
 

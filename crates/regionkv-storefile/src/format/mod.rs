@@ -5,8 +5,12 @@ pub mod block_header;
 pub mod trailer;
 pub mod varint;
 
-/// Current storefile format version, written into every trailer.
+/// Storefile format version of files whose cells carry no tags.
 pub const FORMAT_VERSION: u32 = 1;
+/// Format version of files whose data block entries carry a tag run after each value
+/// (written only when some cell has tags, so tagless files stay readable by version-1
+/// readers).
+pub const FORMAT_VERSION_TAGS: u32 = 2;
 
 /// Block kinds. The magics are part of the on-disk format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

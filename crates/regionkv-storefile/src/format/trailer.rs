@@ -1,4 +1,4 @@
-//! The fixed trailer at the end of every storefile (format version 1, 100 bytes).
+//! The fixed trailer at the end of every storefile (format versions 1 and 2, 100 bytes).
 //!
 //! | offset | size | field                                             |
 //! |--------|------|---------------------------------------------------|
@@ -16,7 +16,7 @@
 //! | 72     | 1    | compression code of data blocks                   |
 //! | 73     | 1    | data block encoding code                          |
 //! | 74     | 10   | reserved, zero                                    |
-//! | 84     | 4    | format version (1)                                |
+//! | 84     | 4    | format version (1; 2 when entries carry tags)     |
 //! | 88     | 4    | CRC-32 of bytes [0, 88)                           |
 //! | 92     | 8    | magic `RKVSFTRL`                                  |
 //!
@@ -24,7 +24,7 @@
 //! the trailer: a reader finds the magic in the last 8 bytes, the version at −16, and from
 //! the version the trailer's length.
 
-use super::{Compression, DataBlockEncoding, FORMAT_VERSION, be_u32, be_u64};
+use super::{Compression, DataBlockEncoding, FORMAT_VERSION, FORMAT_VERSION_TAGS, be_u32, be_u64};
 
 /// The trailer's magic, the last 8 bytes of every storefile.
 pub const TRAILER_MAGIC: &[u8; 8] = b"RKVSFTRL";
@@ -60,6 +60,8 @@ pub struct Trailer {
     pub compression: Compression,
     /// Encoding of data blocks.
     pub encoding: DataBlockEncoding,
+    /// Data block entries carry tags (format version 2).
+    pub includes_tags: bool,
 }
 
 /// Why the trailer was rejected; the reader adds the path.
@@ -81,7 +83,7 @@ pub enum TrailerError {
 }
 
 impl Trailer {
-    /// Encodes as format version 1.
+    /// Encodes as format version 1, or 2 when the file includes tags.
     pub fn encode(&self) -> [u8; TRAILER_LEN_V1] {
         let mut b = [0u8; TRAILER_LEN_V1];
         b[0..8].copy_from_slice(&self.root_index_offset.to_be_bytes());
@@ -97,7 +99,12 @@ impl Trailer {
         b[64..72].copy_from_slice(&self.uncompressed_data_bytes.to_be_bytes());
         b[72] = self.compression.code();
         b[73] = self.encoding.code();
-        b[84..88].copy_from_slice(&FORMAT_VERSION.to_be_bytes());
+        let version = if self.includes_tags {
+            FORMAT_VERSION_TAGS
+        } else {
+            FORMAT_VERSION
+        };
+        b[84..88].copy_from_slice(&version.to_be_bytes());
         let crc = crc32fast::hash(&b[0..88]);
         b[88..92].copy_from_slice(&crc.to_be_bytes());
         b[92..100].copy_from_slice(TRAILER_MAGIC);
@@ -120,7 +127,7 @@ impl Trailer {
             )));
         }
         let version = be_u32(b, 84).unwrap_or(0);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != FORMAT_VERSION_TAGS {
             // A flipped bit in the version field also lands here; the checksum check below
             // cannot run without knowing the layout, so the message says both.
             return Err(TrailerError::UnsupportedVersion(version));
@@ -148,6 +155,7 @@ impl Trailer {
                 .ok_or_else(|| TrailerError::Bad(format!("compression code {}", b[72])))?,
             encoding: DataBlockEncoding::from_code(b[73])
                 .ok_or_else(|| TrailerError::Bad(format!("encoding code {}", b[73])))?,
+            includes_tags: version == FORMAT_VERSION_TAGS,
         };
         t.check_extents(file_len - TRAILER_LEN_V1 as u64)?;
         Ok(t)
@@ -218,6 +226,7 @@ mod tests {
             uncompressed_data_bytes: 1234,
             compression: Compression::Lz4,
             encoding: DataBlockEncoding::Prefix,
+            includes_tags: false,
         }
     }
 
@@ -226,7 +235,15 @@ mod tests {
         let t = sample();
         let b = t.encode();
         assert_eq!(&b[92..], TRAILER_MAGIC);
+        assert_eq!(&b[84..88], &[0, 0, 0, 1]);
         assert_eq!(Trailer::decode(&b, 1190).unwrap(), t);
+        let tagged = Trailer {
+            includes_tags: true,
+            ..sample()
+        };
+        let b = tagged.encode();
+        assert_eq!(&b[84..88], &[0, 0, 0, 2], "files with tags are version 2");
+        assert_eq!(Trailer::decode(&b, 1190).unwrap(), tagged);
     }
 
     #[test]

@@ -524,6 +524,7 @@ fn s1_cell_order() {
         cell_type: t,
         seq,
         value: vec![],
+        ttl: None,
     };
     let mut cells = [
         c(b"a", 5, CellType::Put, 1),
@@ -900,4 +901,46 @@ fn hbase_quirk_empty_qualifier_put_hides_family_marker() {
     // The flush drops the marker with the excess version.
     m.flush_all();
     assert_eq!(values(&m.physical_cells()), ["e10", "old"]);
+}
+
+/// Cell TTL (HBase's `isCellTTLExpired` in preCheck): skipped before it counts as a
+/// version, in raw reads too, dropped by a flush after expiry, and never outliving the
+/// family TTL.
+#[test]
+fn cell_ttl_is_checked_before_versions_and_never_extends_the_family_ttl() {
+    let mut m = one_family(FamilyOptions::new(b"f"));
+    m.put(b"r", b"f", b"q", NOW - 10, b"old").unwrap();
+    m.mutate(
+        b"r",
+        vec![CellSpec::put(b"f", b"q", NOW, b"new").with_ttl(100)],
+    )
+    .unwrap();
+    assert_eq!(values(&m.get(b"r", &Query::default()).unwrap()), ["new"]);
+    m.advance_clock(100);
+    assert_eq!(values(&m.get(b"r", &Query::default()).unwrap()), ["new"]);
+    m.advance_clock(1);
+    assert_eq!(values(&m.get(b"r", &Query::default()).unwrap()), ["old"]);
+    let raw = Query {
+        raw: true,
+        max_versions: 10,
+        ..Query::default()
+    };
+    assert_eq!(values(&m.get(b"r", &raw).unwrap()), ["old"]);
+    m.flush_all();
+    // Back in time, the expired cell would be visible again — had the flush kept it.
+    m.set_clock(NOW);
+    assert_eq!(
+        values(&m.get(b"r", &raw).unwrap()),
+        ["old"],
+        "the flush dropped it"
+    );
+
+    let mut m = one_family(FamilyOptions::new(b"f").ttl(1));
+    m.mutate(
+        b"r",
+        vec![CellSpec::put(b"f", b"q", NOW, b"v").with_ttl(60_000)],
+    )
+    .unwrap();
+    m.advance_clock(1_001);
+    assert!(m.get(b"r", &Query::default()).unwrap().is_empty());
 }
