@@ -1,7 +1,8 @@
 //! The `regionkv` binary: the command line of regionkv. Subcommands: `shell`, the
 //! HBase-shell-compatible REPL and script runner (see [`shell`]), `hfile`, the storefile
-//! inspector (see [`hfile`]), and `wal`, the write-ahead log inspector (see [`wal`]); the
-//! benchmark harness joins them later.
+//! inspector (see [`hfile`]), `wal`, the write-ahead log inspector (see [`wal`]), and the
+//! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
+//! YCSB's core workloads.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
@@ -32,6 +33,136 @@ enum Command {
     Hfile(HfileArgs),
     /// Inspect write-ahead log files, like HBase's `hbase wal` (WALPrettyPrinter)
     Wal(WalArgs),
+    /// HBase's PerformanceEvaluation: `regionkv pe [--opt=value ...] <command> <nclients>`
+    #[command(disable_help_flag = true)]
+    Pe(PeArgs),
+    /// YCSB core workloads A-F: load and run phases, YCSB's output
+    Ycsb(YcsbArgs),
+}
+
+/// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
+#[derive(Debug, clap::Args)]
+struct PeArgs {
+    /// Options (--rows=N, --valueSize=N, ...), the command and the client count
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    args: Vec<String>,
+}
+
+fn run_pe(args: &PeArgs) -> ExitCode {
+    if args.args.is_empty() || args.args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", regionkv_bench::pe::usage());
+        return if args.args.is_empty() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let parsed = match regionkv_bench::pe::PeArgs::parse(&args.args) {
+        Ok(p) => p,
+        Err(e) => {
+            let msg = e.to_string();
+            if msg.starts_with("ERROR:") {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("ERROR: {msg}");
+            }
+            eprint!("{}", regionkv_bench::pe::usage());
+            return ExitCode::FAILURE;
+        }
+    };
+    match regionkv_bench::pe::run(parsed.command, parsed.clients, &parsed.options) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `regionkv ycsb`.
+#[derive(Debug, clap::Args)]
+struct YcsbArgs {
+    /// Core workload: a, b, c, d, e or f
+    #[arg(long, value_name = "W")]
+    workload: char,
+    /// recordcount: records the load phase inserts
+    #[arg(long, default_value_t = 1000)]
+    records: u64,
+    /// operationcount: operations of the run phase
+    #[arg(long, default_value_t = 1000)]
+    operations: u64,
+    /// threadcount: client threads
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// fieldcount: fields per record (YCSB's 10; 1 for single-value records)
+    #[arg(long, default_value_t = 10)]
+    fields: usize,
+    /// fieldlength: bytes per field
+    #[arg(long = "field-length", default_value_t = 100)]
+    field_length: usize,
+    /// insertorder=ordered (keys by number instead of hashed)
+    #[arg(long)]
+    ordered: bool,
+    /// Which phases: load, run or both
+    #[arg(long, default_value = "both", value_parser = ["load", "run", "both"])]
+    phase: String,
+    /// Engine: regionkv, rocksdb or fjall (peers need the `peers` feature)
+    #[arg(long, default_value = "regionkv")]
+    engine: String,
+    /// Data directory (kept, so `--phase run` can follow `--phase load`)
+    #[arg(long, default_value = "regionkv-ycsb-data")]
+    data: std::path::PathBuf,
+    /// Random seed (default: from the clock)
+    #[arg(long)]
+    seed: Option<u64>,
+    /// fsync the WAL on every write (FSYNC_WAL)
+    #[arg(long)]
+    sync: bool,
+    /// Block cache bytes
+    #[arg(long = "block-cache", default_value_t = 32 << 20)]
+    block_cache: u64,
+    /// Print one JSON report instead of YCSB's lines
+    #[arg(long)]
+    json: bool,
+}
+
+fn run_ycsb(args: &YcsbArgs) -> ExitCode {
+    let build = || -> regionkv_bench::Result<regionkv_bench::ycsb::YcsbOptions> {
+        let mut o = regionkv_bench::ycsb::YcsbOptions::new(regionkv_bench::ycsb::Workload::core(
+            args.workload,
+        )?);
+        o.records = args.records;
+        o.operations = args.operations;
+        o.threads = args.threads;
+        o.fields = args.fields;
+        o.field_length = args.field_length;
+        o.ordered = args.ordered;
+        o.phase = match args.phase.as_str() {
+            "load" => regionkv_bench::ycsb::Phase::Load,
+            "run" => regionkv_bench::ycsb::Phase::Run,
+            _ => regionkv_bench::ycsb::Phase::Both,
+        };
+        o.engine = regionkv_bench::engine::EngineKind::parse(&args.engine)?;
+        o.data = args.data.clone();
+        if let Some(seed) = args.seed {
+            o.seed = seed;
+        }
+        o.sync = args.sync;
+        o.block_cache = args.block_cache;
+        o.json = args.json;
+        Ok(o)
+    };
+    match build().and_then(|o| regionkv_bench::ycsb::run(&o)) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Arguments of `regionkv wal`, with HBase's WALPrettyPrinter flags.
@@ -147,5 +278,7 @@ fn main() -> ExitCode {
         Command::Shell(args) => shell::run(&args),
         Command::Hfile(args) => run_hfile(&args),
         Command::Wal(args) => run_wal(args),
+        Command::Pe(args) => run_pe(&args),
+        Command::Ycsb(args) => run_ycsb(&args),
     }
 }
