@@ -242,10 +242,9 @@ pub struct PeArgs {
     pub clients: usize,
 }
 
-fn parse_bool(name: &str, v: &str) -> Result<bool> {
-    // Java's Boolean.parseBoolean: "true" in any case is true, anything else false.
-    let _ = name;
-    Ok(v.eq_ignore_ascii_case("true"))
+/// Java's `Boolean.parseBoolean`: "true" in any case is true, anything else false.
+fn parse_bool(v: &str) -> bool {
+    v.eq_ignore_ascii_case("true")
 }
 
 fn parse_num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T> {
@@ -314,17 +313,17 @@ impl PeArgs {
                     "nomapred" => {}
                     "valueRandom" => o.value_random = true,
                     "json" => o.json = true,
-                    "sync" => o.sync = value.map_or(Ok(true), |v| parse_bool(name, &v))?,
+                    "sync" => o.sync = value.is_none_or(|v| parse_bool(&v)),
                     "rows" => o.rows = parse_num(name, &need(value)?)?,
                     "size" => o.size = Some(parse_num(name, &need(value)?)?),
                     "valueSize" => o.value_size = parse_num(name, &need(value)?)?,
                     "presplit" => o.presplit = parse_num(name, &need(value)?)?,
-                    "autoFlush" => o.auto_flush = parse_bool(name, &need(value)?)?,
-                    "writeToWAL" => o.write_to_wal = parse_bool(name, &need(value)?)?,
+                    "autoFlush" => o.auto_flush = parse_bool(&need(value)?),
+                    "writeToWAL" => o.write_to_wal = parse_bool(&need(value)?),
                     "compress" => o.compress = need(value)?.to_ascii_uppercase(),
                     "bloomFilter" => o.bloom_filter = need(value)?.to_ascii_uppercase(),
                     "blockEncoding" => o.block_encoding = need(value)?.to_ascii_uppercase(),
-                    "inmemory" => o.in_memory = parse_bool(name, &need(value)?)?,
+                    "inmemory" => o.in_memory = parse_bool(&need(value)?),
                     "families" => o.families = parse_num(name, &need(value)?)?,
                     "columns" => o.columns = parse_num(name, &need(value)?)?,
                     "sampleRate" => o.sample_rate = parse_num(name, &need(value)?)?,
@@ -531,20 +530,7 @@ impl PeReport {
 }
 
 /// Lines are written to `out` as PE logs them; writes to it are serialized.
-type Sink = Arc<parking_lot_like::Mutex<Box<dyn Write + Send>>>;
-
-mod parking_lot_like {
-    //! A std mutex that shrugs off poisoning (a panicking client already fails the run).
-    pub struct Mutex<T>(std::sync::Mutex<T>);
-    impl<T> Mutex<T> {
-        pub fn new(t: T) -> Self {
-            Self(std::sync::Mutex::new(t))
-        }
-        pub fn lock(&self) -> std::sync::MutexGuard<'_, T> {
-            self.0.lock().unwrap_or_else(|e| e.into_inner())
-        }
-    }
-}
+type Sink = Arc<parking_lot::Mutex<Box<dyn Write + Send>>>;
 
 fn log(sink: &Sink, line: &str) {
     let mut out = sink.lock();
@@ -753,9 +739,9 @@ pub fn run_to(
         ));
     }
     let engine = engine::open(opts.engine, &opts.data, &spec)?;
-    let sink: Sink = Arc::new(parking_lot_like::Mutex::new(out));
+    let sink: Sink = Arc::new(parking_lot::Mutex::new(out));
     let json = opts.json;
-    let quiet: Sink = Arc::new(parking_lot_like::Mutex::new(Box::new(std::io::sink())));
+    let quiet: Sink = Arc::new(parking_lot::Mutex::new(Box::new(std::io::sink())));
     let lines = if json { quiet } else { sink.clone() };
     let progress = indicatif::ProgressBar::new(per_client * clients as u64);
     if json || per_client * (clients as u64) < 100_000 {
