@@ -86,6 +86,12 @@ pub struct TableSpec {
     pub sync: bool,
     /// Block cache bytes.
     pub block_cache: u64,
+    /// Memstore (memtable) size that triggers a flush; `None`: each engine's default
+    /// (regionkv 128 MiB as HBase, RocksDB and fjall 64 MiB).
+    pub memtable_bytes: Option<u64>,
+    /// Data block size; `None`: each engine's default (regionkv 64 KiB as HBase's
+    /// BLOCKSIZE, RocksDB and fjall 4 KiB).
+    pub block_size: Option<u32>,
 }
 
 impl TableSpec {
@@ -103,6 +109,8 @@ impl TableSpec {
             wal: true,
             sync: false,
             block_cache: 32 << 20,
+            memtable_bytes: None,
+            block_size: None,
         }
     }
 }
@@ -157,6 +165,11 @@ pub trait BufferedWriter {
 pub fn open(kind: EngineKind, dir: &Path, spec: &TableSpec) -> Result<Arc<dyn Engine>> {
     match kind {
         EngineKind::Regionkv => Ok(Arc::new(RegionkvEngine::open(dir, spec)?)),
+        #[cfg(feature = "peers")]
+        EngineKind::Rocksdb => Ok(Arc::new(crate::peers::RocksdbEngine::open(dir, spec)?)),
+        #[cfg(feature = "peers")]
+        EngineKind::Fjall => Ok(Arc::new(crate::peers::FjallEngine::open(dir, spec)?)),
+        #[cfg(not(feature = "peers"))]
         other => Err(Error::Usage(format!(
             "engine '{}' is compiled in only with the `peers` feature: \
              cargo run --release -p regionkv-cli --features peers -- ...",
@@ -204,9 +217,15 @@ impl RegionkvEngine {
                 )
                 .map_err(descriptor)?;
                 cf.in_memory = spec.in_memory;
+                if let Some(b) = spec.block_size {
+                    cf.block_size = b as usize;
+                }
                 families.push(cf);
             }
-            let desc = TableDescriptor::new(&spec.name, families).map_err(descriptor)?;
+            let mut desc = TableDescriptor::new(&spec.name, families).map_err(descriptor)?;
+            if let Some(bytes) = spec.memtable_bytes {
+                desc.memstore_flush_size = bytes;
+            }
             admin.create_table_with_splits(&desc, spec.splits.clone())?;
         }
         let table = db.table(&spec.name)?;

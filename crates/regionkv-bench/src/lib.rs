@@ -15,9 +15,12 @@
 //! # Ok::<(), regionkv_bench::Error>(())
 //! ```
 
+pub mod compare;
 pub mod engine;
 pub mod generator;
 pub mod pe;
+#[cfg(feature = "peers")]
+pub mod peers;
 pub mod stats;
 pub mod ycsb;
 

@@ -2,11 +2,12 @@
 //! HBase-shell-compatible REPL and script runner (see [`shell`]), `hfile`, the storefile
 //! inspector (see [`hfile`]), `wal`, the write-ahead log inspector (see [`wal`]), and the
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
-//! YCSB's core workloads.
+//! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
 
+mod bench;
 mod hfile;
 mod shell;
 mod wal;
@@ -38,6 +39,9 @@ enum Command {
     Pe(PeArgs),
     /// YCSB core workloads A-F: load and run phases, YCSB's output
     Ycsb(YcsbArgs),
+    /// The comparison suite against RocksDB and fjall (`bench compare`; peers need the
+    /// `peers` feature)
+    Bench(bench::BenchArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -280,5 +284,6 @@ fn main() -> ExitCode {
         Command::Wal(args) => run_wal(args),
         Command::Pe(args) => run_pe(&args),
         Command::Ycsb(args) => run_ycsb(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }
