@@ -68,6 +68,8 @@ pub struct CompareOptions {
     /// Data block size of every engine (`--block_size`; default 4 KiB, RocksDB's and
     /// fjall's default; HBase's BLOCKSIZE default is 64 KiB).
     pub block_size: u32,
+    /// regionkv's DATA_BLOCK_ENCODING => PREFIX (default off: HBase's NONE).
+    pub prefix_encoding: bool,
     /// Benchmarks to run, a subset of [`BENCHMARKS`].
     pub benchmarks: Vec<String>,
     /// Where the databases go (one sub-directory per engine and benchmark).
@@ -90,6 +92,7 @@ impl Default for CompareOptions {
             memtable_bytes: 64 << 20,
             lz4: true,
             block_size: 4096,
+            prefix_encoding: false,
             benchmarks: BENCHMARKS.iter().map(|s| (*s).to_string()).collect(),
             data: PathBuf::from("regionkv-compare-data"),
             seed: 0x5EED,
@@ -132,6 +135,15 @@ impl CompareOptions {
         spec.block_cache = self.cache_bytes;
         spec.memtable_bytes = Some(self.memtable_bytes);
         spec.block_size = Some(self.block_size);
+        // HBase's default DATA_BLOCK_ENCODING is NONE; PREFIX is the closest to the key
+        // delta encoding RocksDB and fjall always use (measured both ways in
+        // docs/benchmarks.md: PREFIX saves 4% of disk and costs 15-25% of read speed).
+        spec.block_encoding = if self.prefix_encoding {
+            "PREFIX"
+        } else {
+            "NONE"
+        }
+        .into();
         spec.sync = sync;
         spec
     }
@@ -322,6 +334,17 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
     let num = opts.num;
     let user_bytes_per_key = 16 + opts.value_size as u64;
 
+    // First, while the allocator holds no memory freed by other benchmarks (which would
+    // be reused without the resident set growing).
+    if opts.wants("memtable") {
+        let (per_cell, raw) = memtable_per_cell(kind, opts, &root.join("memtable"))?;
+        eprintln!(
+            "{:<12} {per_cell:>12.1} bytes/cell (raw {raw:.0})",
+            "memtable"
+        );
+        out.memtable_bytes_per_cell = Some(per_cell);
+        out.raw_bytes_per_cell = Some(raw);
+    }
     if opts.wants("fillseq") {
         let dir = root.join("fillseq");
         fresh(&dir)?;
@@ -392,6 +415,7 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
         drop(e);
         let disk = disk_usage(&dir);
         out.disk_bytes = Some(disk);
+        eprintln!("{:<12} {}", "disk", disk_breakdown(&dir));
         out.space_amp = Some(disk as f64 / (num * user_bytes_per_key) as f64);
         std::fs::remove_dir_all(&dir)?;
     }
@@ -440,15 +464,6 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
         }
     }
 
-    if opts.wants("memtable") {
-        let (per_cell, raw) = memtable_per_cell(kind, opts, &root.join("memtable"))?;
-        eprintln!(
-            "{:<12} {per_cell:>12.1} bytes/cell (raw {raw:.0})",
-            "memtable"
-        );
-        out.memtable_bytes_per_cell = Some(per_cell);
-        out.raw_bytes_per_cell = Some(raw);
-    }
     out.peak_rss = ProcessIo::now().peak_rss;
     Ok(out)
 }
@@ -556,6 +571,34 @@ fn fill_sync(
         p99_us: s.p99,
         found: 0,
     })
+}
+
+/// "N MiB: a X, b Y" for the entries directly under `dir`, biggest first (where the
+/// bytes after a full compaction are: files, logs, ...).
+fn disk_breakdown(dir: &Path) -> String {
+    let mut parts: Vec<(u64, String)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| {
+                    let p = e.path();
+                    let n = if p.is_dir() {
+                        disk_usage(&p)
+                    } else {
+                        e.metadata().map_or(0, |m| m.len())
+                    };
+                    (n, e.file_name().to_string_lossy().into_owned())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    parts.sort_by(|a, b| b.cmp(a));
+    let mib = |n: u64| n as f64 / f64::from(1 << 20);
+    let list: Vec<String> = parts
+        .iter()
+        .take(6)
+        .map(|(n, name)| format!("{name} {:.1}", mib(*n)))
+        .collect();
+    format!("{:.1} MiB: {}", mib(disk_usage(dir)), list.join(", "))
 }
 
 fn current_rss() -> u64 {

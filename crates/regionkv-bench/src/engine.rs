@@ -352,8 +352,16 @@ impl Engine for RegionkvEngine {
     }
 
     fn compact(&self) -> Result<()> {
-        self.db.admin().major_compact(&self.name)?;
-        self.settle()
+        let admin = self.db.admin();
+        admin.flush(&self.name)?;
+        admin.major_compact(&self.name)?;
+        self.settle()?;
+        // RocksDB starts a new log with every memtable and deletes the logs a flush made
+        // obsolete; HBase keeps writing one log until it reaches its roll size. After a
+        // full compaction roll it (HBase's `wal_roll`), so the disk holds what the data
+        // needs, as the peers' do.
+        admin.roll_wal_writer()?;
+        Ok(())
     }
 
     fn settle(&self) -> Result<()> {

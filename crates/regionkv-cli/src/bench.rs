@@ -63,6 +63,10 @@ struct SuiteArgs {
     /// Data block size of every engine
     #[arg(long = "block-size", default_value_t = 4096)]
     block_size: u32,
+    /// regionkv with DATA_BLOCK_ENCODING => PREFIX (default NONE, HBase's default; the
+    /// peers always delta-encode keys)
+    #[arg(long = "prefix-encoding")]
+    prefix_encoding: bool,
     /// No block compression (default: LZ4 everywhere)
     #[arg(long = "no-compression")]
     no_compression: bool,
@@ -92,6 +96,7 @@ impl SuiteArgs {
             memtable_bytes: self.write_buffer_size,
             lz4: !self.no_compression,
             block_size: self.block_size,
+            prefix_encoding: self.prefix_encoding,
             benchmarks: self.benchmarks.as_deref().map_or(d.benchmarks, |b| {
                 b.split(',').map(|s| s.trim().to_string()).collect()
             }),
@@ -131,6 +136,10 @@ impl SuiteArgs {
         ]
         .into_iter()
         .chain(self.no_compression.then(|| "--no-compression".to_string()))
+        .chain(
+            self.prefix_encoding
+                .then(|| "--prefix-encoding".to_string()),
+        )
         .collect()
     }
 }

@@ -1,4 +1,4 @@
-//! `regionkv pe` and `regionkv ycsb` end to end through the binary: PE's option syntax and
+//! `regionkv pe`, `regionkv ycsb` and `regionkv bench` end to end through the binary: PE's option syntax and
 //! lines, YCSB's lines, JSON reports, and clear errors (unknown options, read before write,
 //! a peer engine without the `peers` feature).
 
@@ -107,18 +107,100 @@ fn ycsb_loads_and_runs_with_ycsb_output() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["phases"][0]["operations"], 300);
-    let (code, _, err) = regionkv(&[
-        "ycsb",
-        "--workload",
-        "a",
-        "--engine",
-        "rocksdb",
-        "--data",
-        &data,
-    ]);
-    assert_eq!(code, 1);
-    assert!(err.contains("peers"), "{err}");
+    if cfg!(not(feature = "peers")) {
+        let (code, _, err) = regionkv(&[
+            "ycsb",
+            "--workload",
+            "a",
+            "--engine",
+            "rocksdb",
+            "--data",
+            &data,
+        ]);
+        assert_eq!(code, 1);
+        assert!(err.contains("peers"), "{err}");
+    }
     let (code, _, err) = regionkv(&["ycsb", "--workload", "z"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown workload"), "{err}");
+}
+
+#[test]
+fn bench_compare_runs_the_suite_in_a_child_process_and_prints_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!("--data={}", dir.path().join("cmp").display());
+    let (code, out, err) = regionkv(&[
+        "bench",
+        "compare",
+        "--engines=regionkv",
+        &data,
+        "--num=3000",
+        "--sync-ops=10",
+        "--ycsb-records=200",
+        "--ycsb-operations=200",
+        "--benchmarks=fillseq,fillrandom,overwrite,readrandom,readmissing,seekrandom,readseq,fillsync,ycsba",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The child's progress lines reach standard error; the table goes to standard output.
+    assert!(
+        err.contains("== regionkv") && err.contains("(3000 found)"),
+        "{err}"
+    );
+    for row in [
+        "fillseq",
+        "fillrandom",
+        "overwrite",
+        "readrandom",
+        "readmissing",
+        "seekrandom",
+        "readseq",
+        "fillsync",
+        "ycsba",
+        "write amp",
+        "space amp",
+        "peak RSS MiB",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(row)),
+            "no {row} row:\n{out}"
+        );
+    }
+    assert!(!out.contains("ycsbb"), "{out}");
+    assert!(!dir.path().join("cmp").exists(), "compare removes its data");
+
+    let (code, out, err) = regionkv(&[
+        "bench",
+        "engine",
+        "--engines=regionkv",
+        &data,
+        "--num=500",
+        "--benchmarks=fillrandom,readrandom",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["engine"], "regionkv");
+    assert_eq!(v["results"][1]["name"], "readrandom");
+    assert_eq!(v["results"][1]["found"], 500);
+    assert!(v["write_amp"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bench_arguments_are_checked() {
+    let (code, _, err) = regionkv(&["bench", "compare", "--benchmarks=fillrandom,nope"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown benchmark 'nope'"), "{err}");
+    let (code, _, err) = regionkv(&["bench", "engine", "--engines=regionkv,fjall"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exactly one engine"), "{err}");
+    let (code, _, err) = regionkv(&["bench", "compare", "--engines=leveldb"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown engine 'leveldb'"), "{err}");
+    if cfg!(not(feature = "peers")) {
+        let dir = tempfile::tempdir().unwrap();
+        let data = format!("--data={}", dir.path().display());
+        let (code, _, err) = regionkv(&["bench", "engine", "--engines=rocksdb", &data]);
+        assert_eq!(code, 1);
+        assert!(err.contains("peers"), "{err}");
+    }
 }

@@ -1055,6 +1055,40 @@ impl Admin {
         Ok(())
     }
 
+    /// HBase's `Admin.rollWALWriter` (shell `wal_roll`): starts a new write-ahead log file
+    /// now. The old log is closed, and every log whose edits are all in storefiles is
+    /// deleted — after a flush of everything, that is every log but the new, empty one.
+    /// (The log also rolls on its own when it reaches `WalConfig::roll_size`, 128 MiB.)
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Put, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
+    /// let admin = db.admin();
+    /// admin.create_table(&TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?)?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", [b'v'; 1000]))?;
+    /// admin.flush("t")?;
+    /// let wal_bytes = || -> std::io::Result<u64> {
+    ///     let mut n = 0;
+    ///     for f in std::fs::read_dir(dir.path().join("wal"))? {
+    ///         n += f?.metadata()?.len();
+    ///     }
+    ///     Ok(n)
+    /// };
+    /// assert!(wal_bytes()? > 1000); // the flushed edit is still in the current log
+    /// admin.roll_wal_writer()?;
+    /// assert!(wal_bytes()? < 100); // only the new log's header is left
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn roll_wal_writer(&self) -> Result<()> {
+        self.inner()
+            .services
+            .wal
+            .roll()
+            .map_err(|e| Error::Region(regionkv_region::Error::Wal(e)))
+    }
+
     /// A user compaction of every region, through HBase's selection policy (a store
     /// with fewer than `hbase.hstore.compaction.min` files is left alone). Runs now and
     /// returns when done.
