@@ -1,6 +1,8 @@
 //! Writes the seed corpus under `seeds/<target>/` (next to this crate's Cargo.toml):
 //! valid storefiles for `storefile_open` and `storefile_open_crc_fixed`, block bodies and
-//! framed blocks for `block_decode`, and encoded cell lists for `storefile_roundtrip`.
+//! framed blocks for `block_decode`, encoded cell lists for `storefile_roundtrip`, the WAL
+//! logs, manifests and catalogs of a small Db for `wal_read`, `manifest_decode` and
+//! `catalog_decode`, and shell scripts for `shell_parse`.
 //! Deterministic: running it again rewrites the same bytes.
 //!
 //! Run (stable is fine): `cargo run --release --example gen_seeds` from `fuzz/`.
@@ -15,6 +17,10 @@ fn main() -> std::io::Result<()> {
         ("storefile_open_crc_fixed", files),
         ("block_decode", regionkv_fuzz::seed_blocks()),
         ("storefile_roundtrip", regionkv_fuzz::seed_roundtrip()),
+        ("wal_read", regionkv_fuzz::seed_wals()),
+        ("manifest_decode", regionkv_fuzz::seed_manifests()),
+        ("catalog_decode", regionkv_fuzz::seed_catalogs()),
+        ("shell_parse", regionkv_fuzz::seed_shell()),
     ];
     for (target, seeds) in sets {
         let dir = root.join(target);

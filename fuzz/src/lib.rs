@@ -466,3 +466,207 @@ pub fn seed_roundtrip() -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+// ---------------------------------------------------------------------------------------
+// The WAL reader, the metadata readers (region manifest with its region info and
+// reference files, the Db catalog) and the shell parser.
+
+/// Reads `data` as a WAL log with `WalReader` in every recovery mode (tail may be torn
+/// or not), and as the only log of a directory with `replay`. Any `Err` is fine; a panic,
+/// a hang or an unbounded allocation is a bug. Edits read must stay within the input.
+pub fn wal_read(data: &[u8]) {
+    use regionkv_wal::{RecoveryMode, WalReader};
+    let fs = MemFs::new();
+    let dir = Path::new("/wal");
+    if fs.create_dir_all(dir).is_err() {
+        return;
+    }
+    let path = dir.join("wal.00000000000000000001.log");
+    if !put_file(&fs, &path, data) {
+        return;
+    }
+    for mode in [
+        RecoveryMode::TolerateCorruptedTail,
+        RecoveryMode::AbsoluteConsistency,
+        RecoveryMode::SkipAnyCorrupted,
+    ] {
+        for torn in [false, true] {
+            let Ok(reader) = WalReader::open(&fs, &path) else {
+                continue;
+            };
+            let mut reader = reader.with_mode(mode).tail_may_be_torn(torn);
+            let mut cells = 0usize;
+            // Each edit holds at least one byte of the input, so more edits than input
+            // bytes means the reader is looping.
+            for _ in 0..=data.len() {
+                match reader.next_edit() {
+                    Ok(Some(edit)) => cells += edit.cells.len(),
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            assert!(
+                cells <= data.len(),
+                "{cells} cells out of {} bytes",
+                data.len()
+            );
+            let _ = reader.summary();
+        }
+        if let Ok(r) = regionkv_wal::replay(&fs, dir, mode) {
+            let _ = r.read_all();
+        }
+    }
+}
+
+/// Decodes `data` as a region manifest (region info, store files, reference files); what
+/// decodes must encode back to bytes that decode to the same manifest.
+pub fn manifest_decode(data: &[u8]) {
+    let path = Path::new("/region/.regioninfo");
+    if let Ok(m) = regionkv_region::Manifest::decode(data, path) {
+        let again = regionkv_region::Manifest::decode(&m.encode(), path)
+            .unwrap_or_else(|e| panic!("a decoded manifest does not decode again: {e}"));
+        assert_eq!(again, m, "manifest round trip");
+    }
+}
+
+/// Decodes `data` as the Db catalog; what decodes must round-trip.
+pub fn catalog_decode(data: &[u8]) {
+    let path = Path::new("/db/CATALOG");
+    if let Ok(c) = regionkv::catalog::Catalog::decode(data, path) {
+        let again = regionkv::catalog::Catalog::decode(&c.encode(), path)
+            .unwrap_or_else(|e| panic!("a decoded catalog does not decode again: {e}"));
+        assert_eq!(again, c, "catalog round trip");
+    }
+}
+
+#[allow(dead_code, clippy::all)]
+#[path = "../../crates/regionkv-cli/src/shell/parse.rs"]
+mod shell_parse_impl;
+
+/// Parses `data` (as UTF-8, lossily) as a shell script with the shell's parser, and asks
+/// whether it is complete, as the interactive shell does after every line.
+pub fn shell_parse(data: &[u8]) {
+    let src = String::from_utf8_lossy(data);
+    let _ = shell_parse_impl::parse_program(&src, 1);
+    let _ = shell_parse_impl::completeness(&src);
+}
+
+/// The files of a small Db that wrote, flushed, split and compacted, by kind: WAL logs,
+/// region manifests (with region info and, for daughters, references) and catalogs.
+fn seed_db_files() -> (
+    Vec<(String, Vec<u8>)>,
+    Vec<(String, Vec<u8>)>,
+    Vec<(String, Vec<u8>)>,
+) {
+    use regionkv::{
+        ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, TableDescriptor,
+    };
+    let mem = MemFs::new();
+    let clock = ManualClock::new(1_700_000_000_000);
+    let (mut wals, mut manifests, mut catalogs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut grab = |mem: &MemFs, step: &str| {
+        for p in mem.files() {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let Ok(bytes) = mem.contents(&p) else {
+                continue;
+            };
+            let tag = format!("{step}_{}", p.display().to_string().replace('/', "_"));
+            if name.ends_with(".log") {
+                wals.push((tag, bytes));
+            } else if name == "CATALOG" {
+                catalogs.push((tag, bytes));
+            } else if name == ".regioninfo"
+                || name.contains("manifest")
+                || name.contains("MANIFEST")
+            {
+                manifests.push((tag, bytes));
+            }
+        }
+    };
+    let opts = || {
+        DbOptions::default()
+            .background(false)
+            .clock(Arc::new(clock.clone()))
+            .fs(Arc::new(mem.clone()))
+    };
+    let db = Db::open("/db", opts()).expect("a Db on MemFs opens");
+    let mut cf = ColumnFamilyDescriptor::new(b"cf").expect("valid family");
+    cf.block_size = 1024;
+    let mut desc = TableDescriptor::new("t", vec![cf]).expect("valid table");
+    desc.set_attribute("DURABILITY", "FSYNC_WAL")
+        .expect("valid attribute");
+    db.admin().create_table(&desc).expect("create");
+    let t = db.table("t").expect("table");
+    for i in 0..40u32 {
+        let p = Put::new(format!("row{i:03}"))
+            .add_column(b"cf", b"q", format!("value-{i}-{}", "v".repeat(60)))
+            .ttl(if i % 7 == 0 { 60_000 } else { i64::MAX });
+        t.put(&p).expect("put");
+    }
+    t.delete(&Delete::new("row005")).expect("delete");
+    grab(&mem, "written");
+    db.admin().flush("t").expect("flush");
+    db.admin().split_at("t", b"row020").expect("split");
+    grab(&mem, "split");
+    db.admin().major_compact("t").expect("compact");
+    grab(&mem, "compacted");
+    drop(db);
+    (wals, manifests, catalogs)
+}
+
+/// Seeds for `wal_read`: logs of a Db (edits with and without tags, a delete).
+pub fn seed_wals() -> Vec<(String, Vec<u8>)> {
+    dedup(seed_db_files().0)
+}
+
+/// Seeds for `manifest_decode`: manifests of a table's region, its daughters (with
+/// references) and after their compaction.
+pub fn seed_manifests() -> Vec<(String, Vec<u8>)> {
+    dedup(seed_db_files().1)
+}
+
+/// Seeds for `catalog_decode`.
+pub fn seed_catalogs() -> Vec<(String, Vec<u8>)> {
+    dedup(seed_db_files().2)
+}
+
+/// Seeds for `shell_parse`: the golden shell scripts' kind of input.
+pub fn seed_shell() -> Vec<(String, Vec<u8>)> {
+    [
+        (
+            "create",
+            "create 't', 'cf', {NAME => 'cg', VERSIONS => 3, TTL => 60}\n",
+        ),
+        (
+            "put",
+            "put 't', 'r1', 'cf:q', 'v', 1234, {TTL => 1000}\nget 't', 'r1'\n",
+        ),
+        (
+            "scan",
+            "scan 't', {STARTROW => 'a', STOPROW => 'z', COLUMNS => ['cf:q'], LIMIT => 10, \
+             FILTER => \"PrefixFilter('r') AND ValueFilter(=, 'binary:v')\"}\n",
+        ),
+        (
+            "multi",
+            "incr 't', 'c', 'cf:n', 5\nappend 't', 'r', 'cf:q', 'x'\n# comment\nexit\n",
+        ),
+        ("open", "create 't', {NAME => 'cf',\n  VERSIONS => 2\n"),
+        ("strings", "put 't', \"r\\x00\\xff\", 'cf:q', 'it''s'\n"),
+        (
+            "splits",
+            "create 't', 'cf', SPLITS => ['a', 'm', 'x']\nsplit 't', 'q'\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_string(), s.as_bytes().to_vec()))
+    .collect()
+}
+
+fn dedup(mut v: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|(_, b)| seen.insert(b.clone()));
+    v.sort();
+    v
+}

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 4] = [
+const TARGETS: [(&str, Target); 8] = [
     ("storefile_open", regionkv_fuzz::storefile_open),
     (
         "storefile_open_crc_fixed",
@@ -20,6 +20,10 @@ const TARGETS: [(&str, Target); 4] = [
     ),
     ("block_decode", regionkv_fuzz::block_decode),
     ("storefile_roundtrip", regionkv_fuzz::storefile_roundtrip),
+    ("wal_read", regionkv_fuzz::wal_read),
+    ("manifest_decode", regionkv_fuzz::manifest_decode),
+    ("catalog_decode", regionkv_fuzz::catalog_decode),
+    ("shell_parse", regionkv_fuzz::shell_parse),
 ];
 
 struct XorShift(u64);
@@ -42,6 +46,10 @@ fn seeds_of(target: &str) -> Vec<(String, Vec<u8>)> {
     match target {
         "storefile_open" | "storefile_open_crc_fixed" => regionkv_fuzz::seed_storefiles(),
         "block_decode" => regionkv_fuzz::seed_blocks(),
+        "wal_read" => regionkv_fuzz::seed_wals(),
+        "manifest_decode" => regionkv_fuzz::seed_manifests(),
+        "catalog_decode" => regionkv_fuzz::seed_catalogs(),
+        "shell_parse" => regionkv_fuzz::seed_shell(),
         _ => regionkv_fuzz::seed_roundtrip(),
     }
 }
