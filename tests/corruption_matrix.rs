@@ -22,6 +22,9 @@ use std::sync::Arc;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
+/// A named way to damage a copy of the file system.
+type Damage = (String, Box<dyn Fn(&MemFs)>);
+
 fn row(i: u32) -> Vec<u8> {
     format!("row{i:04}").into_bytes()
 }
@@ -257,7 +260,7 @@ fn every_file_kind_detects_damage_and_never_answers_wrongly() {
         }
         // Truncations, a zeroed page, garbage at the end, the file deleted: detected or
         // still right — never wrong.
-        let mut damage: Vec<(String, Box<dyn Fn(&MemFs)>)> = Vec::new();
+        let mut damage: Vec<Damage> = Vec::new();
         for cut in [0, len / 2, len.saturating_sub(1)] {
             let p = path.clone();
             damage.push((
