@@ -39,6 +39,7 @@ pub mod mutation;
 pub mod options;
 pub mod read;
 pub mod region_map;
+pub mod repair;
 mod split;
 pub mod table;
 
