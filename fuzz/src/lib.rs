@@ -1,6 +1,6 @@
 //! The bodies of regionkv's fuzz targets, kept in a library so that the same code runs under
 //! libFuzzer (`cargo +nightly fuzz run TARGET`, one thin file per target in
-//! `fuzz_targets/`) and on a stable toolchain in `tests/replay.rs`, which replays the seed
+//! `fuzz_targets/`) and on a stable toolchain in the workspace's `tests/fuzz_replay.rs`, which replays the seed
 //! corpus, any saved corpus or crash artifacts, and a few hundred pseudo-random inputs.
 //!
 //! The rule every target checks: a storefile reader fed arbitrary bytes may return any
