@@ -141,6 +141,63 @@ fn counter_of(value: Option<&[u8]>) -> Result<i64> {
     }
 }
 
+/// What the read-modify-write operations need of a peer: a point read and a one-key
+/// write at the engine's durability, its key layout and its row locks.
+trait PointKv {
+    fn layout(&self) -> KeyLayout;
+    fn locks(&self) -> &RowLocks;
+    fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    fn write_one(&self, key: Vec<u8>, value: &[u8]) -> Result<()>;
+}
+
+/// HBase's Increment on a peer: read, add, write under the row lock.
+fn rmw_increment(
+    e: &impl PointKv,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    delta: i64,
+) -> Result<i64> {
+    let key = e.layout().key(row, family, qualifier);
+    let _row = e.locks().lock(row);
+    let new = counter_of(e.read(&key)?.as_deref())?.wrapping_add(delta);
+    e.write_one(key, &new.to_be_bytes())?;
+    Ok(new)
+}
+
+/// HBase's Append on a peer.
+fn rmw_append(
+    e: &impl PointKv,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    value: &[u8],
+) -> Result<()> {
+    let key = e.layout().key(row, family, qualifier);
+    let _row = e.locks().lock(row);
+    let mut v = e.read(&key)?.unwrap_or_default();
+    v.extend_from_slice(value);
+    e.write_one(key, &v)
+}
+
+/// HBase's checkAndPut (value equals) on a peer.
+fn rmw_check_and_put(
+    e: &impl PointKv,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    expected: &[u8],
+    value: &[u8],
+) -> Result<bool> {
+    let key = e.layout().key(row, family, qualifier);
+    let _row = e.locks().lock(row);
+    if e.read(&key)?.as_deref() != Some(expected) {
+        return Ok(false);
+    }
+    e.write_one(key, value)?;
+    Ok(true)
+}
+
 // ---------------------------------------------------------------------------------------
 // RocksDB
 
@@ -197,6 +254,24 @@ impl RocksdbEngine {
         for (f, q, v) in cells {
             batch.put(self.layout.key(row, f, q), v);
         }
+    }
+}
+
+impl PointKv for RocksdbEngine {
+    fn layout(&self) -> KeyLayout {
+        self.layout
+    }
+
+    fn locks(&self) -> &RowLocks {
+        &self.locks
+    }
+
+    fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.db.get_pinned(key).map_err(rocks)?.map(|v| v.to_vec()))
+    }
+
+    fn write_one(&self, key: Vec<u8>, value: &[u8]) -> Result<()> {
+        self.db.put_opt(key, value, &self.write).map_err(rocks)
     }
 }
 
@@ -303,27 +378,11 @@ impl Engine for RocksdbEngine {
     }
 
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8], delta: i64) -> Result<i64> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let old = self.db.get_pinned(&key).map_err(rocks)?;
-        let new = counter_of(old.as_deref())?.wrapping_add(delta);
-        self.db
-            .put_opt(&key, new.to_be_bytes(), &self.write)
-            .map_err(rocks)?;
-        Ok(new)
+        rmw_increment(self, row, family, qualifier, delta)
     }
 
     fn append(&self, row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> Result<()> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let mut v = self
-            .db
-            .get_pinned(&key)
-            .map_err(rocks)?
-            .map(|s| s.to_vec())
-            .unwrap_or_default();
-        v.extend_from_slice(value);
-        self.db.put_opt(&key, v, &self.write).map_err(rocks)
+        rmw_append(self, row, family, qualifier, value)
     }
 
     fn check_and_put(
@@ -334,14 +393,7 @@ impl Engine for RocksdbEngine {
         expected: &[u8],
         value: &[u8],
     ) -> Result<bool> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let old = self.db.get_pinned(&key).map_err(rocks)?;
-        if old.as_deref() != Some(expected) {
-            return Ok(false);
-        }
-        self.db.put_opt(&key, value, &self.write).map_err(rocks)?;
-        Ok(true)
+        rmw_check_and_put(self, row, family, qualifier, expected, value)
     }
 
     fn flush(&self) -> Result<()> {
@@ -422,6 +474,24 @@ impl FjallEngine {
         let mut batch = self.db.batch().durability(self.persist);
         f(&mut batch);
         batch.commit().map_err(fj)
+    }
+}
+
+impl PointKv for FjallEngine {
+    fn layout(&self) -> KeyLayout {
+        self.layout
+    }
+
+    fn locks(&self) -> &RowLocks {
+        &self.locks
+    }
+
+    fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.ks.get(key).map_err(fj)?.map(|v| v.to_vec()))
+    }
+
+    fn write_one(&self, key: Vec<u8>, value: &[u8]) -> Result<()> {
+        self.write(|b| b.insert(&self.ks, key, value))
     }
 }
 
@@ -524,25 +594,11 @@ impl Engine for FjallEngine {
     }
 
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8], delta: i64) -> Result<i64> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let old = self.ks.get(&key).map_err(fj)?;
-        let new = counter_of(old.as_deref())?.wrapping_add(delta);
-        self.write(|b| b.insert(&self.ks, key, new.to_be_bytes()))?;
-        Ok(new)
+        rmw_increment(self, row, family, qualifier, delta)
     }
 
     fn append(&self, row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> Result<()> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let mut v = self
-            .ks
-            .get(&key)
-            .map_err(fj)?
-            .map(|s| s.to_vec())
-            .unwrap_or_default();
-        v.extend_from_slice(value);
-        self.write(|b| b.insert(&self.ks, key, v))
+        rmw_append(self, row, family, qualifier, value)
     }
 
     fn check_and_put(
@@ -553,14 +609,7 @@ impl Engine for FjallEngine {
         expected: &[u8],
         value: &[u8],
     ) -> Result<bool> {
-        let key = self.layout.key(row, family, qualifier);
-        let _row = self.locks.lock(row);
-        let old = self.ks.get(&key).map_err(fj)?;
-        if old.as_deref() != Some(expected) {
-            return Ok(false);
-        }
-        self.write(|b| b.insert(&self.ks, key, value))?;
-        Ok(true)
+        rmw_check_and_put(self, row, family, qualifier, expected, value)
     }
 
     fn flush(&self) -> Result<()> {
