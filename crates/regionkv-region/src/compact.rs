@@ -137,7 +137,9 @@ impl Region {
             h
         });
         let removed: Vec<String> = inputs.iter().map(|f| f.meta.name.clone()).collect();
+        fail::fail_point!("compaction-before-commit");
         self.commit_compaction(family, &removed, output.as_ref().map(|h| h.meta.clone()))?;
+        fail::fail_point!("compaction-after-commit");
         store.replace_files(&removed, output.clone());
         // A reference's file belongs to the parent region: the janitor removes it once no
         // region refers to it.
@@ -148,6 +150,7 @@ impl Region {
             .collect();
         for n in own {
             let path = store.dir().join(n);
+            fail::fail_point!("compaction-before-delete-input");
             if let Err(e) = self.services().fs.remove_file(&path) {
                 // Harmless: the next open removes files the manifest does not name.
                 tracing::warn!(file = %path.display(), error = %e, "could not remove a compacted file");

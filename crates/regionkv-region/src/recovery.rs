@@ -33,7 +33,11 @@ pub fn recover_wal(
     let span = tracing::info_span!("recovery", wal = %dir.display());
     let _enter = span.enter();
     let (edits, report) = replay(fs.as_ref(), dir, mode)?.read_all()?;
+    // Crash points (docs/reliability.md): old logs read, no new log; new log started,
+    // old ones not yet adopted.
+    fail::fail_point!("recovery-after-wal-read");
     let wal = Arc::new(Wal::open(fs, dir, config)?);
+    fail::fail_point!("recovery-after-new-log");
     wal.adopt_replayed(&report)?;
     tracing::info!(
         edits = edits.len(),

@@ -711,6 +711,7 @@ impl Region {
         };
 
         // 2. Write the files, holding no lock writers need.
+        fail::fail_point!("flush-after-snapshot");
         let mut written: Vec<(usize, Arc<Segment>, Option<StoreFileHandle>)> = Vec::new();
         for (i, seg) in snapshots {
             if seg.is_empty() {
@@ -738,6 +739,7 @@ impl Region {
         }
 
         // 3. Record them in the manifest (the commit point), then make them live.
+        fail::fail_point!("flush-before-commit");
         let mut result = FlushResult {
             flush_seq_id: flush_seq,
             ..FlushResult::default()
@@ -768,6 +770,7 @@ impl Region {
                     return Err(e);
                 }
                 *m = next;
+                fail::fail_point!("flush-after-commit");
             }
             m.stores
                 .values()
@@ -792,6 +795,7 @@ impl Region {
             let _g = self.flushed.0.lock();
             self.flushed.1.notify_all();
         }
+        fail::fail_point!("flush-before-wal-mark");
         if let Err(e) = self
             .services
             .wal

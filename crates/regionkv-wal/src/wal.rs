@@ -617,13 +617,18 @@ impl Shared {
         let sync = st.fsync_wanted > st.synced;
         let mut sync_time = Duration::ZERO;
         let result = MutexGuard::unlocked(st, || {
+            // Crash points (docs/reliability.md): a round taken but not written, written
+            // but not synced, synced but not yet acknowledged.
+            fail::fail_point!("wal-before-append");
             if !batch.is_empty() {
                 writer.file.append(&batch)?;
             }
             if sync {
+                fail::fail_point!("wal-before-sync");
                 let start = Instant::now();
                 writer.file.sync_data()?;
                 sync_time = start.elapsed();
+                fail::fail_point!("wal-after-sync");
             }
             Ok(())
         });
@@ -684,8 +689,10 @@ impl Shared {
             if sync_old {
                 old.file.sync_data()?;
             }
+            fail::fail_point!("wal-roll-before-create");
             let new = create_log(&*self.fs, &self.dir, number, LogOrigin::Roll, old.number)?;
             drop(old);
+            fail::fail_point!("wal-roll-after-create");
             Ok(new)
         });
         match result {
@@ -726,6 +733,7 @@ impl Shared {
         let (deleted, result) = MutexGuard::unlocked(st, || {
             let mut deleted = 0;
             for (number, path) in &logs {
+                fail::fail_point!("wal-before-delete-log");
                 match self.fs.remove_file(path) {
                     Ok(()) => deleted += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => deleted += 1,

@@ -136,6 +136,12 @@ pub struct RegionStatus {
     pub store_file_bytes: u64,
     /// Compactions run.
     pub compactions: u64,
+    /// The sequence id of the newest write visible to reads (HBase's MVCC read point,
+    /// `HRegion.getReadPoint`). Never goes backwards, across crashes and splits included.
+    pub sequence_id: u64,
+    /// Every edit at or below this sequence id is in a storefile (HBase's
+    /// `completeSequenceId`: the lowest flushed sequence id over the region's stores).
+    pub completed_sequence_id: u64,
     /// Per store.
     pub stores: Vec<StoreStatus>,
 }
@@ -193,6 +199,14 @@ fn region_status(r: &Region) -> RegionStatus {
         store_files: stores.iter().map(|s| s.store_files).sum(),
         store_file_bytes: stores.iter().map(|s| s.store_file_bytes).sum(),
         compactions: m.compactions.load(Ordering::Relaxed),
+        sequence_id: r.mvcc().read_point(),
+        completed_sequence_id: r
+            .manifest()
+            .stores
+            .values()
+            .map(|s| s.flushed_seq_id)
+            .min()
+            .unwrap_or(0),
         stores,
     }
 }

@@ -26,13 +26,15 @@
 //!
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
-//! [`catalog`] (the persisted table list), [`region_map`] (row → region routing).
+//! [`catalog`] (the persisted table list), [`region_map`] (row → region routing),
+//! [`crash_points`] (the named points where crash tests stop the engine).
 
 #![forbid(unsafe_code)]
 
 pub mod admin;
 pub mod buffered;
 pub mod catalog;
+pub mod crash_points;
 pub mod db;
 mod error;
 pub mod mutation;

@@ -383,16 +383,21 @@ impl DbInner {
         next_catalog.next_region_id = next_catalog.next_region_id.max(id + 1);
 
         let (closing, seq) = parent.close_for_split()?;
+        // Crash points (docs/reliability.md): before the commit a restart serves the
+        // parent (rolled back), after it the daughters (rolled forward).
+        fail::fail_point!("split-after-close");
         let attempt = (|| -> Result<[Manifest; 2]> {
             let children = parent.daughter_manifests(&closing, seq, &row, id)?;
             for c in &children {
                 self.write_child(c)?;
+                fail::fail_point!("split-after-daughter");
             }
             let infos: Vec<RegionInfo> = children.iter().map(|m| m.region.clone()).collect();
             let next = Self::replaced(&next_catalog, &desc.name, &[parent.info().clone()], &infos);
             // The commit point.
             next.write(self.fs.as_ref(), &self.dir)?;
             *catalog = next;
+            fail::fail_point!("split-after-commit");
             Ok(children)
         })();
         let children = match attempt {
@@ -419,6 +424,7 @@ impl DbInner {
         for c in &children {
             opened.push(self.open_region(&c.region, &desc)?);
         }
+        fail::fail_point!("split-after-open-daughters");
         Self::swap_regions(&handle, &[encoded], opened);
         tracing::info!(
             parent = %encoded,
@@ -526,7 +532,9 @@ impl DbInner {
             None => (|| -> Result<Manifest> {
                 let sources: Vec<(&Manifest, u64)> = closed.iter().map(|(m, s)| (m, *s)).collect();
                 let m = merged_manifest(&sources, id);
+                fail::fail_point!("merge-after-close");
                 self.write_child(&m)?;
+                fail::fail_point!("merge-before-commit");
                 let olds: Vec<RegionInfo> = parents.iter().map(|p| p.info().clone()).collect();
                 let next = Self::replaced(
                     &next_catalog,
@@ -536,6 +544,7 @@ impl DbInner {
                 );
                 next.write(self.fs.as_ref(), &self.dir)?;
                 *catalog = next;
+                fail::fail_point!("merge-after-commit");
                 Ok(m)
             })(),
         };
@@ -600,6 +609,7 @@ impl DbInner {
                 continue;
             }
             let path = dir.join(&name);
+            fail::fail_point!("janitor-before-remove");
             tracing::info!(dir = %path.display(), "removing a region directory nothing refers to (split/merge parent or uncommitted child)");
             self.fs.remove_dir_all(&path)?;
             removed += 1;

@@ -63,6 +63,21 @@ fn open_creates_locks_and_rejects_foreign_or_newer_directories() {
         Db::open(&foreign, opts(&clock)),
         Err(Error::NotADb { .. })
     ));
+    // A first open killed while writing the identity file leaves only its temporary
+    // copy: the directory is still taken (and only then).
+    let interrupted = dir.path().join("interrupted");
+    std::fs::create_dir_all(&interrupted).unwrap();
+    std::fs::write(interrupted.join("REGIONKV.tmp"), b"regi").unwrap();
+    Db::open(&interrupted, opts(&clock))
+        .unwrap()
+        .close()
+        .unwrap();
+    assert!(!interrupted.join("REGIONKV.tmp").exists());
+    std::fs::write(foreign.join("REGIONKV.tmp"), b"regi").unwrap();
+    assert!(matches!(
+        Db::open(&foreign, opts(&clock)),
+        Err(Error::NotADb { .. })
+    ));
     std::fs::write(path.join("REGIONKV"), b"regionkv\nformat 99\n").unwrap();
     let err = Db::open(&path, opts(&clock)).unwrap_err().to_string();
     assert!(err.contains("newer"), "{err}");
