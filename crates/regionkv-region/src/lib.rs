@@ -30,6 +30,7 @@ pub mod scan;
 pub mod services;
 pub mod split;
 pub mod store;
+mod sync;
 
 pub use compact::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};

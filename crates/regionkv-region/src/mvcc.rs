@@ -12,9 +12,10 @@
 //! point only moves forward; every number ≤ read point belongs to a completed (or
 //! abandoned) entry.
 
-use parking_lot::{Condvar, Mutex};
+// Through `crate::sync` so that crates/regionkv-models can model-check this file with
+// shuttle's primitives.
+use crate::sync::{AtomicU64, Condvar, Mutex, Ordering};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A write in progress: its number is the sequence id of every cell it writes.
 #[derive(Debug)]
