@@ -291,7 +291,11 @@ fn writers_scanners_flushes_compactions_and_splits_at_once() {
         assert_eq!(n, expected, "{label}: row count");
     };
     check_final(&db, "final");
-    drop(Arc::try_unwrap(db).map_err(|_| ()).expect("every thread is joined"));
+    drop(
+        Arc::try_unwrap(db)
+            .map_err(|_| ())
+            .expect("every thread is joined"),
+    );
     let db = open(dir.path());
     check_final(&db, "after reopen");
     println!(

@@ -151,6 +151,16 @@ fn check_row(row: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// HBase's `hbase.client.keyvalue.maxsize` check (`ConnectionUtils.validatePut`, 10 MiB):
+/// a put or append cell whose serialized KeyValue (lengths, key, value) is larger is
+/// refused before anything is written.
+fn check_cell_size(cell: &Cell) -> Result<()> {
+    // KeyValue's length fields (key length, value length: 8 bytes) around key and value.
+    let size = 8 + cell.encoded_len();
+    regionkv_cell::limits::check_cell_size(size, regionkv_cell::limits::DEFAULT_MAX_CELL_SIZE)?;
+    Ok(())
+}
+
 /// The cells of a put.
 fn put_cells(p: &Put) -> Result<Vec<Cell>> {
     check_row(&p.row)?;
@@ -164,6 +174,7 @@ fn put_cells(p: &Put) -> Result<Vec<Cell>> {
                 return Err(invalid(format!("Timestamp cannot be negative. ts={ts}")));
             }
             let cell = Cell::put(&p.row, f, q, *ts, v)?;
+            check_cell_size(&cell)?;
             Ok(match p.ttl {
                 // HBase's `rewriteCellTags`: the mutation's TTL becomes a tag on each cell.
                 Some(ttl) => cell.with_tags(regionkv_cell::tag::with_ttl(&[], Some(ttl)))?,
@@ -312,6 +323,9 @@ fn increment_cells(region: &Region, inc: &Increment, now: i64) -> Result<Vec<Cel
 
 fn append_cells(region: &Region, app: &Append, now: i64) -> Result<Vec<Cell>> {
     check_row(&app.row)?;
+    for (f, q, v) in &app.columns {
+        check_cell_size(&Cell::put(&app.row, f, q, 0, v)?)?;
+    }
     reckon(
         region,
         &app.row,

@@ -31,7 +31,7 @@ mod session;
 mod tz;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -84,6 +84,16 @@ enum ShellError {
         what: String,
         /// Why it failed.
         source: io::Error,
+    },
+    /// A line longer than [`MAX_LINE_BYTES`].
+    #[error("{what}: line {line} is longer than {limit} bytes")]
+    LineTooLong {
+        /// What was being read.
+        what: String,
+        /// The line number.
+        line: u64,
+        /// The limit.
+        limit: usize,
     },
     /// Writing the output failed (a closed pipe, a full disk).
     #[error("cannot write output: {0}")]
@@ -164,16 +174,15 @@ fn run_script<W: Write>(
     what: &str,
 ) -> Result<ExitCode, ShellError> {
     let mut chunker = Chunker::for_script();
-    let mut lines = input.lines();
+    let mut lines = BoundedLines {
+        input,
+        number: 0,
+        what,
+    };
     loop {
         let chunk = match lines.next() {
             Some(Ok(line)) => chunker.push(&line),
-            Some(Err(source)) => {
-                return Err(ShellError::Input {
-                    what: what.to_owned(),
-                    source,
-                });
-            }
+            Some(Err(e)) => return Err(e),
             None => match chunker.finish() {
                 Some(chunk) => Some(chunk),
                 None => {
@@ -189,6 +198,55 @@ fn run_script<W: Write>(
                 return Ok(finish(session, code));
             }
         }
+    }
+}
+
+/// The longest line a script or standard input may have: HBase's largest cell (10 MiB,
+/// `hbase.client.keyvalue.maxsize`) written with `\xNN` escapes, and room to spare. A longer
+/// line is an error, not an unbounded allocation.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The lines of `input`, each read with at most [`MAX_LINE_BYTES`] bytes buffered.
+struct BoundedLines<'a, R> {
+    input: R,
+    number: u64,
+    what: &'a str,
+}
+
+impl<R: BufRead> Iterator for BoundedLines<'_, R> {
+    type Item = Result<String, ShellError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut buf = Vec::new();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        self.number += 1;
+        let input_error = |source| ShellError::Input {
+            what: self.what.to_owned(),
+            source,
+        };
+        match Read::take(&mut self.input, limit).read_until(b'\n', &mut buf) {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(e) => return Some(Err(input_error(e))),
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        } else if buf.len() > MAX_LINE_BYTES {
+            return Some(Err(ShellError::LineTooLong {
+                what: self.what.to_owned(),
+                line: self.number,
+                limit: MAX_LINE_BYTES,
+            }));
+        }
+        Some(String::from_utf8(buf).map_err(|_| {
+            input_error(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("line {} is not valid UTF-8", self.number),
+            ))
+        }))
     }
 }
 
@@ -270,4 +328,48 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
     };
     let code = exit_code(flow, session.failures(), false);
     Ok(finish(session, code))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Result<String, ShellError>> {
+        BoundedLines {
+            input: io::Cursor::new(input),
+            number: 0,
+            what: "test",
+        }
+        .collect()
+    }
+
+    #[test]
+    fn lines_are_split_like_bufread_lines() {
+        let got: Vec<String> = lines(b"a\r\nb\n\nc")
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(got, ["a", "b", "", "c"]);
+    }
+
+    #[test]
+    fn an_oversized_line_is_an_error_not_an_allocation() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES];
+        input.extend_from_slice(b"\nshort\n");
+        input.extend(std::iter::repeat_n(b'y', MAX_LINE_BYTES + 1));
+        let got = lines(&input);
+        assert_eq!(got[0].as_ref().unwrap().len(), MAX_LINE_BYTES);
+        assert_eq!(got[1].as_ref().unwrap(), "short");
+        match &got[2] {
+            Err(ShellError::LineTooLong { line: 3, limit, .. }) => {
+                assert_eq!(*limit, MAX_LINE_BYTES)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            &lines(b"\xff\n")[0],
+            Err(ShellError::Input { .. })
+        ));
+    }
 }

@@ -126,6 +126,12 @@ pub enum ErrorKind {
     /// A lower-case identifier where a value was expected (an unquoted name, a variable).
     #[error("unexpected identifier '{0}', expecting a value (quote names: '{0}')")]
     BareIdentifier(String),
+    /// Arrays and hashes nested deeper than [`MAX_NESTING`].
+    #[error("arrays and hashes nest more than {limit} levels deep")]
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
     /// `Const.method`: method calls such as `Bytes.toBytes(...)` are not supported.
     #[error("method calls such as {0}.method are not supported; write bytes as a \"\\xNN\" string")]
     MethodCall(String),
@@ -149,7 +155,12 @@ pub fn parse_program(src: &str, first_line: u32) -> Result<Vec<Command>, ParseEr
     if let Some(e) = error {
         return Err(e);
     }
-    Parser { tokens, next: 0 }.program()
+    Parser {
+        tokens,
+        next: 0,
+        depth: 0,
+    }
+    .program()
 }
 
 /// Whether an input is ready to run or needs more lines, as an interactive reader asks
@@ -176,6 +187,7 @@ pub fn completeness(src: &str) -> Completeness {
         None => match (Parser {
             tokens: tokens.clone(),
             next: 0,
+            depth: 0,
         })
         .program()
         {
@@ -846,7 +858,14 @@ struct Parser {
     /// Always ends with a [`Tok::Eof`] token.
     tokens: Vec<Token>,
     next: usize,
+    /// Arrays and hashes open around the value being parsed (at most [`MAX_NESTING`]).
+    depth: usize,
 }
+
+/// How deep arrays and hashes may nest in one value. The parser recurses once per level,
+/// so without a bound a line of `[[[[...` would overflow the stack; HBase shell arguments
+/// nest two or three levels (`{COLUMNS => ['cf:a'], FILTER => ...}`).
+pub const MAX_NESTING: usize = 64;
 
 const EOF_TOKEN: Token = Token {
     tok: Tok::Eof,
@@ -1052,8 +1071,22 @@ impl Parser {
                 }
                 Ok(Value::Const(name))
             }
-            Tok::LBracket => Ok(Value::Array(self.list(Close::Bracket)?)),
-            Tok::LBrace => Ok(Value::Hash(self.hash()?)),
+            Tok::LBracket | Tok::LBrace => {
+                if self.depth >= MAX_NESTING {
+                    return Err(ParseError {
+                        kind: ErrorKind::TooDeep { limit: MAX_NESTING },
+                        pos: token.pos,
+                    });
+                }
+                self.depth += 1;
+                let value = if token.tok == Tok::LBracket {
+                    self.list(Close::Bracket).map(Value::Array)
+                } else {
+                    self.hash().map(Value::Hash)
+                };
+                self.depth -= 1;
+                value
+            }
             _ => Err(Self::unexpected(&token, "a value")),
         }
     }
@@ -1208,6 +1241,25 @@ mod tests {
                 c("KeepDeleted"),
             ]
         );
+    }
+
+    #[test]
+    fn nesting_is_bounded_not_a_stack_overflow() {
+        let deep = |n: usize| format!("put 't', 'r', 'cf:q', {}1{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_program(&deep(MAX_NESTING), 1).is_ok());
+        let err = parse_program(&deep(MAX_NESTING + 1), 1).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_NESTING });
+        let err = parse_program(&deep(1_000_000), 1).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_NESTING });
+        let hashes = format!(
+            "scan 't', {}{}",
+            "{'a' => ".repeat(100_000),
+            "1}".repeat(100_000)
+        );
+        assert!(matches!(
+            parse_program(&hashes, 1).unwrap_err().kind,
+            ErrorKind::TooDeep { .. }
+        ));
     }
 
     #[test]
