@@ -8,7 +8,7 @@ use regionkv_cell::Cell;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 const PER_THREAD: usize = 20_000;
 const THREADS: usize = 2;
@@ -27,14 +27,24 @@ fn rows(segment: &Arc<Segment>) -> Vec<Vec<u8>> {
 fn run(config: MemStoreConfig) {
     let memstore = MemStore::new(config);
     let added = AtomicUsize::new(0);
+    // Adders stop at three quarters until the snapshot is taken: on a loaded machine they
+    // could otherwise finish before it, leaving the active segment empty (seen in a
+    // soak run with CI beside it).
+    let snapped = AtomicBool::new(false);
     let deltas: Vec<MemStoreSize> = std::thread::scope(|s| {
         let adders: Vec<_> = (0..THREADS)
             .map(|t| {
                 let memstore = &memstore;
                 let added = &added;
+                let snapped = &snapped;
                 s.spawn(move || {
                     let mut sum = MemStoreSize::default();
                     for i in 0..PER_THREAD {
+                        if i == PER_THREAD * 3 / 4 {
+                            while !snapped.load(Ordering::Acquire) {
+                                std::thread::yield_now();
+                            }
+                        }
                         sum += memstore.add(cell(t, i).as_cell_ref());
                         added.fetch_add(1, Ordering::Relaxed);
                     }
@@ -48,6 +58,7 @@ fn run(config: MemStoreConfig) {
             std::thread::yield_now();
         }
         let snapshot = memstore.snapshot().expect("cells were added");
+        snapped.store(true, Ordering::Release);
         let frozen_size = snapshot.size();
         let frozen_rows = rows(&snapshot);
         assert_eq!(frozen_rows.len() as u64, frozen_size.cell_count);
