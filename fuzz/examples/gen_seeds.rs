@@ -21,6 +21,7 @@ fn main() -> std::io::Result<()> {
         ("manifest_decode", regionkv_fuzz::seed_manifests()),
         ("catalog_decode", regionkv_fuzz::seed_catalogs()),
         ("shell_parse", regionkv_fuzz::seed_shell()),
+        ("op_sequence", regionkv_fuzz::seed_op_sequence()),
     ];
     for (target, seeds) in sets {
         let dir = root.join(target);

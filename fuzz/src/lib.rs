@@ -6,9 +6,16 @@
 //! The rule every target checks: a storefile reader fed arbitrary bytes may return any
 //! `Err`, but must never panic, loop forever or allocate without bound. The round-trip
 //! target additionally checks that what the writer writes, the reader reads back.
+//!
+//! `op_sequence` is different: it drives a whole `Db` through decoded operations, I/O faults
+//! and power cuts, and a panic there means the engine disagreed with a reference model.
 
+use regionkv::{
+    ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, RowMutations, Scan,
+    TableDescriptor,
+};
 use regionkv_cell::{Cell, CellType, KeyValueScanner, KeyView, compare_keys};
-use regionkv_fs::{Fs, MemFs};
+use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
 use regionkv_storefile::block::{BlockBuilder, BlockCursor};
 use regionkv_storefile::format::FORMAT_VERSION;
 use regionkv_storefile::format::block_header::{
@@ -19,6 +26,7 @@ use regionkv_storefile::{
     BloomType, Compression, DataBlockEncoding, StoreFileBlockCache, StoreFileReader,
     StoreFileScanner, StoreFileWriter, StoreFileWriterOptions,
 };
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -557,9 +565,6 @@ fn seed_db_files() -> (
     Vec<(String, Vec<u8>)>,
     Vec<(String, Vec<u8>)>,
 ) {
-    use regionkv::{
-        ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, TableDescriptor,
-    };
     let mem = MemFs::new();
     let clock = ManualClock::new(1_700_000_000_000);
     let (mut wals, mut manifests, mut catalogs) = (Vec::new(), Vec::new(), Vec::new());
@@ -669,4 +674,993 @@ fn dedup(mut v: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
     v.retain(|(_, b)| seen.insert(b.clone()));
     v.sort();
     v
+}
+
+// ---------------------------------------------------------------------------------------
+// `op_sequence`: operation sequences against a reference model, with an I/O fault
+// countdown and power cuts (RELIABILITY.md §3 T5 `fuzz_ops`, the redb design).
+
+/// The most operations one `op_sequence` input runs (two bytes each after the header).
+pub const OP_SEQUENCE_MAX_OPS: usize = 64;
+/// The header's length: countdown kind, countdown (two bytes), crash byte.
+pub const OP_SEQUENCE_HEADER_LEN: usize = 4;
+/// The countdown is counted in file-system operations after the table's creation, modulo
+/// this: a put does 2, a flush ~30–50, a compaction ~45–95, a split ~65–95, a reopen
+/// ~30–110, so a 64-step sequence does up to about two thousand and most countdowns fire.
+const OP_SEQUENCE_COUNTDOWN_MOD: u16 = 1 << 11;
+const SEQ_ROWS: u8 = 32;
+const SEQ_FAMILIES: [&[u8]; 2] = [b"cf", b"cg"];
+const SEQ_QUALIFIERS: [&[u8]; 4] = [b"a", b"b", b"c", b"d"];
+const SEQ_TABLE: &str = "t";
+
+/// `(row, family, qualifier) -> value` of every visible cell: the reference model.
+type SeqModel = BTreeMap<(Vec<u8>, Vec<u8>, Vec<u8>), Vec<u8>>;
+
+/// What the countdown does when it reaches zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Countdown {
+    /// Nothing: only the sequence's own `CrashNow` steps cut the power.
+    Off,
+    /// `FaultFs::fail_at`: the first operation of the kind's class from then on fails.
+    Fault(FaultKind, Persistence),
+    /// `FaultFs::halt_at`: the process dies just before that operation (every operation
+    /// from then on fails).
+    Halt,
+}
+
+/// The first [`OP_SEQUENCE_HEADER_LEN`] bytes of an `op_sequence` input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeqHeader {
+    /// What fires at the countdown.
+    pub countdown: Countdown,
+    /// File-system operations after the table's creation before it fires (below 2048).
+    pub at: u16,
+    /// Bit 7: close the Db (flushing its memstores) before each power cut instead of
+    /// dying without a word. Bits 0–6: `% 5` picks the crash mode of every power cut
+    /// (`CrashMode::all`), and seed the random ones.
+    pub crash: u8,
+}
+
+impl SeqHeader {
+    /// Byte 0: the countdown, `% 12`: 0–4 a transient fault of `FaultKind::ALL[i]`, 5–9
+    /// a persistent one, 10 a halt, 11 none. Bytes 1–2: `at`, little-endian, modulo 2048.
+    /// Byte 3: `crash`.
+    pub fn decode(b: [u8; OP_SEQUENCE_HEADER_LEN]) -> Self {
+        let countdown = match b[0] % 12 {
+            k @ 0..=4 => Countdown::Fault(FaultKind::ALL[usize::from(k)], Persistence::Transient),
+            k @ 5..=9 => {
+                Countdown::Fault(FaultKind::ALL[usize::from(k - 5)], Persistence::Persistent)
+            }
+            10 => Countdown::Halt,
+            _ => Countdown::Off,
+        };
+        SeqHeader {
+            countdown,
+            at: u16::from_le_bytes([b[1], b[2]]) % OP_SEQUENCE_COUNTDOWN_MOD,
+            crash: b[3],
+        }
+    }
+
+    /// The inverse of [`decode`](Self::decode) (for `at` below 2048).
+    pub fn encode(self) -> [u8; OP_SEQUENCE_HEADER_LEN] {
+        let kind = |k: FaultKind| FaultKind::ALL.iter().position(|x| *x == k).unwrap_or(0) as u8;
+        let b0 = match self.countdown {
+            Countdown::Fault(k, Persistence::Transient) => kind(k),
+            Countdown::Fault(k, Persistence::Persistent) => 5 + kind(k),
+            Countdown::Halt => 10,
+            Countdown::Off => 11,
+        };
+        let [lo, hi] = self.at.to_le_bytes();
+        [b0, lo, hi, self.crash]
+    }
+
+    /// A `crash` byte: crash mode `CrashMode::all(..)[mode]` (0..5), `variant` (0..25)
+    /// picks among the seeds of the random modes.
+    pub fn crash_byte(mode: u8, variant: u8, clean_close: bool) -> u8 {
+        ((variant % 25) * 5 + mode % 5) | if clean_close { 0x80 } else { 0 }
+    }
+
+    fn clean_close(&self) -> bool {
+        self.crash & 0x80 != 0
+    }
+
+    /// The crash mode of the `n`th power cut of a run.
+    fn crash_mode(&self, n: u64) -> CrashMode {
+        let low = self.crash & 0x7f;
+        CrashMode::all(u64::from(low) * 1000 + n)[usize::from(low % 5)]
+    }
+}
+
+/// One step of an `op_sequence` input (two bytes: a code, then row/family/qualifier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqOp {
+    /// A put of one column, or of the same qualifier in both families.
+    Put {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        both_families: bool,
+    },
+    /// `Delete.addColumns`: every version of one column.
+    DeleteColumn {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+    },
+    /// `Delete.addFamily`.
+    DeleteFamily {
+        row: u8,
+        family: u8,
+    },
+    /// A whole-row delete.
+    DeleteRow {
+        row: u8,
+    },
+    /// An atomic `RowMutations`: a put of one column and a delete of another.
+    Mutate {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        del_family: u8,
+        del_qualifier: u8,
+    },
+    Flush,
+    /// A user minor compaction (two files suffice: `min_files` is 2).
+    Compact,
+    MajorCompact,
+    /// `Admin::split_at(row)`; a refusal (`InvalidArgument`) is a no-op.
+    Split {
+        row: u8,
+    },
+    /// Power cut (in the header's crash mode), reopen, compare with the model, go on.
+    CrashNow,
+    /// Scan the live table and compare it with the model.
+    Check,
+}
+
+impl SeqOp {
+    /// Code byte `% 16`: 0–3 put (bit 4: both families), 4–5 delete column, 6 delete
+    /// family, 7 delete row, 8–9 row mutation (bit 4: the deleted family, bits 5–6: the
+    /// deleted qualifier, moved on by one if it is the put's column), 10 flush, 11
+    /// compact, 12 major compact, 13 split, 14 crash now, 15 check. Argument byte: bits
+    /// 0–4 the row, bit 5 the family, bits 6–7 the qualifier.
+    pub fn decode(code: u8, arg: u8) -> Self {
+        let row = arg % SEQ_ROWS;
+        let family = (arg >> 5) & 1;
+        let qualifier = arg >> 6;
+        let extra = code >> 4;
+        match code & 0x0f {
+            0..=3 => SeqOp::Put {
+                row,
+                family,
+                qualifier,
+                both_families: extra & 1 != 0,
+            },
+            4 | 5 => SeqOp::DeleteColumn {
+                row,
+                family,
+                qualifier,
+            },
+            6 => SeqOp::DeleteFamily { row, family },
+            7 => SeqOp::DeleteRow { row },
+            8 | 9 => {
+                let del_family = extra & 1;
+                let mut del_qualifier = (extra >> 1) & 3;
+                if (del_family, del_qualifier) == (family, qualifier) {
+                    del_qualifier = (del_qualifier + 1) % 4;
+                }
+                SeqOp::Mutate {
+                    row,
+                    family,
+                    qualifier,
+                    del_family,
+                    del_qualifier,
+                }
+            }
+            10 => SeqOp::Flush,
+            11 => SeqOp::Compact,
+            12 => SeqOp::MajorCompact,
+            13 => SeqOp::Split { row },
+            14 => SeqOp::CrashNow,
+            _ => SeqOp::Check,
+        }
+    }
+
+    /// Two bytes that [`decode`](Self::decode) to `self` (for valid field values).
+    pub fn encode(self) -> [u8; 2] {
+        let arg = |row: u8, family: u8, qualifier: u8| {
+            (row % SEQ_ROWS) | ((family & 1) << 5) | ((qualifier & 3) << 6)
+        };
+        match self {
+            SeqOp::Put {
+                row,
+                family,
+                qualifier,
+                both_families,
+            } => [u8::from(both_families) << 4, arg(row, family, qualifier)],
+            SeqOp::DeleteColumn {
+                row,
+                family,
+                qualifier,
+            } => [4, arg(row, family, qualifier)],
+            SeqOp::DeleteFamily { row, family } => [6, arg(row, family, 0)],
+            SeqOp::DeleteRow { row } => [7, arg(row, 0, 0)],
+            SeqOp::Mutate {
+                row,
+                family,
+                qualifier,
+                del_family,
+                del_qualifier,
+            } => [
+                8 | ((del_family & 1) << 4) | ((del_qualifier & 3) << 5),
+                arg(row, family, qualifier),
+            ],
+            SeqOp::Flush => [10, 0],
+            SeqOp::Compact => [11, 0],
+            SeqOp::MajorCompact => [12, 0],
+            SeqOp::Split { row } => [13, arg(row, 0, 0)],
+            SeqOp::CrashNow => [14, 0],
+            SeqOp::Check => [15, 0],
+        }
+    }
+
+    /// Puts, deletes and row mutations: what a failed WAL fsync must make the engine
+    /// refuse afterwards.
+    fn is_write(self) -> bool {
+        matches!(
+            self,
+            SeqOp::Put { .. }
+                | SeqOp::DeleteColumn { .. }
+                | SeqOp::DeleteFamily { .. }
+                | SeqOp::DeleteRow { .. }
+                | SeqOp::Mutate { .. }
+        )
+    }
+}
+
+/// An `op_sequence` input: the header, then two bytes per op.
+pub fn encode_op_sequence(header: SeqHeader, ops: &[SeqOp]) -> Vec<u8> {
+    let mut out = header.encode().to_vec();
+    for op in ops {
+        out.extend_from_slice(&op.encode());
+    }
+    out
+}
+
+/// Decodes an `op_sequence` input; `None` when it is shorter than the header. Trailing
+/// odd bytes and ops beyond [`OP_SEQUENCE_MAX_OPS`] are ignored.
+pub fn decode_op_sequence(data: &[u8]) -> Option<(SeqHeader, Vec<SeqOp>)> {
+    let (header, body) = data.split_first_chunk::<OP_SEQUENCE_HEADER_LEN>()?;
+    let ops = body
+        .chunks_exact(2)
+        .take(OP_SEQUENCE_MAX_OPS)
+        .map(|c| SeqOp::decode(c[0], c[1]))
+        .collect();
+    Some((SeqHeader::decode(*header), ops))
+}
+
+fn seq_row(i: u8) -> Vec<u8> {
+    format!("row{i:02}").into_bytes()
+}
+
+fn seq_family(f: u8) -> &'static [u8] {
+    SEQ_FAMILIES[usize::from(f & 1)]
+}
+
+fn seq_qualifier(q: u8) -> &'static [u8] {
+    SEQ_QUALIFIERS[usize::from(q & 3)]
+}
+
+/// The value step `step` writes to a column: unique per step and column, ~64 bytes so a
+/// few dozen cells fill several 1 KiB blocks.
+fn seq_value(step: usize, row: u8, family: u8, qualifier: u8) -> Vec<u8> {
+    let mut v = format!(
+        "step{step:03}/row{row:02}/{}:{}/",
+        String::from_utf8_lossy(seq_family(family)),
+        String::from_utf8_lossy(seq_qualifier(qualifier))
+    )
+    .into_bytes();
+    v.resize(64, b'.');
+    v
+}
+
+fn seq_key(row: u8, family: u8, qualifier: u8) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    (
+        seq_row(row),
+        seq_family(family).to_vec(),
+        seq_qualifier(qualifier).to_vec(),
+    )
+}
+
+/// What `op` at step `step` does to the model, if it is acknowledged.
+fn seq_apply(model: &mut SeqModel, step: usize, op: SeqOp) {
+    match op {
+        SeqOp::Put {
+            row,
+            family,
+            qualifier,
+            both_families,
+        } => {
+            model.insert(
+                seq_key(row, family, qualifier),
+                seq_value(step, row, family, qualifier),
+            );
+            if both_families {
+                let other = family ^ 1;
+                model.insert(
+                    seq_key(row, other, qualifier),
+                    seq_value(step, row, other, qualifier),
+                );
+            }
+        }
+        SeqOp::DeleteColumn {
+            row,
+            family,
+            qualifier,
+        } => {
+            model.remove(&seq_key(row, family, qualifier));
+        }
+        SeqOp::DeleteFamily { row, family } => {
+            let (r, f) = (seq_row(row), seq_family(family));
+            model.retain(|(kr, kf, _), _| !(*kr == r && kf.as_slice() == f));
+        }
+        SeqOp::DeleteRow { row } => {
+            let r = seq_row(row);
+            model.retain(|(kr, _, _), _| *kr != r);
+        }
+        SeqOp::Mutate {
+            row,
+            family,
+            qualifier,
+            del_family,
+            del_qualifier,
+        } => {
+            model.insert(
+                seq_key(row, family, qualifier),
+                seq_value(step, row, family, qualifier),
+            );
+            model.remove(&seq_key(row, del_family, del_qualifier));
+        }
+        SeqOp::Flush
+        | SeqOp::Compact
+        | SeqOp::MajorCompact
+        | SeqOp::Split { .. }
+        | SeqOp::CrashNow
+        | SeqOp::Check => {}
+    }
+}
+
+/// Runs a data or admin op on the Db (not `CrashNow` / `Check`).
+fn seq_run(db: &Db, step: usize, op: SeqOp) -> regionkv::Result<()> {
+    let t = db.table(SEQ_TABLE)?;
+    let admin = db.admin();
+    match op {
+        SeqOp::Put {
+            row,
+            family,
+            qualifier,
+            both_families,
+        } => {
+            let mut p = Put::new(seq_row(row)).add_column(
+                seq_family(family),
+                seq_qualifier(qualifier),
+                seq_value(step, row, family, qualifier),
+            );
+            if both_families {
+                let other = family ^ 1;
+                p = p.add_column(
+                    seq_family(other),
+                    seq_qualifier(qualifier),
+                    seq_value(step, row, other, qualifier),
+                );
+            }
+            t.put(&p)
+        }
+        SeqOp::DeleteColumn {
+            row,
+            family,
+            qualifier,
+        } => t.delete(
+            &Delete::new(seq_row(row)).add_columns(seq_family(family), seq_qualifier(qualifier)),
+        ),
+        SeqOp::DeleteFamily { row, family } => {
+            t.delete(&Delete::new(seq_row(row)).add_family(seq_family(family)))
+        }
+        SeqOp::DeleteRow { row } => t.delete(&Delete::new(seq_row(row))),
+        SeqOp::Mutate {
+            row,
+            family,
+            qualifier,
+            del_family,
+            del_qualifier,
+        } => t.mutate_row(
+            &RowMutations::new(seq_row(row))
+                .add_mutation(Put::new(seq_row(row)).add_column(
+                    seq_family(family),
+                    seq_qualifier(qualifier),
+                    seq_value(step, row, family, qualifier),
+                ))
+                .add_mutation(
+                    Delete::new(seq_row(row))
+                        .add_columns(seq_family(del_family), seq_qualifier(del_qualifier)),
+                ),
+        ),
+        SeqOp::Flush => admin.flush(SEQ_TABLE),
+        SeqOp::Compact => admin.compact(SEQ_TABLE),
+        SeqOp::MajorCompact => admin.major_compact(SEQ_TABLE),
+        SeqOp::Split { row } => admin.split_at(SEQ_TABLE, &seq_row(row)).map(|_| ()),
+        SeqOp::CrashNow | SeqOp::Check => Ok(()),
+    }
+}
+
+/// Every visible cell of the table, through a full scan (across regions).
+fn seq_dump(db: &Db) -> regionkv::Result<SeqModel> {
+    let mut m = SeqModel::new();
+    for r in db.table(SEQ_TABLE)?.scan(&Scan::new())? {
+        for c in r?.cells() {
+            m.insert(
+                (
+                    c.row().to_vec(),
+                    c.family().to_vec(),
+                    c.qualifier().to_vec(),
+                ),
+                c.value().to_vec(),
+            );
+        }
+    }
+    Ok(m)
+}
+
+/// The first difference between the table and the model, for failure messages.
+fn seq_diff(got: &SeqModel, want: &SeqModel) -> String {
+    let show = |k: &(Vec<u8>, Vec<u8>, Vec<u8>)| {
+        format!(
+            "{}/{}:{}",
+            String::from_utf8_lossy(&k.0),
+            String::from_utf8_lossy(&k.1),
+            String::from_utf8_lossy(&k.2)
+        )
+    };
+    for (k, v) in want {
+        match got.get(k) {
+            None => return format!("missing {}", show(k)),
+            Some(g) if g != v => {
+                return format!(
+                    "{}: got {:?}, want {:?}",
+                    show(k),
+                    String::from_utf8_lossy(g),
+                    String::from_utf8_lossy(v)
+                );
+            }
+            _ => {}
+        }
+    }
+    for (k, v) in got {
+        if !want.contains_key(k) {
+            return format!("unexpected {} = {:?}", show(k), String::from_utf8_lossy(v));
+        }
+    }
+    "equal".into()
+}
+
+/// A running Db and the switch that cuts its power: every file-system call the Db makes
+/// goes through `power`, which `halt_at` stops dead.
+struct SeqProcess {
+    power: Arc<FaultFs>,
+    db: Db,
+}
+
+/// One `op_sequence` run: the file system, the countdown layer and the model.
+struct SeqRun {
+    header: SeqHeader,
+    /// The ops, for failure messages.
+    what: String,
+    mem: MemFs,
+    /// The countdown layer over `mem`, under every process until the run stops.
+    fault: Arc<FaultFs>,
+    clock: ManualClock,
+    crashes: u64,
+    /// The crash mode of the last power cut.
+    last_crash: Option<CrashMode>,
+}
+
+impl SeqRun {
+    /// Opens the Db on a fresh power switch over `base`.
+    fn start(&mut self, base: Arc<dyn Fs>) -> regionkv::Result<SeqProcess> {
+        let power = Arc::new(FaultFs::new(base));
+        let mut options = DbOptions::default()
+            .background(false)
+            .clock(Arc::new(self.clock.clone()))
+            .fs(power.clone());
+        // Minor compactions of two files, so that `Compact` compacts.
+        options.region.compaction.min_files = 2;
+        let db = match Db::open("/db", options.clone()) {
+            Err(regionkv::Error::Region(regionkv_region::Error::Wal(e)))
+                if e.is_corruption()
+                    && matches!(self.last_crash, Some(CrashMode::TornPage { .. })) =>
+            {
+                // A torn page can leave a complete-length WAL record with a bad checksum
+                // at the tail, which the default recovery mode refuses as corruption
+                // (RELIABILITY.md §0; regionkv-wal's tests/durability.rs). The salvage
+                // (`repair`) must then keep every acknowledged write: the checks after
+                // this reopen see to that.
+                regionkv::repair::repair("/db", options.clone())?;
+                Db::open("/db", options)?
+            }
+            other => other?,
+        };
+        Ok(SeqProcess { power, db })
+    }
+
+    /// Cuts the power under `p` (after closing the Db, with `clean_close`) in the
+    /// header's crash mode.
+    fn power_cut(&mut self, p: Option<SeqProcess>) {
+        if let Some(p) = p {
+            if !self.header.clean_close() {
+                // The process dies: nothing it does from here on reaches the disk.
+                p.power.halt_at(p.power.op_count());
+            }
+            drop(p);
+        }
+        let mode = self.header.crash_mode(self.crashes);
+        self.crashes += 1;
+        self.last_crash = Some(mode);
+        self.mem.crash(mode);
+    }
+
+    /// Power cut, then a reopen on the bare file system, which must succeed.
+    fn crash_and_recover(&mut self, p: Option<SeqProcess>, when: &str) -> SeqProcess {
+        self.power_cut(p);
+        let base = Arc::new(self.mem.clone());
+        // Open engine bug (tests/fuzz_replay.rs, `regression_split_catalog_rollback`):
+        // after a split whose catalog commit failed at the directory fsync, this reopen
+        // fails with "the region directory has no manifest".
+        self.start(base).unwrap_or_else(|e| {
+            panic!(
+                "{when}: reopen after a power cut failed: {e}\n{}",
+                self.what
+            )
+        })
+    }
+}
+
+/// `op_sequence`: decodes a fault countdown, a crash mode and up to 64 operations (see
+/// [`SeqHeader`] and [`SeqOp`]), runs them on a `Db` over a `FaultFs` over a `MemFs`
+/// (FSYNC_WAL, a `ManualClock` one millisecond further at each step, no background
+/// threads), and keeps a model of the acknowledged operations. Asserted:
+/// * a `CrashNow` (power cut, reopen) and a `Check` give exactly the model;
+/// * an operation fails only after an injected fault (a refused split is a no-op); the
+///   run then stops, as a client whose server gave up would;
+/// * after a failed WAL fsync, writes are refused until the Db is reopened;
+/// * after a failed flush or compaction, a live scan errs or gives the model;
+/// * at the end (or after the failure), a power cut and a reopen on the bare file system
+///   succeed and give the model, or the model plus the one failed op, whole. The one
+///   refusal allowed: after a `TornPage` crash, WAL corruption (a garbled tail record
+///   with a complete length is corruption by the project's rules), which `repair` must
+///   then salvage without losing an acknowledged write;
+/// * recovering again gives the same table, and a write after recovery lands on top of
+///   the recovered cells and survives another power cut.
+pub fn op_sequence(data: &[u8]) {
+    let Some((header, ops)) = decode_op_sequence(data) else {
+        return;
+    };
+    let mem = MemFs::new();
+    let mut run = SeqRun {
+        header,
+        what: format!("{header:?}, ops {ops:?}"),
+        fault: Arc::new(FaultFs::new(Arc::new(mem.clone()))),
+        mem,
+        clock: ManualClock::new(1_700_000_000_000),
+        crashes: 0,
+        last_crash: None,
+    };
+    let mut p = Some(
+        run.start(run.fault.clone())
+            .expect("a Db opens on an empty MemFs"),
+    );
+    if let Some(p) = &p {
+        seq_create(&p.db).expect("the table is created before any fault is armed");
+    }
+    let at = run.fault.op_count() + u64::from(header.at);
+    match header.countdown {
+        Countdown::Off => {}
+        Countdown::Fault(kind, persistence) => run.fault.fail_at(at, kind, persistence),
+        Countdown::Halt => run.fault.halt_at(at),
+    }
+
+    let mut model = SeqModel::new();
+    // The op that failed, if one did: the run stops there.
+    let mut failed: Option<(usize, SeqOp)> = None;
+    // False once the run stopped early after an injected fault.
+    let mut completed = true;
+    for (step, &op) in ops.iter().enumerate() {
+        run.clock.advance(1);
+        let injected_before = run.fault.faults_injected();
+        let injected_now = |run: &SeqRun| run.fault.faults_injected() > injected_before;
+        let Some(cur) = p.as_ref() else { break };
+        match op {
+            SeqOp::CrashNow | SeqOp::Check => {
+                if op == SeqOp::CrashNow {
+                    run.power_cut(p.take());
+                    match run.start(run.fault.clone()) {
+                        Ok(next) => p = Some(next),
+                        Err(e) => {
+                            // Only an injected fault may fail recovery; the final reopen
+                            // on the bare file system below must then succeed.
+                            assert!(
+                                injected_now(&run),
+                                "step {step}: reopen after a power cut failed without an \
+                                 injected fault: {e}\n{}",
+                                run.what
+                            );
+                            completed = false;
+                            break;
+                        }
+                    }
+                }
+                let Some(cur) = p.as_ref() else { break };
+                match seq_dump(&cur.db) {
+                    Ok(got) => assert!(
+                        got == model,
+                        "step {step} {op:?}: the table is not the acknowledged state: {}\n{}",
+                        seq_diff(&got, &model),
+                        run.what
+                    ),
+                    Err(e) => {
+                        assert!(
+                            run.fault.faults_injected() > 0,
+                            "step {step} {op:?}: scan failed without an injected fault: {e}\n{}",
+                            run.what
+                        );
+                        completed = false;
+                        break;
+                    }
+                }
+            }
+            _ => match seq_run(&cur.db, step, op) {
+                Ok(()) => seq_apply(&mut model, step, op),
+                // The engine may refuse a split (at a region's start key, of a region
+                // that still has references); nothing changes.
+                Err(regionkv::Error::InvalidArgument(_)) if matches!(op, SeqOp::Split { .. }) => {}
+                Err(e) => {
+                    assert!(
+                        run.fault.faults_injected() > 0,
+                        "step {step} {op:?} failed without an injected fault: {e}\n{}",
+                        run.what
+                    );
+                    if injected_now(&run)
+                        && op.is_write()
+                        && matches!(header.countdown, Countdown::Fault(FaultKind::EioOnSync, _))
+                    {
+                        // A failed WAL fsync is never retried: writes are refused until
+                        // the Db is reopened, even once the disk works again.
+                        run.fault.clear_faults();
+                        let later = cur.db.table(SEQ_TABLE).and_then(|t| {
+                            t.put(&Put::new(seq_row(0)).add_column(b"cf", b"a", b"refused"))
+                        });
+                        assert!(
+                            later.is_err(),
+                            "step {step} {op:?}: a write after a failed WAL fsync was \
+                             accepted\n{}",
+                            run.what
+                        );
+                    }
+                    if matches!(op, SeqOp::Flush | SeqOp::Compact | SeqOp::MajorCompact) {
+                        // A failed flush or compaction changes no data: reads fail or
+                        // see exactly the acknowledged state. (Not after a failed split:
+                        // its region may stay closed, and reads of a closed region retry
+                        // for `REGION_RETRY_FOR`, 60 s, before they fail.)
+                        if let Ok(got) = seq_dump(&cur.db) {
+                            assert!(
+                                got == model,
+                                "step {step}: after the failed {op:?} ({e}), a live scan \
+                                 is not the acknowledged state: {}\n{}",
+                                seq_diff(&got, &model),
+                                run.what
+                            );
+                        }
+                    }
+                    failed = Some((step, op));
+                    completed = false;
+                    break;
+                }
+            },
+        }
+    }
+    if completed && let Some(cur) = p.as_ref() {
+        match seq_dump(&cur.db) {
+            Ok(got) => assert!(
+                got == model,
+                "end: the live table is not the acknowledged state: {}\n{}",
+                seq_diff(&got, &model),
+                run.what
+            ),
+            Err(e) => assert!(
+                run.fault.faults_injected() > 0,
+                "end: scan failed without an injected fault: {e}\n{}",
+                run.what
+            ),
+        }
+    }
+
+    // Power cut; recovery on the bare file system must succeed and hold the acknowledged
+    // state, or it plus the failed op, whole.
+    let p = run.crash_and_recover(p, "final");
+    let exists = p.db.admin().table_exists(SEQ_TABLE);
+    assert!(
+        matches!(exists, Ok(true)),
+        "final: the table vanished ({exists:?})\n{}",
+        run.what
+    );
+    let got = seq_dump(&p.db)
+        .unwrap_or_else(|e| panic!("final: scan after recovery failed: {e}\n{}", run.what));
+    let with_failed = failed.map(|(step, op)| {
+        let mut m = model.clone();
+        seq_apply(&mut m, step, op);
+        m
+    });
+    assert!(
+        got == model || with_failed.as_ref() == Some(&got),
+        "final: after {failed:?} the recovered table is neither the acknowledged state nor \
+         it plus the failed op: {}\n{}",
+        seq_diff(&got, &model),
+        run.what
+    );
+    // Recovery is idempotent: cut the power again (nothing new was written) and reopen.
+    let p = run.crash_and_recover(Some(p), "second recovery");
+    let again = seq_dump(&p.db)
+        .unwrap_or_else(|e| panic!("second recovery: scan failed: {e}\n{}", run.what));
+    assert!(
+        again == got,
+        "a second recovery changed the table: {}\n{}",
+        seq_diff(&again, &got),
+        run.what
+    );
+    // The recovered Db takes writes, and they land after the recovered cells.
+    run.clock.advance(1);
+    let mut want = got;
+    let after = SeqOp::Put {
+        row: 0,
+        family: 0,
+        qualifier: 0,
+        both_families: true,
+    };
+    seq_run(&p.db, ops.len(), after)
+        .unwrap_or_else(|e| panic!("write after recovery: {e}\n{}", run.what));
+    seq_apply(&mut want, ops.len(), after);
+    let live = seq_dump(&p.db)
+        .unwrap_or_else(|e| panic!("scan after the write after recovery: {e}\n{}", run.what));
+    assert!(
+        live == want,
+        "the write after recovery is not visible over the recovered cells: {}\n{}",
+        seq_diff(&live, &want),
+        run.what
+    );
+    let p = run.crash_and_recover(Some(p), "after the write after recovery");
+    let last =
+        seq_dump(&p.db).unwrap_or_else(|e| panic!("last recovery: scan failed: {e}\n{}", run.what));
+    assert!(
+        last == want,
+        "an acknowledged write after recovery was lost: {}\n{}",
+        seq_diff(&last, &want),
+        run.what
+    );
+}
+
+/// Creates the table: families cf and cg (1 KiB blocks, so that files have several),
+/// FSYNC_WAL.
+fn seq_create(db: &Db) -> regionkv::Result<()> {
+    let mut families = Vec::new();
+    for f in SEQ_FAMILIES {
+        let mut cf = ColumnFamilyDescriptor::new(f)?;
+        cf.block_size = 1024;
+        families.push(cf);
+    }
+    let mut d = TableDescriptor::new(SEQ_TABLE, families)?;
+    d.set_attribute("DURABILITY", "FSYNC_WAL")?;
+    db.admin().create_table(&d)
+}
+
+/// Seeds of `op_sequence`: hand-written sequences that cross flushes, compactions, splits
+/// and power cuts, each with a countdown aimed (for the engine's I/O pattern when they
+/// were written) at the middle of one of them. Names are file names for `seeds/`.
+pub fn seed_op_sequence() -> Vec<(String, Vec<u8>)> {
+    use SeqOp::*;
+    let put = |row: u8, family: u8, qualifier: u8| Put {
+        row,
+        family,
+        qualifier,
+        both_families: false,
+    };
+    let put2 = |row: u8, qualifier: u8| Put {
+        row,
+        family: 0,
+        qualifier,
+        both_families: true,
+    };
+    let mutate = |row: u8, family: u8, qualifier: u8, del_family: u8, del_qualifier: u8| Mutate {
+        row,
+        family,
+        qualifier,
+        del_family,
+        del_qualifier,
+    };
+    // Rows over the whole keyspace, both families: enough for several 1 KiB blocks.
+    let fill = |ops: &mut Vec<SeqOp>, first: u8, step: u8, n: u8| {
+        for i in 0..n {
+            let row = (first + i * step) % SEQ_ROWS;
+            ops.push(if i % 3 == 0 {
+                put2(row, i % 4)
+            } else {
+                put(row, i & 1, i % 4)
+            });
+        }
+    };
+    let header = |countdown: Countdown, at: u16, mode: u8, clean: bool| SeqHeader {
+        countdown,
+        at,
+        crash: SeqHeader::crash_byte(mode, 0, clean),
+    };
+    // CrashMode::all order.
+    const DROP_UNSYNCED: u8 = 0;
+    const RANDOM_PREFIX: u8 = 1;
+    const TORN_PAGE: u8 = 2;
+    const DIR_ENTRIES: u8 = 3;
+    const KEEP_RENAMES: u8 = 4;
+    let transient = |k: FaultKind| Countdown::Fault(k, Persistence::Transient);
+    let persistent = |k: FaultKind| Countdown::Fault(k, Persistence::Persistent);
+
+    // The long workload: flush, compaction, split, power cuts, a second split.
+    let mut long = Vec::new();
+    fill(&mut long, 0, 2, 12);
+    long.push(Flush);
+    fill(&mut long, 1, 3, 8);
+    long.extend([
+        DeleteRow { row: 4 },
+        mutate(7, 1, 0, 0, 1),
+        Flush,
+        Compact,
+        Split { row: 16 },
+        put(20, 1, 2),
+        put(3, 0, 2),
+        CrashNow,
+        DeleteFamily { row: 19, family: 0 },
+        MajorCompact,
+        Check,
+        Split { row: 8 },
+        Split { row: 24 },
+        put(9, 1, 2),
+        DeleteColumn {
+            row: 25,
+            family: 0,
+            qualifier: 1,
+        },
+        CrashNow,
+        Flush,
+        MajorCompact,
+        Check,
+    ]);
+
+    // Deletes of every kind, then flushes and a major compaction that drops the markers:
+    // nothing deleted may come back, before or after a power cut.
+    let mut deletes = Vec::new();
+    fill(&mut deletes, 0, 1, 16);
+    deletes.extend([
+        Flush,
+        DeleteColumn {
+            row: 0,
+            family: 0,
+            qualifier: 0,
+        },
+        DeleteFamily { row: 3, family: 0 },
+        DeleteRow { row: 6 },
+        mutate(9, 0, 1, 1, 1),
+        Flush,
+        put(6, 1, 3),
+        CrashNow,
+        Compact,
+        DeleteRow { row: 12 },
+        put2(3, 0),
+        MajorCompact,
+        CrashNow,
+        Check,
+        Split { row: 6 },
+        DeleteRow { row: 7 },
+        put(6, 0, 0),
+        CrashNow,
+    ]);
+
+    // Power cuts between single writes: many WAL replays.
+    let mut choppy = Vec::new();
+    for i in 0..6u8 {
+        choppy.extend([
+            put(i * 5, i & 1, i % 4),
+            mutate(i * 5 + 1, 0, i % 4, 1, (i + 1) % 4),
+            CrashNow,
+            DeleteColumn {
+                row: i * 5,
+                family: i & 1,
+                qualifier: i % 4,
+            },
+        ]);
+        if i % 2 == 1 {
+            choppy.push(Flush);
+        }
+        if i == 3 {
+            choppy.extend([Split { row: 15 }, CrashNow, Compact]);
+        }
+    }
+    choppy.push(Check);
+
+    // Where the countdowns land (file-system operations after the table's creation, for
+    // the engine these seeds were written with): in `long`, put 5 does ops 10–11, the
+    // second flush 76–107, the minor compaction 108–153 and the first split 154–221; in
+    // `choppy`, the reopen of the first power cut does 4–35 and put 9 113–114; in
+    // `deletes`, the major compaction does 206–247.
+    let seeds = [
+        (
+            "no_fault_long_drop_unsynced",
+            header(Countdown::Off, 0, DROP_UNSYNCED, false),
+            &long,
+        ),
+        (
+            "no_fault_long_clean_close_keep_renames",
+            header(Countdown::Off, 0, KEEP_RENAMES, true),
+            &long,
+        ),
+        (
+            "no_fault_deletes_torn_page",
+            header(Countdown::Off, 0, TORN_PAGE, false),
+            &deletes,
+        ),
+        (
+            "no_fault_choppy_random_prefix",
+            header(Countdown::Off, 0, RANDOM_PREFIX, false),
+            &choppy,
+        ),
+        (
+            "halt_mid_flush",
+            header(Countdown::Halt, 90, DROP_UNSYNCED, false),
+            &long,
+        ),
+        (
+            "halt_mid_compaction_random_prefix",
+            header(Countdown::Halt, 130, RANDOM_PREFIX, false),
+            &long,
+        ),
+        (
+            "halt_mid_split_dir_entries",
+            header(Countdown::Halt, 190, DIR_ENTRIES, false),
+            &long,
+        ),
+        (
+            "eio_sync_on_put_is_refused",
+            header(transient(FaultKind::EioOnSync), 10, DROP_UNSYNCED, false),
+            &long,
+        ),
+        (
+            "short_write_on_put_torn_page",
+            header(transient(FaultKind::ShortWrite), 113, TORN_PAGE, false),
+            &choppy,
+        ),
+        (
+            "enospc_during_flush",
+            header(persistent(FaultKind::NoSpace), 90, DROP_UNSYNCED, false),
+            &long,
+        ),
+        (
+            "rename_failure_during_major_compaction",
+            header(transient(FaultKind::RenameFailure), 206, DIR_ENTRIES, false),
+            &deletes,
+        ),
+        (
+            "eio_write_during_recovery",
+            header(transient(FaultKind::EioOnWrite), 10, DROP_UNSYNCED, false),
+            &choppy,
+        ),
+    ];
+    seeds
+        .into_iter()
+        .map(|(name, h, ops)| (name.to_string(), encode_op_sequence(h, ops)))
+        .collect()
 }
