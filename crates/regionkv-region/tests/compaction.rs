@@ -82,13 +82,15 @@ fn background_compactions_keep_the_file_count_bounded() {
     h.compact_split.as_ref().unwrap().wait_idle();
     let n = files(&h);
     assert!(n < 10, "{n} files: compactions did not keep up");
-    assert!(
-        h.region()
-            .metrics()
-            .flushes
-            .load(std::sync::atomic::Ordering::Relaxed)
-            >= 20
-    );
+    // ~300 KB of values with an 8 KiB flush size. A slow flusher lets the memstore grow
+    // up to the blocking size (flush size × block multiplier 4 = 32 KiB) before writes
+    // wait, so a loaded machine still flushes at least 300 KB / 32 KiB ≈ 9 times.
+    let flushes = h
+        .region()
+        .metrics()
+        .flushes
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(flushes >= 9, "only {flushes} flushes");
     assert_eq!(rows(&h), 3000);
 }
 
