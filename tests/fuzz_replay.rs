@@ -36,7 +36,7 @@ const TARGETS: [(&str, Target); 9] = [
 /// are left out of the replay and of the mutation batch, so that the suite stays green, and
 /// each is run by its own `#[ignore]`d regression test below, which fails until the bug is
 /// fixed. Once it is: delete the entry and the test's `ignore`.
-const OPEN_BUGS: [(&str, &str); 1] = [("op_sequence", "regression-split-catalog-rollback")];
+const OPEN_BUGS: [(&str, &str); 0] = [];
 
 fn is_open_bug(target: &str, path: &Path) -> bool {
     OPEN_BUGS
@@ -181,23 +181,21 @@ fn regression_trailer_data_block_count_allocation() {
     regionkv_fuzz::storefile_open_crc_fixed(&input);
 }
 
-/// Open engine bug, found by `op_sequence` (minimized to its seed
+/// Regression, found by `op_sequence` (minimized to its seed
 /// `regression-split-catalog-rollback`: a transient EIO on fsync armed at file-system
 /// operation 28 after the table's creation, which the catalog's directory fsync is the
 /// first sync to reach; a clean close, then a crash that keeps every rename
 /// (`KeepRenamesDropData`); and one op, `split_at("t", b"row16")` of the empty table).
 ///
-/// The split's commit point is `Catalog::write` (`write_atomic`: write `CATALOG.tmp`,
-/// fsync it, rename it over `CATALOG`, fsync the directory). When the *directory* fsync
-/// fails, the rename has already happened, but the split treats the whole write as failed
-/// and rolls back: it deletes the daughters' directories and reopens the parent. The
-/// `CATALOG` in place now names the deleted daughters, so the next open — after a power
-/// cut that keeps the rename, or after a plain restart with no crash at all — fails with
-/// "corrupt region …/MANIFEST: the region directory has no manifest" (RELIABILITY.md I5,
-/// F11). The assertion that fires is `op_sequence`'s "final: reopen after a power cut
-/// failed". Once fixed, remove the `ignore` and the `OPEN_BUGS` entry.
+/// The split's commit point is the catalog's atomic replace (write `CATALOG.tmp`, fsync
+/// it, rename it over `CATALOG`, fsync the directory). When the directory fsync failed the
+/// rename had already happened, but the split rolled back: it deleted the daughters'
+/// directories that the `CATALOG` in place named, so the next open failed with "the region
+/// directory has no manifest". A failed commit now reads the catalog back: unchanged → roll
+/// back; the new one → retry the directory fsync, and if that fails too the commit is
+/// uncertain (`Error::CatalogUncertain`): nothing is deleted, the regions stay offline and
+/// the next open settles which catalog survived.
 #[test]
-#[ignore = "open engine bug: a split whose catalog directory fsync fails deletes the daughters the renamed CATALOG names"]
 fn regression_split_catalog_rollback() {
     let path = fuzz_dir()
         .join("seeds")

@@ -77,9 +77,13 @@ impl Durability {
 ///
 /// "Torn" damage is what a crash in the middle of an append leaves at the end of the log that
 /// was being written: a record with fewer bytes than its header announces, a header cut
-/// short, or a tail of zero bytes (preallocation, or a file system that extended the file
-/// before its data reached the disk). Everything else (a complete record whose checksum fails,
-/// bytes that decode to nonsense, a bad record followed by a good one) is corruption.
+/// short, a tail of zero bytes (preallocation, or a file system that extended the file
+/// before its data reached the disk), or any damage after which no record verifies (a power
+/// cut garbling the unsynced end of the last page leaves a complete-length record whose
+/// checksum fails). Damage followed by a record that verifies, and torn damage in a log
+/// that was not the last one its process wrote, are corruption. Like RocksDB's
+/// point-in-time recovery and HBase's WAL reader (which ends a log at the first record it
+/// cannot parse), the default opens with the longest valid prefix of the last log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RecoveryMode {
     /// The default: torn damage at the end of the last log a process wrote is dropped (and

@@ -261,7 +261,14 @@ impl WalReader {
         let rest = self.data().len() - at;
         match self.mode {
             RecoveryMode::AbsoluteConsistency => Err(self.corrupt(at, damage.to_string())),
-            RecoveryMode::TolerateCorruptedTail if damage.is_torn() && self.tail_may_be_torn => {
+            // Torn, or damage after which no record verifies: a power cut can garble the
+            // unsynced end of the last page (a complete-length record whose checksum
+            // fails), and nothing valid can follow what the crash cut.
+            RecoveryMode::TolerateCorruptedTail
+                if self.tail_may_be_torn
+                    && (damage.is_torn()
+                        || format::find_next_record(self.data(), at + 1) == self.data().len()) =>
+            {
                 tracing::warn!(
                     path = %self.path.display(),
                     offset = at,

@@ -142,18 +142,14 @@ proptest! {
         ops in proptest::collection::vec(op(), 0..40),
         roll_size in 100u64..4000,
         seed in any::<u64>(),
-        mode in 0usize..3,
+        mode in 0usize..5,
     ) {
         let fs = MemFs::new();
         let wal = open(&fs, WalConfig { roll_size, ..quiet_config() });
         let (written, durable) = run(&wal, &ops);
-        // Only the crash modes that keep synced bytes intact (a torn page may garble unsynced
-        // bytes of a complete-length record: that is corruption by the rules, not a torn tail).
-        let crash = [
-            CrashMode::DropUnsynced,
-            CrashMode::KeepRandomPrefix { seed },
-            CrashMode::DropUnsyncedDirEntries,
-        ][mode];
+        // Every crash mode: a torn page garbles only unsynced bytes of the last log, which
+        // the default drops as a torn tail.
+        let crash = CrashMode::all(seed)[mode];
         fs.crash(crash);
         drop(wal);
         let edits = replay_all(&fs, RecoveryMode::TolerateCorruptedTail).unwrap();
@@ -175,9 +171,18 @@ proptest! {
         let len = fs.file_len(&path).unwrap();
         let at = at.index(len as usize) as u64;
         fs.corrupt(&path, at, mask).unwrap();
-        let result = replay_all(&fs, RecoveryMode::TolerateCorruptedTail);
+        let result = replay_all(&fs, RecoveryMode::AbsoluteConsistency);
         prop_assert!(result.is_err(), "byte {} of {} changed, undetected", at, len);
         prop_assert!(result.unwrap_err().is_corruption());
+        // The default refuses it too, or (damage that nothing valid follows, in the last
+        // log) drops it as a torn tail and reports where.
+        match replay(&fs, dir(), RecoveryMode::TolerateCorruptedTail).and_then(|r| r.read_all()) {
+            Err(e) => prop_assert!(e.is_corruption()),
+            Ok((_, report)) => {
+                prop_assert_eq!(report.dropped_tails.len(), 1, "byte {} of {} undetected", at, len);
+                prop_assert!(report.dropped_tails[0].offset <= at);
+            }
+        }
     }
 
     #[test]

@@ -95,14 +95,27 @@ fn a_bit_flip_in_a_middle_record_is_an_error_naming_file_and_offset() {
 }
 
 #[test]
-fn a_bit_flip_in_the_last_complete_record_is_corruption_not_a_torn_tail() {
+fn damage_in_the_last_record_is_a_dropped_tail_and_absolute_mode_refuses_it() {
+    // What a power cut that garbles the unsynced end of the last page leaves: nothing
+    // verifies after the damage, so the default drops it (reported); the edits before it
+    // replay. Absolute consistency refuses it.
     let fs = MemFs::new();
     let edits = four_edits();
     let (path, offsets) = write_log(&fs, &edits);
     let len = fs.file_len(&path).unwrap();
     for at in offsets[3]..len {
         fs.corrupt(&path, at, 0x04).unwrap();
-        let msg = expect_corrupt(replay_all(&fs, TOLERATE), &path, offsets[3]);
+        let (got, report) = replay(&fs, dir(), TOLERATE).unwrap().read_all().unwrap();
+        assert_eq!(got, edits[..3], "byte {at}");
+        assert_eq!(report.dropped_tails.len(), 1, "byte {at}");
+        assert_eq!(report.dropped_tails[0].offset, offsets[3]);
+        assert_eq!(report.dropped_tails[0].len, len - offsets[3]);
+        assert!(
+            report.dropped_tails[0].reason.contains("checksum mismatch"),
+            "{:?}",
+            report.dropped_tails[0]
+        );
+        let msg = expect_corrupt(replay_all(&fs, ABSOLUTE), &path, offsets[3]);
         assert!(msg.contains("checksum mismatch"), "{msg}");
         fs.corrupt(&path, at, 0x04).unwrap();
     }
@@ -145,11 +158,16 @@ fn garbage_between_valid_records_is_an_error_and_salvage_skips_it() {
     assert_eq!(report.skipped[0].offset, offsets[2]);
     assert_eq!(report.skipped[0].len, garbage.len() as u64);
 
-    // The same garbage at the very end (long enough to hold a record header) is not a torn
-    // write either: it is an error.
+    // The same garbage at the very end of the last log is what a garbled unsynced page
+    // looks like: nothing verifies after it, so it is a dropped tail (an error in
+    // absolute mode).
     let bytes = [&full[..], &garbage[..]].concat();
     overwrite(&fs, &path, &bytes);
-    expect_corrupt(replay_all(&fs, TOLERATE), &path, full.len() as u64);
+    let (got, report) = replay(&fs, dir(), TOLERATE).unwrap().read_all().unwrap();
+    assert_eq!(got, edits);
+    assert_eq!(report.dropped_tails.len(), 1);
+    assert_eq!(report.dropped_tails[0].offset, full.len() as u64);
+    expect_corrupt(replay_all(&fs, ABSOLUTE), &path, full.len() as u64);
     // Zeros between two valid records are not a tail.
     let bytes = [&full[..at], &[0u8; 64][..], &full[at..]].concat();
     overwrite(&fs, &path, &bytes);

@@ -276,10 +276,6 @@ impl DbInner {
         Ok(regions)
     }
 
-    fn write_catalog(&self, catalog: &Catalog) -> Result<()> {
-        catalog.write(self.fs.as_ref(), &self.dir)
-    }
-
     fn close_regions(map: &RegionMap) -> Result<()> {
         for r in map.regions() {
             r.close()?;
@@ -330,7 +326,7 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.insert(name.to_string());
-        self.inner().write_catalog(&next)?;
+        self.inner().write_catalog(&cat, &next)?;
         *cat = next;
         Ok(())
     }
@@ -381,7 +377,7 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.remove(name);
-        self.inner().write_catalog(&next)?;
+        self.inner().write_catalog(&cat, &next)?;
         *cat = next;
         Ok(())
     }
@@ -513,7 +509,7 @@ impl Admin {
             desc.name.clone(),
             entry_for(&desc, &regions, TableState::Enabled),
         );
-        inner.write_catalog(&next)?;
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
         inner.tables.write().insert(
             desc.name.clone(),
@@ -729,7 +725,7 @@ impl Admin {
         if let Some(map) = regions.as_ref() {
             DbInner::close_regions(map)?;
         }
-        inner.write_catalog(&next)?;
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
         *handle.descriptor.write() = Arc::new(desc.clone());
         if regions.is_some() {
@@ -878,7 +874,7 @@ impl Admin {
                 if let Some(map) = regions.as_ref() {
                     DbInner::close_regions(map)?;
                 }
-                inner.write_catalog(&next)?;
+                inner.write_catalog(&cat, &next)?;
                 *regions = None;
             }
             TableState::Enabled => {
@@ -886,7 +882,7 @@ impl Admin {
                 let _enter = span.enter();
                 let desc = handle.descriptor.read().clone();
                 let map = inner.open_regions(&desc, &infos, &[])?;
-                inner.write_catalog(&next)?;
+                inner.write_catalog(&cat, &next)?;
                 *regions = Some(Arc::new(map));
             }
         }
@@ -998,7 +994,7 @@ impl Admin {
             handle.name.clone(),
             entry_for(&desc, &created, TableState::Enabled),
         );
-        inner.write_catalog(&next)?;
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
         for d in old_dirs {
             if inner.fs.exists(&d)? {
@@ -1038,7 +1034,7 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.tables.remove(&handle.name);
-        inner.write_catalog(&next)?;
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
         inner.tables.write().remove(&handle.name);
         let dir = inner.table_dir(&handle.name);

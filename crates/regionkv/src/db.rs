@@ -36,7 +36,7 @@ use regionkv_region::{
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::WalEdit;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,6 +99,15 @@ pub(crate) struct DbInner {
     /// Runs splits the regions ask for and removes unreferenced parents.
     pub(crate) splitter: Arc<crate::split::SplitWorker>,
     closed: AtomicBool,
+    /// Set when a catalog commit failed after its rename: the new catalog is the visible
+    /// file, but its directory fsync failed (twice), so a crash may bring the old one
+    /// back. Until the Db is reopened no catalog change is made and the janitor deletes
+    /// nothing, so every directory either catalog names stays.
+    catalog_uncertain: AtomicBool,
+    /// Encoded names of regions a failed split or merge left closed (the parent could not
+    /// be reopened, or the commit is uncertain). Operations on them fail at once instead
+    /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
+    offline: Mutex<BTreeSet<String>>,
     // Held (never used) so the directory stays locked while the Db is open; in a
     // Mutex because a lock handle is Send but not Sync.
     _lock: Mutex<Box<dyn FileLock>>,
@@ -149,6 +158,60 @@ pub(crate) fn namespace_of(name: &str) -> &str {
 }
 
 impl DbInner {
+    /// Commits `next` in place of `current` as the catalog: the point where an admin
+    /// change, split or merge happens. The file is replaced by a rename followed by a
+    /// directory fsync; when the fsync fails the rename may already be visible, so the
+    /// file is read back: still `current` → nothing happened (the error); `next` → the
+    /// fsync is retried once, and if it succeeds the commit is done and durable.
+    /// Otherwise a crash may leave either catalog: the Db turns
+    /// [`Error::CatalogUncertain`] and refuses further catalog changes until reopened.
+    pub(crate) fn write_catalog(&self, current: &Catalog, next: &Catalog) -> Result<()> {
+        let path = Catalog::path(&self.dir);
+        if self.catalog_uncertain.load(Ordering::Acquire) {
+            return Err(Error::CatalogUncertain {
+                path,
+                reason: "an earlier commit's directory fsync failed; reopen the Db".into(),
+            });
+        }
+        let Err(e) = next.write(self.fs.as_ref(), &self.dir) else {
+            return Ok(());
+        };
+        match Catalog::read(self.fs.as_ref(), &self.dir) {
+            Ok(Some(on_disk)) if on_disk == *current => return Err(e),
+            Ok(Some(on_disk)) if on_disk == *next => match self.fs.sync_dir(&self.dir) {
+                Ok(()) => {
+                    tracing::warn!(error = %e, "catalog commit: the directory fsync failed and succeeded when retried");
+                    return Ok(());
+                }
+                Err(again) => {
+                    tracing::error!(error = %again, "catalog commit: the directory fsync failed twice");
+                }
+            },
+            _ => {}
+        }
+        self.catalog_uncertain.store(true, Ordering::Release);
+        Err(Error::CatalogUncertain {
+            path,
+            reason: e.to_string(),
+        })
+    }
+
+    /// True once a catalog commit's outcome is uncertain (see [`Self::write_catalog`]).
+    pub(crate) fn catalog_uncertain(&self) -> bool {
+        self.catalog_uncertain.load(Ordering::Acquire)
+    }
+
+    /// Marks a region that stays closed until the Db is reopened.
+    pub(crate) fn set_offline(&self, encoded: &str) {
+        tracing::error!(region = %encoded, "region offline until the Db is reopened");
+        self.offline.lock().insert(encoded.to_string());
+    }
+
+    /// True for a region a failed split or merge left closed.
+    pub(crate) fn is_offline(&self, encoded: &str) -> bool {
+        self.offline.lock().contains(encoded)
+    }
+
     pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
         let (ns, q) = match info.table.split_once(':') {
             Some((ns, q)) => (ns, q),
@@ -204,6 +267,11 @@ impl DbInner {
             )?);
             // Crash point (docs/reliability.md): some regions replayed into memory.
             fail::fail_point!("recovery-after-region-open");
+        }
+        // Reopened (enable, alter): serving again.
+        let mut offline = self.offline.lock();
+        for info in infos {
+            offline.remove(&info.encoded_name());
         }
         Ok(RegionMap::new(regions))
     }
@@ -406,6 +474,8 @@ impl Db {
             tables: RwLock::new(BTreeMap::new()),
             splitter: splitter.clone(),
             closed: AtomicBool::new(false),
+            catalog_uncertain: AtomicBool::new(false),
+            offline: Mutex::new(BTreeSet::new()),
             _lock: Mutex::new(lock),
         };
         let mut tables = BTreeMap::new();

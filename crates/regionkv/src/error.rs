@@ -274,6 +274,32 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A catalog commit whose outcome is uncertain: the new catalog file was renamed
+    /// into place but its directory could not be fsynced, so a crash may bring the old
+    /// one back. The Db makes no further catalog change (create, alter, split, merge ...)
+    /// and deletes no region directory until it is reopened; the next open reads
+    /// whichever catalog survived, and every directory either one names is still there.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// use std::path::PathBuf;
+    ///
+    /// let e = Error::CatalogUncertain {
+    ///     path: PathBuf::from("/db/CATALOG"),
+    ///     reason: "sync_dir failed".into(),
+    /// };
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "catalog commit to /db/CATALOG is uncertain (sync_dir failed); reopen the Db"
+    /// );
+    /// ```
+    #[error("catalog commit to {} is uncertain ({reason}); reopen the Db", path.display())]
+    CatalogUncertain {
+        /// The catalog file.
+        path: PathBuf,
+        /// The failure behind it.
+        reason: String,
+    },
     /// A filter string that does not parse, or a filter that cannot be built.
     ///
     /// ```

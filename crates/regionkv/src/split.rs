@@ -382,7 +382,18 @@ impl DbInner {
             .max(parent.info().region_id + 1);
         next_catalog.next_region_id = next_catalog.next_region_id.max(id + 1);
 
-        let (closing, seq) = parent.close_for_split()?;
+        let (closing, seq) = match parent.close_for_split() {
+            Ok(c) => c,
+            Err(e) => {
+                // The close failed in its flush: the region is closed with edits that are
+                // only in the WAL, which the next Db::open replays; reopening it here
+                // would serve without them.
+                if parent.is_closed() {
+                    self.set_offline(encoded);
+                }
+                return Err(e.into());
+            }
+        };
         // Crash points (docs/reliability.md): before the commit a restart serves the
         // parent (rolled back), after it the daughters (rolled forward).
         fail::fail_point!("split-after-close");
@@ -395,13 +406,22 @@ impl DbInner {
             let infos: Vec<RegionInfo> = children.iter().map(|m| m.region.clone()).collect();
             let next = Self::replaced(&next_catalog, &desc.name, &[parent.info().clone()], &infos);
             // The commit point.
-            next.write(self.fs.as_ref(), &self.dir)?;
+            self.write_catalog(&catalog, &next)?;
             *catalog = next;
             fail::fail_point!("split-after-commit");
             Ok(children)
         })();
         let children = match attempt {
             Ok(c) => c,
+            Err(e) if matches!(e, Error::CatalogUncertain { .. }) => {
+                // Either catalog may be the one a restart reads: the daughters' directories
+                // stay (the next open's janitor removes whichever set is unnamed) and so
+                // does the parent, closed (serving it could take edits a restart that
+                // reads the new catalog would not replay).
+                tracing::error!(error = %e, "split commit uncertain; the parent stays closed until the Db is reopened");
+                self.set_offline(encoded);
+                return Err(e);
+            }
             Err(e) => {
                 tracing::error!(error = %e, "split failed before its commit; reopening the parent");
                 let a = RegionInfo {
@@ -415,8 +435,13 @@ impl DbInner {
                     ..parent.info().clone()
                 };
                 self.remove_children(&[a, b]);
-                let reopened = self.open_region(parent.info(), &desc)?;
-                Self::swap_regions(&handle, &[encoded], vec![reopened]);
+                match self.open_region(parent.info(), &desc) {
+                    Ok(reopened) => Self::swap_regions(&handle, &[encoded], vec![reopened]),
+                    Err(reopen) => {
+                        tracing::error!(error = %reopen, "the parent of a failed split could not be reopened");
+                        self.set_offline(encoded);
+                    }
+                }
                 return Err(e);
             }
         };
@@ -542,7 +567,7 @@ impl DbInner {
                     &olds,
                     std::slice::from_ref(&m.region),
                 );
-                next.write(self.fs.as_ref(), &self.dir)?;
+                self.write_catalog(&catalog, &next)?;
                 *catalog = next;
                 fail::fail_point!("merge-after-commit");
                 Ok(m)
@@ -550,6 +575,15 @@ impl DbInner {
         };
         let merged = match attempt {
             Ok(m) => m,
+            Err(e) if matches!(e, Error::CatalogUncertain { .. }) => {
+                // As for a split: the merged region's directory and the parents stay, the
+                // parents closed, until a reopen reads whichever catalog survived.
+                tracing::error!(error = %e, "merge commit uncertain; the parents stay closed until the Db is reopened");
+                for n in &names {
+                    self.set_offline(n);
+                }
+                return Err(e);
+            }
             Err(e) => {
                 tracing::error!(error = %e, "merge failed before its commit; reopening the parents");
                 let info = RegionInfo {
@@ -562,10 +596,22 @@ impl DbInner {
                 // Reopen the parents that closed cleanly (all flushed). One whose close
                 // failed stays as it is: its unflushed edits are only in the WAL, which
                 // the next Db::open replays; one that was never closed still serves.
-                let closed_names: Vec<&str> = names[..closed.len()].to_vec();
+                if closed.len() < names.len() {
+                    self.set_offline(names[closed.len()]);
+                }
+                let mut closed_names: Vec<&str> = Vec::new();
                 let mut reopened = Vec::new();
                 for p in &parents[..closed.len()] {
-                    reopened.push(self.open_region(p.info(), &desc)?);
+                    match self.open_region(p.info(), &desc) {
+                        Ok(r) => {
+                            closed_names.push(p.encoded_name());
+                            reopened.push(r);
+                        }
+                        Err(reopen) => {
+                            tracing::error!(error = %reopen, region = %p.encoded_name(), "a parent of a failed merge could not be reopened");
+                            self.set_offline(p.encoded_name());
+                        }
+                    }
                 }
                 Self::swap_regions(&handle, &closed_names, reopened);
                 return Err(e);
@@ -581,6 +627,11 @@ impl DbInner {
     /// regions of the catalog nor referred to by one. Returns how many it removed.
     pub(crate) fn clean_table_dir(&self, table: &str) -> Result<usize> {
         let catalog = self.catalog.lock();
+        if self.catalog_uncertain() {
+            // The directories the on-disk catalog names may not be the ones `catalog`
+            // names: delete nothing until a reopen settles it.
+            return Ok(0);
+        }
         let Some(entry) = catalog.tables.get(table) else {
             return Ok(0);
         };

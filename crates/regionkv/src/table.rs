@@ -439,7 +439,11 @@ impl Table {
         loop {
             let region = self.region_for(row)?;
             match op(&region) {
-                Err(e) if region_moved(&e) && std::time::Instant::now() < deadline => {
+                Err(e)
+                    if region_moved(&e)
+                        && std::time::Instant::now() < deadline
+                        && !self.db.inner.is_offline(region.encoded_name()) =>
+                {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(std::time::Duration::from_millis(50));
                 }
@@ -1217,7 +1221,9 @@ impl ResultScanner {
                     Ok(s) => self.scanner = Some(s),
                     Err(e) => {
                         let e = Error::Region(e);
-                        if !region_moved(&e) {
+                        if !region_moved(&e)
+                            || self.table.db.inner.is_offline(region.encoded_name())
+                        {
                             return Err(e);
                         }
                         // A split or merge closed the region before its scanner opened:
