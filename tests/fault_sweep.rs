@@ -452,3 +452,66 @@ fn a_crash_after_any_step_in_any_mode_recovers_exactly_the_acknowledged_state() 
         }
     }
 }
+
+/// The catalog commit of a split, failed at each of its file-system operations by an EIO
+/// on fsync (the write of `CATALOG.tmp`, then the directory fsync after the rename):
+/// * a transient failure of the directory fsync is retried, and the split commits;
+/// * a persistent one leaves the commit uncertain: `CatalogUncertain`, later catalog
+///   changes refused, the parent's rows failing at once (offline), and after a power cut
+///   that keeps or loses the rename the Db opens with parent or daughters and every row.
+#[test]
+fn a_split_whose_catalog_fsync_fails_commits_rolls_back_or_is_uncertain() {
+    let (mut retried, mut uncertain) = (0, 0);
+    for persistence in [Persistence::Transient, Persistence::Persistent] {
+        for crash in [CrashMode::DropUnsynced, CrashMode::KeepRenamesDropData] {
+            for at in 0..40 {
+                let mem = MemFs::new();
+                let fault = Arc::new(FaultFs::new(Arc::new(mem.clone())));
+                let clock = ManualClock::new(1_700_000_000_000);
+                let db = open(fault.clone(), &clock).unwrap();
+                create(&db).unwrap();
+                let mut model = Model::new();
+                for i in 0..12 {
+                    let s = Step::Put(i, "v");
+                    run(&db, &clock, &s).unwrap();
+                    apply(&mut model, &s);
+                }
+                run(&db, &clock, &Step::Flush).unwrap();
+                fault.fail_at(fault.op_count() + at, FaultKind::EioOnSync, persistence);
+                let what = format!("{persistence:?} fsync failure at split op {at}, {crash:?}");
+                let split = db.admin().split_at("t", &row(6));
+                let injected = fault.faults_injected() > 0;
+                match &split {
+                    Ok(_) if injected => retried += 1,
+                    Ok(_) => {}
+                    Err(regionkv::Error::CatalogUncertain { .. }) => {
+                        uncertain += 1;
+                        assert_eq!(persistence, Persistence::Persistent, "{what}");
+                        // No further catalog change until reopened.
+                        let again = db.admin().create_namespace("later");
+                        assert!(
+                            matches!(again, Err(regionkv::Error::CatalogUncertain { .. })),
+                            "{what}: {again:?}"
+                        );
+                        // The parent stays offline: its rows fail (at once).
+                        let get = db.table("t").unwrap().get(&regionkv::Get::new(row(3)));
+                        assert!(get.is_err(), "{what}: the offline parent served");
+                    }
+                    Err(_) => {}
+                }
+                drop(db);
+                mem.crash(crash);
+                let db = open(Arc::new(mem.clone()), &clock)
+                    .unwrap_or_else(|e| panic!("{what}: reopen failed: {e} (split: {split:?})"));
+                assert_eq!(dump(&db), model, "{what}");
+                let regions = db.admin().regions("t").unwrap().len();
+                assert!(regions == 1 || regions == 2, "{what}: {regions} regions");
+                if split.is_ok() {
+                    assert_eq!(regions, 2, "{what}: an acknowledged split rolled back");
+                }
+            }
+        }
+    }
+    assert!(retried > 0, "no directory fsync was retried into a commit");
+    assert!(uncertain > 0, "no commit was left uncertain");
+}
