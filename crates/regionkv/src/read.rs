@@ -783,7 +783,7 @@ impl Scan {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RowResult {
-    row: Vec<u8>,
+    /// All of one row, in order; the row is the first cell's (no copy of its own).
     cells: Vec<Cell>,
 }
 
@@ -807,8 +807,7 @@ impl RowResult {
         for c in &mut cells {
             c.clear_tags();
         }
-        let row = cells.first().map(|c| c.row().to_vec()).unwrap_or_default();
-        Self { row, cells }
+        Self { cells }
     }
     /// The row (empty for an empty result).
     ///
@@ -826,7 +825,7 @@ impl RowResult {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn row(&self) -> &[u8] {
-        &self.row
+        self.cells.first().map_or(&[], |c| c.row())
     }
     /// The cells, in order.
     ///

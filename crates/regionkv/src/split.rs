@@ -447,7 +447,17 @@ impl DbInner {
         };
         let mut opened = Vec::new();
         for c in &children {
-            opened.push(self.open_region(&c.region, &desc)?);
+            match self.open_region(&c.region, &desc) {
+                Ok(r) => opened.push(r),
+                Err(e) => {
+                    // Committed, but a daughter does not open (an I/O error): the map keeps
+                    // the closed parent, offline, so its rows fail at once; the next
+                    // Db::open opens the daughters the catalog names.
+                    tracing::error!(error = %e, "a daughter of a committed split did not open");
+                    self.set_offline(encoded);
+                    return Err(e);
+                }
+            }
         }
         fail::fail_point!("split-after-open-daughters");
         Self::swap_regions(&handle, &[encoded], opened);
@@ -617,7 +627,17 @@ impl DbInner {
                 return Err(e);
             }
         };
-        let region = self.open_region(&merged.region, &desc)?;
+        let region = match self.open_region(&merged.region, &desc) {
+            Ok(r) => r,
+            Err(e) => {
+                // Committed, but the merged region does not open: as for a split.
+                tracing::error!(error = %e, "the region of a committed merge did not open");
+                for n in &names {
+                    self.set_offline(n);
+                }
+                return Err(e);
+            }
+        };
         Self::swap_regions(&handle, &names, vec![region]);
         tracing::info!(merged = %merged.region.encoded_name(), "merged");
         Ok(merged.region)

@@ -1246,8 +1246,8 @@ impl ResultScanner {
             };
             match scanner.next_result()? {
                 Some(cells) => {
-                    let row = cells.first().map(|c| c.row().to_vec());
-                    if row != self.last_row {
+                    let row = cells.first().map(|c| c.row());
+                    if row != self.last_row.as_deref() {
                         // The limit counts rows; the pieces of a row split by `batch`
                         // all belong to the row that was counted.
                         if self.rows_left == Some(0) {
@@ -1258,7 +1258,10 @@ impl ResultScanner {
                         if let Some(n) = &mut self.rows_left {
                             *n -= 1;
                         }
-                        self.last_row = row;
+                        // Reuse the buffer: one allocation per scan, not per row.
+                        let last = self.last_row.get_or_insert_with(Vec::new);
+                        last.clear();
+                        last.extend_from_slice(row.unwrap_or_default());
                     }
                     return Ok(Some(RowResult::new(cells)));
                 }
