@@ -21,6 +21,12 @@ pub trait KeyValueScanner {
     /// The current cell, without moving.
     fn peek(&self) -> Option<CellRef<'_>>;
 
+    /// The current cell's encoded key, without moving: what a merge compares. A scanner
+    /// that can hand out the stored bytes without parsing them into a cell overrides it.
+    fn peek_key(&self) -> Option<&[u8]> {
+        self.peek().map(|c| c.key_bytes())
+    }
+
     /// Moves to the next cell.
     fn advance(&mut self) -> Result<(), Self::Error>;
 

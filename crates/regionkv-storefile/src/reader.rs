@@ -254,9 +254,21 @@ impl StoreFileReader {
 
     /// Reads, verifies and decodes a block read once at open (file info, root, bloom).
     fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
-        let raw = self.file.read_to_vec(offset, size as usize)?;
+        // A mapped file is decoded in place: no copy of the framed block first.
+        let mapped = self.file.as_slice().and_then(|map| {
+            let start = usize::try_from(offset).ok()?;
+            map.get(start..start.checked_add(size as usize)?)
+        });
+        let owned;
+        let raw = match mapped {
+            Some(r) => r,
+            None => {
+                owned = self.file.read_to_vec(offset, size as usize)?;
+                &owned[..]
+            }
+        };
         let (header, body) =
-            parse_block(&raw).map_err(|e| self.frame_error(offset, expect.name(), e))?;
+            parse_block(raw).map_err(|e| self.frame_error(offset, expect.name(), e))?;
         self.check_type(offset, &header, expect)?;
         decompress(&header, body).map_err(|r| self.corrupt(offset, r))
     }

@@ -229,6 +229,15 @@ impl KeyValueScanner for StoreFileScanner {
         }
     }
 
+    fn peek_key(&self) -> Option<&[u8]> {
+        let cur = self.current.as_ref()?;
+        if !cur.cursor.valid() {
+            return None;
+        }
+        // `settle` validated this key when the cursor reached it.
+        Some(cur.cursor.key(cur.data.body()))
+    }
+
     fn advance(&mut self) -> Result<()> {
         if let Some(cur) = &mut self.current {
             let h = cur.handle;
