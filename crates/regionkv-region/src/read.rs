@@ -445,14 +445,14 @@ impl Region {
     ) -> Result<Vec<StoreScanner>> {
         let read_point = self.mvcc().read_point();
         let now = self.services().clock.now_millis();
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.stores().len());
         for (family, qualifiers) in self.resolve(q)? {
             let Some(store) = self.stores().get(&family) else {
                 continue;
             };
             let sf = source_filter(store.family(), q, now);
             let sources = match get_row {
-                Some(row) => store.get_scanners(read_point, row, &qualifiers, &sf)?,
+                Some(row) => store.get_scanners(read_point, row, start_key, &qualifiers, &sf)?,
                 None => store.scanners(read_point, &start_key.view(), start_row, stop_row, &sf)?,
             };
             let matcher = QueryMatcher::user_filtered(
@@ -465,6 +465,9 @@ impl Region {
                 filter.cloned(),
             );
             out.push(StoreScanner::new(KeyValueHeap::new(sources), matcher));
+            // An interleaving point for tests (not a crash point): a flush that commits
+            // here, after the read point was taken, must stay invisible to this read.
+            fail::fail_point!("read-between-families");
         }
         Ok(out)
     }
@@ -638,7 +641,10 @@ impl Region {
                 sources.push(SourceScanner::Memstore(seg.scanner(read_point)));
             }
             for f in files.iter() {
-                sources.push(SourceScanner::File(StoreFileScanner::new(f.reader.clone())));
+                sources.push(SourceScanner::File(
+                    StoreFileScanner::new(f.reader.clone())
+                        .with_read_point(read_point, f.meta.max_seq_id),
+                ));
             }
             let matcher = QueryMatcher::user_filtered(
                 store.family(),
@@ -655,6 +661,8 @@ impl Region {
                 read_point,
                 scanner: StoreScanner::new(KeyValueHeap::new(sources), matcher),
             });
+            // As in `store_scanners`: a flush committing here stays invisible.
+            fail::fail_point!("read-between-families");
         }
         Ok(RegionScanner {
             stores: Vec::new(),

@@ -381,17 +381,18 @@ impl Store {
         *files = Arc::new(next);
     }
 
-    /// Scanners for a Get of `row`: files whose bloom filter rules the row (or, for one
-    /// named column, the row and column) out are not read.
+    /// Scanners for a Get of `row`, each positioned at `key` (the first key on the row):
+    /// files whose bloom filter rules the row (or, for one named column, the row and
+    /// column) out are not read.
     pub fn get_scanners(
         &self,
         read_point: u64,
         row: &[u8],
+        key: &OwnedKey,
         qualifiers: &[Vec<u8>],
         filter: &SourceFilter,
     ) -> Result<Vec<SourceScanner>> {
-        let key = OwnedKey::first_on_row(row)?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(4);
         for seg in self.memstore.segments() {
             if !filter.keeps_segment(&seg) {
                 continue;
@@ -411,7 +412,8 @@ impl Store {
             if !may || !f.reader.may_contain_rows(row, &[]) {
                 continue;
             }
-            let mut s = StoreFileScanner::new(f.reader.clone());
+            let mut s = StoreFileScanner::new(f.reader.clone())
+                .with_read_point(read_point, f.meta.max_seq_id);
             s.seek(&key.view())?;
             out.push(SourceScanner::File(s));
         }
@@ -450,7 +452,8 @@ impl Store {
             if !filter.keeps_file(&f.reader) || !f.reader.may_contain_rows(start_row, stop_row) {
                 continue;
             }
-            let mut s = StoreFileScanner::new(f.reader.clone());
+            let mut s = StoreFileScanner::new(f.reader.clone())
+                .with_read_point(read_point, f.meta.max_seq_id);
             s.seek(key)?;
             out.push(SourceScanner::File(s));
         }

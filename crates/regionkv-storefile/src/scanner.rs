@@ -29,6 +29,8 @@ struct Current {
 pub struct StoreFileScanner {
     reader: Arc<StoreFileReader>,
     current: Option<Current>,
+    /// Cells with a higher sequence id are skipped (`with_read_point`).
+    read_point: Option<u64>,
 }
 
 impl StoreFileScanner {
@@ -37,7 +39,20 @@ impl StoreFileScanner {
         Self {
             reader,
             current: None,
+            read_point: None,
         }
+    }
+
+    /// Hides cells whose sequence id is above `read_point` (HBase's StoreFileScanner
+    /// read point). A read takes its read point before it opens its sources; a flush that
+    /// commits in between puts cells written after that point into a file, and without
+    /// this a read over several families could see one family before and another after
+    /// a row mutation. `file_max_seq_id` is the file's highest sequence id: when it is at
+    /// or below the read point nothing needs checking.
+    #[must_use]
+    pub fn with_read_point(mut self, read_point: u64, file_max_seq_id: u64) -> Self {
+        self.read_point = (file_max_seq_id > read_point).then_some(read_point);
+        self
     }
 
     /// The reader this scanner reads.
@@ -74,16 +89,19 @@ impl StoreFileScanner {
             };
             if cur.cursor.valid() {
                 let body = cur.data.body();
-                if let Err(e) = KeyView::parse(cur.cursor.key(body)) {
-                    return Err(self.reader.corrupt(
-                        cur.handle.offset,
-                        format!(
-                            "data block {}: bad key at body offset {}: {e}",
-                            cur.handle.first_ordinal,
-                            cur.cursor.entry_offset()
-                        ),
-                    ));
-                }
+                let seq_id = match KeyView::parse(cur.cursor.key(body)) {
+                    Ok(k) => k.seq_id(),
+                    Err(e) => {
+                        return Err(self.reader.corrupt(
+                            cur.handle.offset,
+                            format!(
+                                "data block {}: bad key at body offset {}: {e}",
+                                cur.handle.first_ordinal,
+                                cur.cursor.entry_offset()
+                            ),
+                        ));
+                    }
+                };
                 if self.reader.includes_tags() {
                     let field = cur.cursor.value(body);
                     let problem = match split_tags(field) {
@@ -109,6 +127,17 @@ impl StoreFileScanner {
                     // The end of a bottom half.
                     self.current = None;
                     return Ok(false);
+                }
+                if self.read_point.is_some_and(|rp| seq_id > rp) {
+                    // Written after the reader's read point (a flush that finished after
+                    // the read began): invisible, as in the memstore.
+                    let h = cur.handle;
+                    if let Some(c) = &mut self.current
+                        && let Err(e) = c.cursor.next(c.data.body())
+                    {
+                        return Err(self.body_error(h, e));
+                    }
+                    continue;
                 }
                 return Ok(true);
             }
