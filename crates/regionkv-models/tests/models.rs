@@ -92,6 +92,63 @@ fn mvcc_read_point() {
     });
 }
 
+/// The engine's reader registry: a flush or compaction's smallest read point never
+/// exceeds the read point of a reader that is open when it is taken, whether the reader
+/// registered before it (the minimum covers it) or after (a later read point is never
+/// lower). Readers that close let it move on.
+#[test]
+fn mvcc_smallest_read_point() {
+    check(|| {
+        let mvcc = Arc::new(Mvcc::new(0));
+        let writer = {
+            let mvcc = mvcc.clone();
+            thread::spawn(move || {
+                for _ in 0..3 {
+                    let e = mvcc.begin();
+                    mvcc.complete(e);
+                }
+            })
+        };
+        // Readers keep their guards until every thread has joined, so each is open
+        // whenever a compactor takes its smallest read point.
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let mvcc = mvcc.clone();
+                thread::spawn(move || mvcc.open_reader())
+            })
+            .collect();
+        let compactor = {
+            let mvcc = mvcc.clone();
+            thread::spawn(move || {
+                let mut seen = Vec::new();
+                for _ in 0..2 {
+                    seen.push(mvcc.smallest_read_point());
+                    thread::yield_now();
+                }
+                seen
+            })
+        };
+        writer.join().unwrap();
+        let guards: Vec<_> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+        let seen = compactor.join().unwrap();
+        for g in &guards {
+            for s in &seen {
+                assert!(
+                    *s <= g.read_point(),
+                    "a compaction used {s} while a reader at {} was open",
+                    g.read_point()
+                );
+            }
+        }
+        let lowest = guards.iter().map(|g| g.read_point()).min().unwrap();
+        assert_eq!(mvcc.smallest_read_point(), lowest);
+        assert_eq!(mvcc.open_readers(), 2);
+        drop(guards);
+        assert_eq!(mvcc.open_readers(), 0);
+        assert_eq!(mvcc.smallest_read_point(), mvcc.read_point());
+    });
+}
+
 /// The WAL's group commit: an acknowledged SYNC_WAL record is in the OS, an
 /// acknowledged FSYNC_WAL record is durable, the file is the append order, nobody waits
 /// forever — with no failure, and with each of the first I/O calls failing.

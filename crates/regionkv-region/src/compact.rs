@@ -108,6 +108,9 @@ impl Region {
         } else {
             MatcherKind::MinorCompaction
         };
+        // Readers registered from here on hold a read point at least this high; those
+        // registered before are covered by it.
+        let smallest_read_point = self.mvcc().smallest_read_point();
         let mut sources = Vec::with_capacity(inputs.len());
         for f in &inputs {
             let mut s = StoreFileScanner::new(f.reader.clone());
@@ -116,7 +119,7 @@ impl Region {
         }
         let scanner = StoreScanner::new(
             KeyValueHeap::new(sources),
-            QueryMatcher::compaction(store.family(), kind, now),
+            QueryMatcher::compaction(store.family(), kind, now, smallest_read_point),
         );
         let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
         let tags = inputs.iter().any(|f| f.reader.includes_tags());

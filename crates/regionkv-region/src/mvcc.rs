@@ -11,11 +11,21 @@
 //! Invariants: write numbers are strictly increasing; `read_point ≤ write_point`; the read
 //! point only moves forward; every number ≤ read point belongs to a completed (or
 //! abandoned) entry.
+//!
+//! It also keeps the read points of open readers (HBase's `HRegion.scannerReadPoints`).
+//! A read takes its read point, then opens each family's memstore and files in turn; a
+//! flush or compaction that commits meanwhile hands it files whose cells above its read
+//! point it must hide, so those files must still hold the versions at or below it. Flushes
+//! and compactions therefore keep every cell above [`Mvcc::smallest_read_point`] without
+//! counting it as a version. A reader registers under the same lock that computes the
+//! smallest point, so either the flush sees the reader, or the reader's point is at least
+//! the one the flush used.
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
 use crate::sync::{AtomicU64, Condvar, Mutex, Ordering};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// A write in progress: its number is the sequence id of every cell it writes.
 #[derive(Debug)]
@@ -44,6 +54,38 @@ pub struct Mvcc {
     read_point: AtomicU64,
     queue: Mutex<Queue>,
     advanced: Condvar,
+    /// Read points of open readers with their counts, ascending (a reader registers the
+    /// current read point, which never goes back, so new entries go at the end).
+    readers: Mutex<VecDeque<(u64, usize)>>,
+}
+
+/// An open reader's read point, registered with its region's [`Mvcc`] until dropped.
+#[derive(Debug)]
+#[must_use = "the read point is released when the guard drops"]
+pub struct ReadPointGuard {
+    mvcc: Arc<Mvcc>,
+    read_point: u64,
+}
+
+impl ReadPointGuard {
+    /// The highest sequence id this reader sees.
+    #[inline]
+    pub fn read_point(&self) -> u64 {
+        self.read_point
+    }
+}
+
+impl Drop for ReadPointGuard {
+    fn drop(&mut self) {
+        let mut readers = self.mvcc.readers.lock();
+        // Entries are sorted and unique by read point.
+        if let Ok(i) = readers.binary_search_by_key(&self.read_point, |e| e.0) {
+            readers[i].1 -= 1;
+            if readers[i].1 == 0 {
+                readers.remove(i);
+            }
+        }
+    }
 }
 
 impl Mvcc {
@@ -57,7 +99,38 @@ impl Mvcc {
                 next: start + 1,
             }),
             advanced: Condvar::new(),
+            readers: Mutex::new(VecDeque::new()),
         }
+    }
+
+    /// Registers a reader at the current read point; the point is held (flushes and
+    /// compactions keep what it sees) until the guard drops (HBase registers each
+    /// RegionScanner in `scannerReadPoints`).
+    pub fn open_reader(self: &Arc<Self>) -> ReadPointGuard {
+        let mut readers = self.readers.lock();
+        let rp = self.read_point();
+        match readers.back_mut() {
+            Some(last) if last.0 == rp => last.1 += 1,
+            _ => readers.push_back((rp, 1)),
+        }
+        ReadPointGuard {
+            mvcc: Arc::clone(self),
+            read_point: rp,
+        }
+    }
+
+    /// The lowest read point any open reader holds, or the current read point when none
+    /// is open (HBase's `getSmallestReadPoint`): cells above it may still be hidden from
+    /// some reader, which then needs the versions below them.
+    pub fn smallest_read_point(&self) -> u64 {
+        let readers = self.readers.lock();
+        let rp = self.read_point();
+        readers.front().map_or(rp, |e| e.0.min(rp))
+    }
+
+    /// Number of readers holding a read point (for tests and metrics).
+    pub fn open_readers(&self) -> usize {
+        self.readers.lock().iter().map(|e| e.1).sum()
     }
 
     /// The highest sequence id every reader may see.
@@ -136,7 +209,44 @@ impl Mvcc {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+
+    #[test]
+    fn smallest_read_point_is_the_oldest_open_reader() {
+        let m = Arc::new(Mvcc::new(5));
+        assert_eq!(m.smallest_read_point(), 5, "no reader: the read point");
+        let a = m.open_reader();
+        let a2 = m.open_reader();
+        assert_eq!((a.read_point(), a2.read_point()), (5, 5));
+        let e = m.begin();
+        m.complete(e);
+        let b = m.open_reader();
+        assert_eq!(b.read_point(), 6);
+        assert_eq!(m.smallest_read_point(), 5);
+        assert_eq!(m.open_readers(), 3);
+        drop(a);
+        assert_eq!(m.smallest_read_point(), 5, "a2 still holds 5");
+        drop(a2);
+        assert_eq!(m.smallest_read_point(), 6);
+        let e = m.begin();
+        m.complete(e);
+        assert_eq!(
+            m.smallest_read_point(),
+            6,
+            "b holds 6 while the read point is 7"
+        );
+        drop(b);
+        assert_eq!(m.smallest_read_point(), 7);
+        assert_eq!(m.open_readers(), 0);
+        // Readers may close out of order.
+        let x = m.open_reader();
+        let e = m.begin();
+        m.complete(e);
+        let y = m.open_reader();
+        drop(y);
+        assert_eq!(m.smallest_read_point(), 7);
+        drop(x);
+        assert_eq!(m.smallest_read_point(), 8);
+    }
 
     #[test]
     fn read_point_waits_for_the_slowest_earlier_writer() {

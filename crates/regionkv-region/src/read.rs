@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::mvcc::ReadPointGuard;
 use crate::region::Region;
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{QueryMatcher, SharedFilter};
@@ -195,6 +196,8 @@ pub struct RegionScanner {
     filter: Option<SharedFilter>,
     /// Set once the filter reports that no later row can pass.
     done: bool,
+    /// Holds the scan's read point: flushes and compactions keep what it may still read.
+    _read_point: ReadPointGuard,
 }
 
 /// What the row-level filter protocol decided for one row.
@@ -442,8 +445,11 @@ impl Region {
         stop_row: &[u8],
         get_row: Option<&[u8]>,
         filter: Option<&SharedFilter>,
-    ) -> Result<Vec<StoreScanner>> {
-        let read_point = self.mvcc().read_point();
+    ) -> Result<(ReadPointGuard, Vec<StoreScanner>)> {
+        // Registered before any source is opened: flushes and compactions from here on
+        // keep what this read point sees.
+        let guard = self.mvcc().open_reader();
+        let read_point = guard.read_point();
         let now = self.services().clock.now_millis();
         let mut out = Vec::with_capacity(self.stores().len());
         for (family, qualifiers) in self.resolve(q)? {
@@ -469,7 +475,7 @@ impl Region {
             // here, after the read point was taken, must stay invisible to this read.
             fail::fail_point!("read-between-families");
         }
-        Ok(out)
+        Ok((guard, out))
     }
 
     /// The cells of `row` a Get returns (HBase's `HRegion.get`).
@@ -488,7 +494,8 @@ impl Region {
         self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
         let filter = filter.map(|f| Arc::new(parking_lot::Mutex::new(f)));
         let start = OwnedKey::first_on_row(row)?;
-        let mut stores = self.store_scanners(q, &start, row, &[], Some(row), filter.as_ref())?;
+        let (_read_point, mut stores) =
+            self.store_scanners(q, &start, row, &[], Some(row), filter.as_ref())?;
         let verdict = filter_row(filter.as_ref(), row, |skip| {
             let mut cells = Vec::new();
             if !skip {
@@ -567,7 +574,7 @@ impl Region {
         } else {
             stop_row.clone()
         };
-        let stores = self.store_scanners(
+        let (guard, stores) = self.store_scanners(
             &scan.query,
             &start_key,
             &start_row,
@@ -585,6 +592,7 @@ impl Region {
             pending: Default::default(),
             filter,
             done: false,
+            _read_point: guard,
         })
     }
 
@@ -596,7 +604,8 @@ impl Region {
         filter: Option<SharedFilter>,
     ) -> Result<RegionScanner> {
         let info = self.info();
-        let read_point = self.mvcc().read_point();
+        let guard = self.mvcc().open_reader();
+        let read_point = guard.read_point();
         let now = self.services().clock.now_millis();
         // The exclusive upper bound key.
         let mut bound = if scan.start_row.is_empty() {
@@ -674,6 +683,7 @@ impl Region {
             pending: Default::default(),
             filter,
             done: false,
+            _read_point: guard,
         })
     }
 }

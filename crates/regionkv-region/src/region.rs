@@ -88,7 +88,7 @@ pub struct Region {
     dir: PathBuf,
     table: TableDescriptor,
     stores: BTreeMap<Vec<u8>, Arc<Store>>,
-    mvcc: Mvcc,
+    mvcc: Arc<Mvcc>,
     row_locks: RowLocks,
     services: RegionServices,
     manifest: Mutex<Manifest>,
@@ -186,7 +186,7 @@ impl Region {
             dir: dir.to_path_buf(),
             table,
             stores,
-            mvcc: Mvcc::new(max_seq),
+            mvcc: Arc::new(Mvcc::new(max_seq)),
             row_locks: RowLocks::new(),
             services,
             manifest: Mutex::new(manifest),
@@ -368,7 +368,7 @@ impl Region {
         &self.stores
     }
     /// MVCC.
-    pub fn mvcc(&self) -> &Mvcc {
+    pub fn mvcc(&self) -> &Arc<Mvcc> {
         &self.mvcc
     }
     /// Counters.
@@ -720,7 +720,13 @@ impl Region {
             }
             let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
             let now = self.services.clock.now_millis();
-            match stores[i].1.write_snapshot(&seg, &name, now) {
+            // Taken after the snapshot: a reader that registers later holds a read
+            // point at least this high.
+            let smallest_read_point = self.mvcc.smallest_read_point();
+            match stores[i]
+                .1
+                .write_snapshot(&seg, &name, now, smallest_read_point)
+            {
                 // HBase stamps a flushed file with the flush's sequence id (every edit at
                 // or below it is in the file or an older one): files order by it.
                 Ok(h) => written.push((
@@ -825,7 +831,8 @@ impl Region {
     pub fn scan_raw(&self, start: &[u8], stop: &[u8]) -> Result<Vec<Cell>> {
         self.check_not_closed()?;
         self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
-        let read_point = self.mvcc.read_point();
+        let guard = self.mvcc.open_reader();
+        let read_point = guard.read_point();
         let first = OwnedKey::first_on_row(start)?;
         let mut scanners = Vec::new();
         for store in self.stores.values() {

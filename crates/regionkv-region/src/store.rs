@@ -282,7 +282,9 @@ impl Store {
 
     /// Writes a memstore snapshot into the new file `name` through the flush rules (HBase
     /// flushes with the minor-compaction matcher: expired cells, masked puts and versions
-    /// beyond VERSIONS are dropped; delete markers are kept). The file is fully written
+    /// beyond VERSIONS are dropped; delete markers are kept; cells above
+    /// `smallest_read_point` are kept uncounted for readers that cannot see them yet).
+    /// The file is fully written
     /// and synced, with its directory entry synced, and opened. It is not live until the
     /// manifest names it and [`Self::commit_files`] swaps it in. `None` when nothing
     /// survived the rules (no file is left behind).
@@ -291,11 +293,17 @@ impl Store {
         snapshot: &Arc<Segment>,
         name: &str,
         now: i64,
+        smallest_read_point: u64,
     ) -> Result<Option<StoreFileHandle>> {
         let mut source = snapshot.scanner(u64::MAX);
         source.seek_to_first();
         let heap = KeyValueHeap::new(vec![SourceScanner::Memstore(source)]);
-        let matcher = QueryMatcher::compaction(&self.family, MatcherKind::MinorCompaction, now);
+        let matcher = QueryMatcher::compaction(
+            &self.family,
+            MatcherKind::MinorCompaction,
+            now,
+            smallest_read_point,
+        );
         let tags = snapshot.tags_present();
         self.write_file(StoreScanner::new(heap, matcher), name, false, tags, now)
             .inspect(|h| {

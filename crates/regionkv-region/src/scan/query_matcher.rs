@@ -12,6 +12,11 @@
 //! Flushes use `MinorCompaction` (HBase's StoreFlusher scans with COMPACT_RETAIN_DELETES):
 //! expired cells, masked puts and excess versions are dropped at flush. The rules and the
 //! HBase class each comes from are in `docs/semantics.md`.
+//!
+//! Flushes and compactions take the region's smallest open read point: a cell above it
+//! may be hidden from an open reader, which then reads the versions below it. Such a
+//! cell is kept without counting as a version, and such a delete marker is kept and
+//! masks nothing yet (HBase's `maxReadPointToTrackVersions`).
 
 use crate::descriptor::{ColumnFamilyDescriptor, KeepDeletedCells};
 use crate::filter::{Filter, ReturnCode};
@@ -69,6 +74,9 @@ pub struct QueryMatcher {
     now: i64,
     row: Vec<u8>,
     filter: Option<FilterState>,
+    /// Flush and compaction: cells with a higher sequence id are kept uncounted (see the
+    /// module doc). `u64::MAX` for user reads.
+    max_read_point_to_track_versions: u64,
 }
 
 /// `now − TTL` for `family` (or `i64::MIN` without a TTL).
@@ -145,11 +153,19 @@ impl QueryMatcher {
                 count: 0,
                 cur_col: None,
             }),
+            max_read_point_to_track_versions: u64::MAX,
         }
     }
 
-    /// A matcher for a flush or compaction of `family` at time `now`.
-    pub fn compaction(family: &ColumnFamilyDescriptor, kind: MatcherKind, now: i64) -> Self {
+    /// A matcher for a flush or compaction of `family` at time `now`; `smallest_read_point`
+    /// is the region's [`crate::mvcc::Mvcc::smallest_read_point`] taken before the
+    /// flush or compaction opened its scanner.
+    pub fn compaction(
+        family: &ColumnFamilyDescriptor,
+        kind: MatcherKind,
+        now: i64,
+        smallest_read_point: u64,
+    ) -> Self {
         let oldest = oldest_unexpired_ts(family, now);
         let limits = VersionLimits {
             max_versions: family.max_versions,
@@ -166,6 +182,7 @@ impl QueryMatcher {
             now,
             row: Vec::new(),
             filter: None,
+            max_read_point_to_track_versions: smallest_read_point,
         }
     }
 
@@ -352,6 +369,7 @@ impl QueryMatcher {
             return code;
         }
         let is_delete = cell.cell_type().is_delete();
+        let above_read_point = cell.seq_id() > self.max_read_point_to_track_versions;
         match self.kind {
             MatcherKind::Raw => self.match_column(cell),
             MatcherKind::User => {
@@ -374,19 +392,25 @@ impl QueryMatcher {
             }
             MatcherKind::MinorCompaction => {
                 if is_delete {
-                    self.track_delete(cell);
+                    if !above_read_point {
+                        self.track_delete(cell);
+                    }
                     return MatchCode::Include;
                 }
                 if let Some(code) = self.check_deleted(cell) {
                     return code;
                 }
-                self.columns.check_versions(cell, false)
+                self.columns.check_versions(cell, above_read_point)
             }
             MatcherKind::MajorCompaction {
                 earliest_put_ts,
                 time_to_purge_deletes,
             } => {
                 if is_delete {
+                    if above_read_point {
+                        // Not dropped, and masking nothing, until every reader sees it.
+                        return MatchCode::Include;
+                    }
                     self.track_delete(cell);
                     let ts = cell.timestamp();
                     let purge_later =
@@ -405,8 +429,94 @@ impl QueryMatcher {
                 } else if let Some(code) = self.check_deleted(cell) {
                     return code;
                 }
-                self.columns.check_versions(cell, false)
+                self.columns.check_versions(cell, above_read_point)
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use regionkv_cell::{Cell, CellType};
+
+    fn family() -> ColumnFamilyDescriptor {
+        // VERSIONS defaults to 1, KEEP_DELETED_CELLS to false.
+        ColumnFamilyDescriptor::new(b"f").unwrap()
+    }
+
+    fn cell(ts: i64, t: CellType, seq: u64) -> Cell {
+        Cell::new(b"r", b"f", b"q", ts, t, b"v")
+            .unwrap()
+            .with_seq_id(seq)
+    }
+
+    /// Codes the matcher gives `cells` (one row, key order).
+    fn run(m: &mut QueryMatcher, cells: &[Cell]) -> Vec<MatchCode> {
+        m.set_row(b"r");
+        cells.iter().map(|c| m.matches(c.as_cell_ref())).collect()
+    }
+
+    #[test]
+    fn cells_above_the_smallest_read_point_are_kept_uncounted() {
+        let cells = [
+            cell(30, CellType::Put, 12),
+            cell(20, CellType::Put, 11),
+            cell(10, CellType::Put, 5),
+            cell(5, CellType::Put, 4),
+        ];
+        // Every reader sees everything: VERSIONS = 1 keeps the newest only.
+        let mut m = QueryMatcher::compaction(&family(), MatcherKind::MinorCompaction, 100, 20);
+        assert_eq!(
+            run(&mut m, &cells),
+            [
+                MatchCode::Include,
+                MatchCode::SeekNextCol,
+                MatchCode::SeekNextCol,
+                MatchCode::SeekNextCol
+            ]
+        );
+        // A reader at 10 cannot see seq 11 and 12: both are kept uncounted, and the newest
+        // version it sees (seq 5) is kept as its one version.
+        let mut m = QueryMatcher::compaction(&family(), MatcherKind::MinorCompaction, 100, 10);
+        assert_eq!(
+            run(&mut m, &cells),
+            [
+                MatchCode::Include,
+                MatchCode::Include,
+                MatchCode::Include,
+                MatchCode::SeekNextCol
+            ]
+        );
+    }
+
+    #[test]
+    fn a_delete_marker_above_the_smallest_read_point_masks_nothing_and_stays() {
+        let cells = [
+            cell(20, CellType::DeleteColumn, 12),
+            cell(10, CellType::Put, 5),
+        ];
+        let major = MatcherKind::MajorCompaction {
+            earliest_put_ts: 10,
+            time_to_purge_deletes: 0,
+        };
+        // Seen by every reader: the marker masks the put, and a major compaction drops
+        // both.
+        let mut m = QueryMatcher::compaction(&family(), major, 100, 12);
+        let codes = run(&mut m, &cells);
+        assert_eq!(codes[0], MatchCode::Skip);
+        assert_ne!(codes[1], MatchCode::Include);
+        // A reader at 10 still sees the put: both stay.
+        let mut m = QueryMatcher::compaction(&family(), major, 100, 10);
+        assert_eq!(
+            run(&mut m, &cells),
+            [MatchCode::Include, MatchCode::Include]
+        );
+        let mut m = QueryMatcher::compaction(&family(), MatcherKind::MinorCompaction, 100, 10);
+        assert_eq!(
+            run(&mut m, &cells),
+            [MatchCode::Include, MatchCode::Include]
+        );
     }
 }
