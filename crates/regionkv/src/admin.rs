@@ -282,6 +282,85 @@ impl DbInner {
         }
         Ok(())
     }
+
+    /// What an alter or disable that failed after closing some of `map`'s regions leaves
+    /// serving: the regions that closed cleanly (flushed, so nothing of theirs lives only
+    /// in the WAL) reopen with `desc`, the table's descriptor before the change; a region
+    /// whose close failed may hold edits only in the WAL, which the next `Db::open`
+    /// replays, so it stays offline (reads fail at once) until then, as does a region
+    /// that does not reopen. Regions the change never reached are still open.
+    pub(crate) fn reopen_after_failed_change(
+        &self,
+        map: &RegionMap,
+        desc: &TableDescriptor,
+        failed_close: Option<&str>,
+    ) -> RegionMap {
+        let mut serving = Vec::with_capacity(map.regions().len());
+        for r in map.regions() {
+            let name = r.encoded_name();
+            if !r.is_closed() {
+                serving.push(r.clone());
+            } else if failed_close == Some(name) || self.is_offline(name) {
+                self.set_offline(name);
+                serving.push(r.clone());
+            } else {
+                match self.open_regions(desc, std::slice::from_ref(r.info()), &[]) {
+                    Ok(m) => serving.extend(m.regions().iter().cloned()),
+                    Err(e) => {
+                        tracing::error!(region = %name, error = %e, "could not reopen a region after a failed change");
+                        self.set_offline(name);
+                        serving.push(r.clone());
+                    }
+                }
+            }
+        }
+        RegionMap::new(serving)
+    }
+
+    /// Closes every region of `map` for an alter or disable; on a failure, puts back what
+    /// can serve ([`Self::reopen_after_failed_change`]) into `slot` and returns the error.
+    pub(crate) fn close_for_change(
+        &self,
+        slot: &mut Option<Arc<RegionMap>>,
+        desc: &TableDescriptor,
+    ) -> Result<()> {
+        let Some(map) = slot.clone() else {
+            return Ok(());
+        };
+        for r in map.regions() {
+            if let Err(e) = r.close() {
+                let failed = r.encoded_name().to_string();
+                *slot = Some(Arc::new(self.reopen_after_failed_change(
+                    &map,
+                    desc,
+                    Some(&failed),
+                )));
+                return Err(e.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// After every region of `slot` closed for a change whose catalog commit then failed:
+    /// when the catalog is known unchanged the regions reopen as they were; when the commit
+    /// is uncertain they stay offline until the Db is reopened and the catalog decides.
+    pub(crate) fn undo_closed_change(
+        &self,
+        slot: &mut Option<Arc<RegionMap>>,
+        desc: &TableDescriptor,
+        error: &Error,
+    ) {
+        let Some(map) = slot.clone() else {
+            return;
+        };
+        if matches!(error, Error::CatalogUncertain { .. }) {
+            for r in map.regions() {
+                self.set_offline(r.encoded_name());
+            }
+        } else {
+            *slot = Some(Arc::new(self.reopen_after_failed_change(&map, desc, None)));
+        }
+    }
 }
 
 fn entry_for(desc: &TableDescriptor, regions: &[Arc<Region>], state: TableState) -> TableEntry {
@@ -722,14 +801,26 @@ impl Admin {
         entry.descriptor = desc.clone();
         let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
         let mut regions = handle.regions.write();
-        if let Some(map) = regions.as_ref() {
-            DbInner::close_regions(map)?;
+        let old_desc = (**handle.descriptor.read()).clone();
+        inner.close_for_change(&mut regions, &old_desc)?;
+        if let Err(e) = inner.write_catalog(&cat, &next) {
+            inner.undo_closed_change(&mut regions, &old_desc, &e);
+            return Err(e);
         }
-        inner.write_catalog(&cat, &next)?;
         *cat = next;
         *handle.descriptor.write() = Arc::new(desc.clone());
-        if regions.is_some() {
-            *regions = Some(Arc::new(inner.open_regions(&desc, &infos, &[])?));
+        if let Some(closed) = regions.clone() {
+            // Committed: the regions serve only with the new descriptor. One that does not
+            // open stays offline (reads fail at once) until the Db is reopened.
+            match inner.open_regions(&desc, &infos, &[]) {
+                Ok(map) => *regions = Some(Arc::new(map)),
+                Err(e) => {
+                    for r in closed.regions() {
+                        inner.set_offline(r.encoded_name());
+                    }
+                    return Err(e);
+                }
+            }
         } else {
             // Disabled: open and close once so dropped families lose their files now.
             let map = inner.open_regions(&desc, &infos, &[])?;
@@ -871,10 +962,12 @@ impl Admin {
             TableState::Disabled => {
                 let span = tracing::info_span!("disable", table = %handle.name);
                 let _enter = span.enter();
-                if let Some(map) = regions.as_ref() {
-                    DbInner::close_regions(map)?;
+                let desc = (**handle.descriptor.read()).clone();
+                inner.close_for_change(&mut regions, &desc)?;
+                if let Err(e) = inner.write_catalog(&cat, &next) {
+                    inner.undo_closed_change(&mut regions, &desc, &e);
+                    return Err(e);
                 }
-                inner.write_catalog(&cat, &next)?;
                 *regions = None;
             }
             TableState::Enabled => {
@@ -882,7 +975,12 @@ impl Admin {
                 let _enter = span.enter();
                 let desc = handle.descriptor.read().clone();
                 let map = inner.open_regions(&desc, &infos, &[])?;
-                inner.write_catalog(&cat, &next)?;
+                if let Err(e) = inner.write_catalog(&cat, &next) {
+                    // Still disabled (or, when the commit is uncertain, left to the next
+                    // Db::open to decide): the freshly opened regions hold no edits yet.
+                    let _ = DbInner::close_regions(&map);
+                    return Err(e);
+                }
                 *regions = Some(Arc::new(map));
             }
         }
