@@ -35,20 +35,8 @@ fn values(r: &regionkv::RowResult) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
 #[test]
 fn a_flush_between_two_families_of_one_read_stays_invisible_to_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
-    let desc = TableDescriptor::new(
-        "t",
-        vec![
-            ColumnFamilyDescriptor::new(b"cf").unwrap(),
-            ColumnFamilyDescriptor::new(b"cg").unwrap(),
-        ],
-    )
-    .unwrap();
-    db.admin().create_table(&desc).unwrap();
+    let (_dir, db) = two_family_table("one", true);
     let t = db.table("t").unwrap();
-    t.mutate_row(&row_of("one")).unwrap();
-    db.admin().flush("t").unwrap();
 
     // Armed for one hit at a time: the callback writes generation `next` of the row and
     // flushes it, while the read that hit the point waits between its families.
@@ -120,13 +108,8 @@ fn a_flush_between_two_families_of_one_read_stays_invisible_to_it() {
     );
 }
 
-/// A two-family table `t` with `first` written (and flushed when `flush_first`), and the
-/// `read-between-families` point armed to run `between` once, on the next read.
-fn table_with_pending_action(
-    first: &str,
-    flush_first: bool,
-    between: impl Fn(&Db) + Send + Sync + 'static,
-) -> (tempfile::TempDir, Db, Arc<AtomicBool>) {
+/// A two-family table `t` with the row at generation `first`, flushed when `flush_first`.
+fn two_family_table(first: &str, flush_first: bool) -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
     let desc = TableDescriptor::new(
@@ -142,6 +125,17 @@ fn table_with_pending_action(
     if flush_first {
         db.admin().flush("t").unwrap();
     }
+    (dir, db)
+}
+
+/// [`two_family_table`] with the `read-between-families` point armed to run `between`
+/// once, on the next read.
+fn table_with_pending_action(
+    first: &str,
+    flush_first: bool,
+    between: impl Fn(&Db) + Send + Sync + 'static,
+) -> (tempfile::TempDir, Db, Arc<AtomicBool>) {
+    let (dir, db) = two_family_table(first, flush_first);
     let armed = Arc::new(AtomicBool::new(true));
     {
         let (db, armed) = (db.clone(), armed.clone());
@@ -167,6 +161,17 @@ fn raw_versions(db: &Db) -> usize {
         .flat_map(|r| r.cells())
         .filter(|c| c.family() == b"cg")
         .count()
+}
+
+/// Once no reader needs the old versions, the next major compaction drops them: `cg`
+/// keeps `versions` cells in all.
+fn assert_trimmed_by_next_compaction(db: &Db, versions: usize) {
+    db.admin().major_compact("t").unwrap();
+    assert_eq!(
+        raw_versions(db),
+        versions,
+        "an old version outlived every reader"
+    );
 }
 
 // Fail points are process-wide: the tests that arm `read-between-families` run one at a
@@ -196,13 +201,7 @@ fn a_compaction_between_two_families_keeps_what_the_read_needs() {
         (Some(b"one".to_vec()), Some(b"one".to_vec())),
         "a compaction during a get took the version it read"
     );
-    // Once no read needs the old version, the next major compaction drops it.
-    db.admin().major_compact("t").unwrap();
-    assert_eq!(
-        raw_versions(&db),
-        1,
-        "the old version outlived every reader"
-    );
+    assert_trimmed_by_next_compaction(&db, 1);
     let got = db.table("t").unwrap().get(&Get::new("r")).unwrap();
     assert_eq!(values(&got), (Some(b"two".to_vec()), Some(b"two".to_vec())));
 }
@@ -234,12 +233,7 @@ fn a_flush_between_two_families_keeps_what_the_read_needs() {
         (Some(b"one".to_vec()), Some(b"one".to_vec())),
         "a flush during a scan dropped the version it read"
     );
-    db.admin().major_compact("t").unwrap();
-    assert_eq!(
-        raw_versions(&db),
-        1,
-        "the old version outlived every reader"
-    );
+    assert_trimmed_by_next_compaction(&db, 1);
 }
 
 /// An open scanner holds its read point until it is dropped: a compaction that runs while
@@ -270,6 +264,5 @@ fn an_open_scanner_pins_versions_until_dropped() {
     let r = scanner.next().unwrap().unwrap();
     assert_eq!(r.value(b"cg", b"c"), Some(&b"one"[..]));
     drop(scanner);
-    db.admin().major_compact("t").unwrap();
-    assert_eq!(raw_versions(&db), 2);
+    assert_trimmed_by_next_compaction(&db, 2);
 }
