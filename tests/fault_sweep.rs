@@ -547,3 +547,71 @@ fn a_split_whose_catalog_fsync_fails_commits_rolls_back_or_is_uncertain() {
     assert!(retried > 0, "no directory fsync was retried into a commit");
     assert!(uncertain > 0, "no commit was left uncertain");
 }
+
+/// A region poisoned by a failed flush holds acknowledged edits only in its memstore and
+/// the WAL. Closing it for a disable, an alter or a split must fail (its files are not
+/// complete) and leave it offline; the edits come back when the Db reopens and replays
+/// the WAL. Before the fix, the close of a poisoned region reported success: a disable
+/// then enable reopened it empty, and a split committed daughters without the edits.
+#[test]
+fn a_poisoned_region_with_unflushed_edits_is_never_reopened_or_split_without_them() {
+    type Change = fn(&Db) -> regionkv::Result<()>;
+    let changes: [(&str, Change); 3] = [
+        ("disable", |db| db.admin().disable_table("t")),
+        ("alter", |db| {
+            let mut cf = db.admin().describe("t")?.families[0].clone();
+            cf.set_attribute("VERSIONS", "3")?;
+            db.admin().modify_family("t", cf)
+        }),
+        ("split", |db| db.admin().split_at("t", &row(6)).map(|_| ())),
+    ];
+    for (name, change) in changes {
+        let mem = MemFs::new();
+        let fault = Arc::new(FaultFs::new(Arc::new(mem.clone())));
+        let clock = ManualClock::new(1_700_000_000_000);
+        let db = open(fault.clone(), &clock).unwrap();
+        create(&db).unwrap();
+        let mut model = Model::new();
+        for i in 0..12 {
+            let s = Step::Put(i, "one");
+            run(&db, &clock, &s).unwrap();
+            apply(&mut model, &s);
+            if i == 5 {
+                run(&db, &clock, &Step::Flush).unwrap();
+            }
+        }
+        // The next flush fails at its first write: the region is poisoned with rows 6..12
+        // in its memstore only.
+        fault.fail_at(
+            fault.op_count(),
+            FaultKind::EioOnWrite,
+            Persistence::Transient,
+        );
+        assert!(run(&db, &clock, &Step::Flush).is_err(), "{name}: flush");
+        assert!(fault.faults_injected() > 0, "{name}");
+        // Reads still see everything acknowledged.
+        assert_eq!(dump(&db), model, "{name}: before the change");
+        let r = change(&db);
+        assert!(
+            r.is_err(),
+            "{name}: closing a poisoned region with edits succeeded"
+        );
+        // Twice: a second attempt must not find the region "closed cleanly".
+        assert!(change(&db).is_err(), "{name}: the second attempt succeeded");
+        // Offline: reads of it fail at once instead of answering without the edits.
+        let started = std::time::Instant::now();
+        if let Ok(got) = try_dump(&db) {
+            assert_eq!(got, model, "{name}: a live scan lost edits");
+        }
+        assert!(
+            started.elapsed() < regionkv::table::REGION_RETRY_FOR / 2,
+            "{name}: the scan waited out the region retry"
+        );
+        // A clean shutdown reports the edits it could not flush; the next open replays.
+        assert!(db.close().is_err(), "{name}: close hid the unflushed edits");
+        drop(db);
+        let db = open(Arc::new(mem.clone()), &clock).unwrap();
+        assert_eq!(dump(&db), model, "{name}: after reopen");
+        assert_eq!(db.admin().regions("t").unwrap().len(), 1, "{name}");
+    }
+}

@@ -921,7 +921,9 @@ impl Region {
         Ok(())
     }
 
-    /// Flushes (unless poisoned) and closes the region: later calls fail with `Closed`.
+    /// Flushes (unless poisoned) and closes the region: later calls fail with `Closed`. A
+    /// poisoned region with unflushed edits closes too, but the call returns
+    /// `Error::Poisoned`: its storefiles do not hold every acknowledged edit.
     /// HBase's two-phase close: a first flush while writes continue, then writes are
     /// stopped (no writer is between its open check and its memstore insert) and what
     /// arrived meanwhile is flushed, so a closed region's storefiles hold every
@@ -938,7 +940,17 @@ impl Region {
             let _u = self.updates.write();
             self.closed.store(true, Ordering::Release);
         }
-        if healthy && pre.is_ok() && self.memstore_data_size() > 0 {
+        if pre.is_ok() && self.memstore_data_size() > 0 {
+            if let Some(cause) = self.poisoned.lock().clone() {
+                // Closed without its flush: acknowledged edits live only in the memstore
+                // and the WAL (the next Db::open replays them). The close fails so that
+                // no caller takes the region's files as complete — a split would commit
+                // daughters without those edits, an alter would reopen without them.
+                return Err(Error::Poisoned {
+                    region: self.encoded.clone(),
+                    cause,
+                });
+            }
             return self.flush_with(true, None, true).map(|_| ());
         }
         pre
