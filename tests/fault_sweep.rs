@@ -485,6 +485,26 @@ fn a_crash_after_any_step_in_any_mode_recovers_exactly_the_acknowledged_state() 
     }
 }
 
+/// The test table on a fault file system with rows 0..12 put (FSYNC_WAL), the first
+/// `flushed` of them flushed, and its model.
+fn table_of_12_rows(flushed: u32) -> (MemFs, Arc<FaultFs>, ManualClock, Db, Model) {
+    let mem = MemFs::new();
+    let fault = Arc::new(FaultFs::new(Arc::new(mem.clone())));
+    let clock = ManualClock::new(1_700_000_000_000);
+    let db = open(fault.clone(), &clock).unwrap();
+    create(&db).unwrap();
+    let mut model = Model::new();
+    for i in 0..12 {
+        let s = Step::Put(i, "v");
+        run(&db, &clock, &s).unwrap();
+        apply(&mut model, &s);
+        if i + 1 == flushed {
+            run(&db, &clock, &Step::Flush).unwrap();
+        }
+    }
+    (mem, fault, clock, db, model)
+}
+
 /// The catalog commit of a split, failed at each of its file-system operations by an EIO
 /// on fsync (the write of `CATALOG.tmp`, then the directory fsync after the rename):
 /// * a transient failure of the directory fsync is retried, and the split commits;
@@ -497,18 +517,7 @@ fn a_split_whose_catalog_fsync_fails_commits_rolls_back_or_is_uncertain() {
     for persistence in [Persistence::Transient, Persistence::Persistent] {
         for crash in [CrashMode::DropUnsynced, CrashMode::KeepRenamesDropData] {
             for at in 0..40 {
-                let mem = MemFs::new();
-                let fault = Arc::new(FaultFs::new(Arc::new(mem.clone())));
-                let clock = ManualClock::new(1_700_000_000_000);
-                let db = open(fault.clone(), &clock).unwrap();
-                create(&db).unwrap();
-                let mut model = Model::new();
-                for i in 0..12 {
-                    let s = Step::Put(i, "v");
-                    run(&db, &clock, &s).unwrap();
-                    apply(&mut model, &s);
-                }
-                run(&db, &clock, &Step::Flush).unwrap();
+                let (mem, fault, clock, db, model) = table_of_12_rows(12);
                 fault.fail_at(fault.op_count() + at, FaultKind::EioOnSync, persistence);
                 let what = format!("{persistence:?} fsync failure at split op {at}, {crash:?}");
                 let split = db.admin().split_at("t", &row(6));
@@ -566,20 +575,8 @@ fn a_poisoned_region_with_unflushed_edits_is_never_reopened_or_split_without_the
         ("split", |db| db.admin().split_at("t", &row(6)).map(|_| ())),
     ];
     for (name, change) in changes {
-        let mem = MemFs::new();
-        let fault = Arc::new(FaultFs::new(Arc::new(mem.clone())));
-        let clock = ManualClock::new(1_700_000_000_000);
-        let db = open(fault.clone(), &clock).unwrap();
-        create(&db).unwrap();
-        let mut model = Model::new();
-        for i in 0..12 {
-            let s = Step::Put(i, "one");
-            run(&db, &clock, &s).unwrap();
-            apply(&mut model, &s);
-            if i == 5 {
-                run(&db, &clock, &Step::Flush).unwrap();
-            }
-        }
+        // Rows 0..6 flushed, 6..12 only in the memstore (and the WAL).
+        let (mem, fault, clock, db, model) = table_of_12_rows(6);
         // The next flush fails at its first write: the region is poisoned with rows 6..12
         // in its memstore only.
         fault.fail_at(
