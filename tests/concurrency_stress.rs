@@ -15,10 +15,15 @@
 //! The admin thread flushes, compacts, splits at random rows and merges regions back.
 //! At the end the table must equal the model (every row at its last generation), and
 //! again after a reopen. `REGIONKV_SOAK=1` runs longer.
+//!
+//! It runs twice: with memory-mapped storefiles, and with pread through a descriptor cache
+//! of 4 (`RealFs::with_max_open_files`), so that reads keep reopening files by path while
+//! compactions, splits and merges remove them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, Put, Scan, TableDescriptor};
+use regionkv_fs::RealFs;
 use regionkv_suite::XorShift;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -73,8 +78,10 @@ fn duration() -> Duration {
     }
 }
 
-fn open(dir: &std::path::Path) -> Db {
-    let mut options = DbOptions::default().background(true);
+fn open(dir: &std::path::Path, fs: &RealFs) -> Db {
+    let mut options = DbOptions::default()
+        .background(true)
+        .fs(Arc::new(fs.clone()));
     options.compaction_check_interval = Duration::from_millis(50);
     Db::open(dir, options).unwrap()
 }
@@ -107,8 +114,23 @@ fn check_row(
 
 #[test]
 fn writers_scanners_flushes_compactions_and_splits_at_once() {
+    stress(RealFs::new());
+}
+
+#[test]
+fn the_same_through_a_descriptor_cache_of_four() {
+    let fs = RealFs::with_max_open_files(4);
+    stress(fs.clone());
+    let st = fs.descriptor_stats().unwrap();
+    println!("descriptors: {st:?}");
+    assert!(st.reopens > 0, "{st:?}");
+    // Dropping the Db dropped every reader, and with them every pinned descriptor.
+    assert_eq!((st.readers, st.open, st.pinned), (0, 0, 0), "{st:?}");
+}
+
+fn stress(fs: RealFs) {
     let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(open(dir.path()));
+    let db = Arc::new(open(dir.path(), &fs));
     let mut desc = TableDescriptor::new(
         "stress",
         vec![
@@ -296,8 +318,9 @@ fn writers_scanners_flushes_compactions_and_splits_at_once() {
             .map_err(|_| ())
             .expect("every thread is joined"),
     );
-    let db = open(dir.path());
+    let db = open(dir.path(), &fs);
     check_final(&db, "after reopen");
+    drop(db);
     println!(
         "stress: {writes} writes, {scans} scans, {gets} gets, {splits} splits and {merges} merges \
          by hand ({refused} refused), {regions} regions at the end"

@@ -447,3 +447,34 @@ fn family_and_region_flushes_and_compactions_print_only_took() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn pread_and_a_bounded_descriptor_cache_give_the_same_answers_as_mmap() {
+    // Six regions of two files each, read through 2 descriptors: every scan reopens files.
+    let mut script = String::from("create 't', 'cf', SPLITS => ['b', 'c', 'd', 'e', 'f']\n");
+    for round in 0..2 {
+        for r in ["a", "b", "c", "d", "e", "f"] {
+            script.push_str(&format!(
+                "put 't', '{r}{round}', 'cf:q', 'v{round}', {round}\n"
+            ));
+        }
+        script.push_str("flush 't'\n");
+    }
+    script.push_str("scan 't'\nget 't', 'c1'\nmajor_compact 't'\nscan 't'\ncount 't'\n");
+    let mut outputs = Vec::new();
+    for flags in [&[][..], &["--pread"], &["--max-open-files", "2"]] {
+        let data = tempfile::tempdir().unwrap();
+        let data = data.path().to_str().unwrap();
+        let mut args = vec!["shell", "--no-timing", "--data", data];
+        args.extend_from_slice(flags);
+        let out = run_in(Path::new("."), &args, script.as_bytes());
+        assert_eq!(stderr(&out), "", "{flags:?}");
+        assert_eq!(out.status.code(), Some(0), "{flags:?}");
+        outputs.push(stdout(&out).replace(data, "DATA"));
+    }
+    assert!(outputs[0].contains("12 row(s)"), "{}", outputs[0]);
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0], outputs[2]);
+    let out = run_in(Path::new("."), &["shell", "--max-open-files", "0"], b"");
+    assert_ne!(out.status.code(), Some(0));
+}

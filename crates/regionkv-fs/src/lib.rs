@@ -4,7 +4,8 @@
 //! Three implementations sit behind it:
 //!
 //! - [`RealFs`]: `std::fs`, with memory-mapped ([`ReadMode::Mmap`]) or `pread`
-//!   ([`ReadMode::Pread`]) reads and `flock`-style lock files.
+//!   ([`ReadMode::Pread`]) reads, a bounded descriptor cache in pread mode
+//!   ([`RealFs::with_max_open_files`]) and `flock`-style lock files.
 //! - [`MemFs`]: an in-memory file system that tracks what is *durable* separately from what is
 //!   *visible*, and can [`crash`](MemFs::crash) to leave only what a power loss would keep
 //!   (the design of LevelDB's `FaultInjectionTestEnv` and RocksDB's `FaultInjectionTestFS`).
@@ -50,6 +51,7 @@
 //! [`WritableFile`] has one owner at a time (`&mut self`); a [`ReadableFile`] is shared through an
 //! `Arc` and can be read from many threads at once.
 
+mod descriptors;
 mod error;
 mod fault;
 mod mem;
@@ -60,6 +62,7 @@ use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use descriptors::DescriptorStats;
 pub use error::{Error, Result};
 pub use fault::{FaultFs, FaultKind, Persistence};
 pub use mem::{CrashMode, MemFs};

@@ -6,7 +6,10 @@
 //! `fsync`. Directory syncs open the directory and `fsync` it (Unix; a no-op elsewhere).
 //!
 //! Reads are memory-mapped ([`ReadMode::Mmap`], the default) or go through `pread`
-//! ([`ReadMode::Pread`]).
+//! ([`ReadMode::Pread`]). A mapping holds no file descriptor, so mmap mode opens any number of
+//! files under a low `ulimit -n`. Pread mode keeps its descriptors in a bounded LRU cache
+//! ([`RealFs::with_max_open_files`], RocksDB's `max_open_files`; unbounded by default) and
+//! reopens evicted files by path; see `descriptors.rs` for how removals and renames stay safe.
 //!
 //! **Mmap caveat (SIGBUS).** Touching a mapped page whose file has been truncated underneath, or
 //! whose backing storage reports an I/O error, kills the process with `SIGBUS` instead of
@@ -25,6 +28,7 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
+use crate::descriptors::{DescriptorCache, DescriptorStats, Identity};
 use crate::{Error, FileLock, Fs, ReadableFile, Result, WritableFile, check_range, utf8_name};
 
 /// How [`RealFs`] serves reads of files opened with [`Fs::open_read`].
@@ -39,10 +43,13 @@ pub enum ReadMode {
     Pread,
 }
 
-/// The real file system, through `std::fs`.
-#[derive(Debug, Clone, Copy, Default)]
+/// The real file system, through `std::fs`. Clones share one descriptor cache.
+#[derive(Debug, Clone, Default)]
 pub struct RealFs {
     read_mode: ReadMode,
+    /// Pread mode's bounded descriptor cache; `None` in mmap mode and in unbounded pread mode,
+    /// where each reader owns its descriptor.
+    descriptors: Option<Arc<DescriptorCache>>,
 }
 
 impl RealFs {
@@ -51,14 +58,59 @@ impl RealFs {
         RealFs::default()
     }
 
-    /// A real file system that serves reads as `mode` says.
+    /// A real file system that serves reads as `mode` says. Pread mode keeps one descriptor
+    /// open per file open for reading; [`with_max_open_files`](RealFs::with_max_open_files)
+    /// bounds them.
     pub fn with_read_mode(mode: ReadMode) -> Self {
-        RealFs { read_mode: mode }
+        RealFs {
+            read_mode: mode,
+            descriptors: None,
+        }
+    }
+
+    /// A real file system in pread mode that keeps at most `max_open_files` (at least 1)
+    /// descriptors of files open for reading, closing the least recently used and reopening
+    /// them by path when read again, like RocksDB's `max_open_files`. Files removed or renamed
+    /// through this `RealFs` while still read keep their descriptors until their readers drop,
+    /// beyond the bound if need be.
+    pub fn with_max_open_files(max_open_files: usize) -> Self {
+        RealFs {
+            read_mode: ReadMode::Pread,
+            descriptors: Some(Arc::new(DescriptorCache::new(max_open_files))),
+        }
     }
 
     /// The read mode chosen at construction.
     pub fn read_mode(&self) -> ReadMode {
         self.read_mode
+    }
+
+    /// The descriptor cache's counters with [`with_max_open_files`](RealFs::with_max_open_files);
+    /// `None` otherwise.
+    pub fn descriptor_stats(&self) -> Option<DescriptorStats> {
+        self.descriptors.as_ref().map(|d| d.stats())
+    }
+
+    /// Runs `change` (a removal or rename of `paths[0]`, or of `paths[0]` to `paths[1]`)
+    /// with the readers of files at or under `paths` pinned first, so that it does not strand
+    /// them (see `descriptors.rs`). `op` and the path name the error if a reader cannot be
+    /// pinned, in which case `change` does not run.
+    fn changing_names<T>(
+        &self,
+        op: &'static str,
+        paths: &[&Path],
+        change: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let Some(cache) = &self.descriptors else {
+            return change();
+        };
+        let _exclusive = cache.changing_names();
+        for path in paths {
+            cache
+                .pin_under(path)
+                .map_err(|(reader, e)| Error::io(op, reader, e))?;
+        }
+        change()
     }
 }
 
@@ -96,13 +148,20 @@ impl Fs for RealFs {
 
     fn open_read(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
         let op = "open_read";
+        // Held until the reader is registered, so no removal or rename slips in between.
+        let _shared = self.descriptors.as_ref().map(|c| c.opening());
         let file = File::open(path).map_err(|e| Error::io(op, path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(op, path, e))?.len();
-        let backing = match self.read_mode {
-            ReadMode::Pread => Backing::Pread(file),
+        let meta = file.metadata().map_err(|e| Error::io(op, path, e))?;
+        let len = meta.len();
+        let backing = match (&self.descriptors, self.read_mode) {
+            (Some(cache), _) => Backing::Cached {
+                id: cache.register(path, file, Identity::of(&meta)),
+                cache: Arc::clone(cache),
+            },
+            (None, ReadMode::Pread) => Backing::Pread(file),
             // A zero-length mapping is an error on some platforms, and there is nothing to map.
-            ReadMode::Mmap if len == 0 => Backing::Empty,
-            ReadMode::Mmap => {
+            (None, ReadMode::Mmap) if len == 0 => Backing::Empty,
+            (None, ReadMode::Mmap) => {
                 // SAFETY: memmap2 requires that the mapped file is not modified or truncated
                 // while mapped, or reads through the map may change or fault. The engine only
                 // opens for reading files it has finished writing and published; it never
@@ -122,19 +181,25 @@ impl Fs for RealFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
-        fs::rename(from, to).map_err(|source| Error::Rename {
-            from: from.to_path_buf(),
-            to: to.to_path_buf(),
-            source,
+        self.changing_names("rename", &[from, to], || {
+            fs::rename(from, to).map_err(|source| Error::Rename {
+                from: from.to_path_buf(),
+                to: to.to_path_buf(),
+                source,
+            })
         })
     }
 
     fn remove_file(&self, path: &Path) -> Result<()> {
-        fs::remove_file(path).map_err(|e| Error::io("remove_file", path, e))
+        self.changing_names("remove_file", &[path], || {
+            fs::remove_file(path).map_err(|e| Error::io("remove_file", path, e))
+        })
     }
 
     fn remove_dir_all(&self, path: &Path) -> Result<()> {
-        fs::remove_dir_all(path).map_err(|e| Error::io("remove_dir_all", path, e))
+        self.changing_names("remove_dir_all", &[path], || {
+            fs::remove_dir_all(path).map_err(|e| Error::io("remove_dir_all", path, e))
+        })
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>> {
@@ -253,8 +318,13 @@ enum Backing {
     Mmap(Mmap),
     /// A zero-length file in mmap mode (nothing to map).
     Empty,
-    /// Positioned reads on the open file.
+    /// Positioned reads on the reader's own descriptor (unbounded pread mode).
     Pread(File),
+    /// Positioned reads on a descriptor from the cache, reopened by path if evicted.
+    Cached {
+        cache: Arc<DescriptorCache>,
+        id: u64,
+    },
 }
 
 /// A real file open for reading. Its length is fixed at open time.
@@ -288,6 +358,12 @@ impl ReadableFile for RealReadableFile {
             Backing::Pread(file) => {
                 pread_exact(file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e))
             }
+            Backing::Cached { cache, id } => {
+                let file = cache
+                    .file(*id)
+                    .map_err(|e| Error::io("reopen", &self.path, e))?;
+                pread_exact(&file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e))
+            }
         }
     }
 
@@ -295,12 +371,20 @@ impl ReadableFile for RealReadableFile {
         match &self.backing {
             Backing::Mmap(map) => Some(&map[..]),
             Backing::Empty => Some(&[]),
-            Backing::Pread(_) => None,
+            Backing::Pread(_) | Backing::Cached { .. } => None,
         }
     }
 
     fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for RealReadableFile {
+    fn drop(&mut self) {
+        if let Backing::Cached { cache, id } = &self.backing {
+            cache.release(*id);
+        }
     }
 }
 
@@ -515,6 +599,138 @@ mod tests {
         fs.remove_file(&path).unwrap();
         assert!(!fs.exists(&path).unwrap());
         assert_eq!(r.as_slice(), Some(&b"abc"[..]));
+    }
+
+    #[test]
+    fn a_bounded_descriptor_cache_reads_many_files_with_few_descriptors() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::with_max_open_files(3);
+        let readers: Vec<_> = (0..20)
+            .map(|i| {
+                let path = dir.path().join(format!("f{i:02}"));
+                fs.create_new(&path)
+                    .unwrap()
+                    .append(format!("content {i:02}").as_bytes())
+                    .unwrap();
+                fs.open_read(&path).unwrap()
+            })
+            .collect();
+        assert_eq!(fs.descriptor_stats().unwrap().open, 3);
+        for round in 0..3 {
+            for (i, r) in readers.iter().enumerate() {
+                assert_eq!(
+                    r.read_to_vec(8, 2).unwrap(),
+                    format!("{i:02}").as_bytes(),
+                    "{round}"
+                );
+            }
+        }
+        let st = fs.descriptor_stats().unwrap();
+        assert_eq!((st.readers, st.open), (20, 3));
+        assert!(st.reopens >= 50, "{st:?}");
+        // Removing, renaming over, and removing the directory of files still read keeps them
+        // readable; their descriptors are pinned beyond the bound until the readers drop.
+        fs.remove_file(&dir.path().join("f00")).unwrap();
+        let other = dir.path().join("other");
+        fs.create_new(&other)
+            .unwrap()
+            .append(b"replacement")
+            .unwrap();
+        fs.rename(&other, &dir.path().join("f01")).unwrap();
+        fs.rename(&dir.path().join("f02"), &dir.path().join("moved"))
+            .unwrap();
+        for (i, r) in readers.iter().enumerate().take(3) {
+            assert_eq!(r.read_to_vec(8, 2).unwrap(), format!("{i:02}").as_bytes());
+        }
+        let st = fs.descriptor_stats().unwrap();
+        assert_eq!(st.pinned, 3, "{st:?}");
+        assert!(st.open <= st.capacity + st.pinned, "{st:?}");
+        fs.remove_dir_all(dir.path()).unwrap();
+        for (i, r) in readers.iter().enumerate() {
+            assert_eq!(r.read_to_vec(8, 2).unwrap(), format!("{i:02}").as_bytes());
+        }
+        assert_eq!(fs.descriptor_stats().unwrap().pinned, 20);
+        drop(readers);
+        let st = fs.descriptor_stats().unwrap();
+        assert_eq!((st.readers, st.open, st.pinned), (0, 0, 0));
+    }
+
+    #[test]
+    fn concurrent_readers_share_a_small_descriptor_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::with_max_open_files(2);
+        let readers: Vec<_> = (0..8u8)
+            .map(|i| {
+                let path = dir.path().join(format!("f{i}"));
+                fs.create_new(&path).unwrap().append(&[i; 4096]).unwrap();
+                fs.open_read(&path).unwrap()
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            for t in 0..4usize {
+                let readers = &readers;
+                scope.spawn(move || {
+                    let mut buf = [0u8; 64];
+                    for n in 0..2000usize {
+                        let i = (n * 7 + t) % readers.len();
+                        readers[i].read_at((n % 64 * 64) as u64, &mut buf).unwrap();
+                        assert!(buf.iter().all(|&b| b as usize == i));
+                    }
+                });
+            }
+        });
+        assert!(fs.descriptor_stats().unwrap().open <= 2);
+    }
+
+    #[test]
+    fn an_evicted_file_replaced_behind_the_cache_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::with_max_open_files(1);
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs.create_new(&a).unwrap().append(b"aaaa").unwrap();
+        fs.create_new(&b).unwrap().append(b"bbbb").unwrap();
+        let ra = fs.open_read(&a).unwrap();
+        let _rb = fs.open_read(&b).unwrap();
+        // Another process swaps the file; nothing pinned it.
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&a, b"zzzzzz").unwrap();
+        let err = ra.read_to_vec(0, 4).unwrap_err();
+        assert_eq!(err.path(), a);
+        assert!(format!("{err}").contains("reopen"), "{err}");
+    }
+
+    #[test]
+    fn a_reader_that_cannot_be_pinned_fails_the_removal_and_keeps_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("region");
+        let fs = RealFs::with_max_open_files(1);
+        fs.create_dir_all(&sub).unwrap();
+        let (a, b) = (sub.join("a"), dir.path().join("b"));
+        fs.create_new(&a).unwrap().append(b"aaaa").unwrap();
+        fs.create_new(&b).unwrap().append(b"bbbb").unwrap();
+        let _ra = fs.open_read(&a).unwrap();
+        let _rb = fs.open_read(&b).unwrap();
+        // a is evicted, then swapped by another program: it cannot be pinned.
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&a, b"other bytes").unwrap();
+        let err = fs.remove_dir_all(&sub).unwrap_err();
+        assert_eq!(err.path(), a, "{err}");
+        assert!(fs.exists(&a).unwrap());
+        assert_eq!(fs.descriptor_stats().unwrap().pinned, 0);
+    }
+
+    #[test]
+    fn unbounded_pread_mode_keeps_no_cache() {
+        let fs = RealFs::with_read_mode(ReadMode::Pread);
+        assert_eq!(fs.descriptor_stats(), None);
+        assert_eq!(RealFs::new().descriptor_stats(), None);
+        assert_eq!(
+            RealFs::with_max_open_files(0)
+                .descriptor_stats()
+                .unwrap()
+                .capacity,
+            1
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use regionkv::{Db, DbOptions};
+use regionkv_fs::RealFs;
 
 use super::args::{CmdError, CmdResult, fail};
 use super::clock::SwitchableClock;
@@ -101,11 +102,13 @@ pub struct Engine {
 pub const SERVER_NAME: &str = "regionkv,0,0";
 
 impl Engine {
-    /// Opens (creating and locking) the data directory `dir`, with a clock the `clock`
-    /// command can freeze. The error is the message to print.
-    pub fn open(dir: &Path, timestamps: TimestampFormat) -> Result<Engine, String> {
+    /// Opens (creating and locking) the data directory `dir` through `fs`, with a clock the
+    /// `clock` command can freeze. The error is the message to print.
+    pub fn open(dir: &Path, timestamps: TimestampFormat, fs: RealFs) -> Result<Engine, String> {
         let clock = SwitchableClock::new();
-        let options = DbOptions::default().clock(Arc::new(clock.clone()));
+        let options = DbOptions::default()
+            .clock(Arc::new(clock.clone()))
+            .fs(Arc::new(fs));
         let db = Db::open(dir, options).map_err(|e| match e {
             regionkv::Error::Locked { .. } => format!(
                 "data directory {} is in use by another process",

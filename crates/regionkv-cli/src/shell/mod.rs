@@ -72,6 +72,28 @@ pub struct ShellArgs {
     /// Leave out the `Took X.XXXX seconds` line after each command (for diffable output)
     #[arg(long = "no-timing")]
     pub no_timing: bool,
+
+    /// Read storefiles with pread instead of memory-mapping them (safe when other programs
+    /// may truncate files in the directory; one descriptor per open storefile)
+    #[arg(long)]
+    pub pread: bool,
+
+    /// Read with pread and keep at most N storefile descriptors open, reopening the least
+    /// recently used by path (RocksDB's max_open_files; implies --pread)
+    #[arg(long = "max-open-files", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_open_files: Option<u64>,
+}
+
+impl ShellArgs {
+    /// The file system the flags ask for.
+    fn fs(&self) -> regionkv_fs::RealFs {
+        use regionkv_fs::{ReadMode, RealFs};
+        match self.max_open_files {
+            Some(n) => RealFs::with_max_open_files(usize::try_from(n).unwrap_or(usize::MAX)),
+            None if self.pread => RealFs::with_read_mode(ReadMode::Pread),
+            None => RealFs::new(),
+        }
+    }
 }
 
 /// Why the shell stopped early.
@@ -110,7 +132,7 @@ pub fn run(args: &ShellArgs) -> ExitCode {
     } else {
         TimestampFormat::Epoch
     };
-    let engine = match Engine::open(&args.data, timestamps) {
+    let engine = match Engine::open(&args.data, timestamps, args.fs()) {
         Ok(engine) => engine,
         Err(message) => {
             let _ = writeln!(io::stderr(), "ERROR: {message}");

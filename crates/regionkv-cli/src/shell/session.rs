@@ -313,7 +313,12 @@ mod tests {
     /// the failure count.
     fn run_with(src: &str, settings: Settings) -> (String, Flow, u64) {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(dir.path(), TimestampFormat::Epoch).unwrap();
+        let engine = Engine::open(
+            dir.path(),
+            TimestampFormat::Epoch,
+            regionkv_fs::RealFs::new(),
+        )
+        .unwrap();
         let mut session = Session::new(Vec::new(), engine, settings);
         let flow = session.run_chunk(src, 1).unwrap();
         let failures = session.failures();
