@@ -8,13 +8,17 @@
 //! key, so tags never take part in ordering. Almost every cell has none, and an empty tag
 //! run costs no allocation.
 //!
-//! Invariant: `Cell::key` always holds a key that [`KeyView::parse`] accepts; every
-//! constructor validates or encodes it.
+//! An owned cell is one allocation: key, value and tags back to back. A scan hands out one
+//! `Cell` per cell it returns, so a second allocation per cell (a separate value vector) was
+//! a measurable share of a full scan (docs/benchmarks.md).
+//!
+//! Invariant: the key part of a `Cell` always holds a key that [`KeyView::parse`] accepts;
+//! every constructor validates or encodes it.
 
 use crate::bytes::to_string_binary;
 use crate::cell_type::CellType;
 use crate::error::Result;
-use crate::key::{KeyView, compare_keys, encode_key_into};
+use crate::key::{KeyView, compare_keys, encode_key_into, encoded_key_len};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -108,13 +112,9 @@ impl<'a> CellRef<'a> {
         crate::tag::ttl_of(self.tags)
     }
 
-    /// Copies into an owned cell.
+    /// Copies into an owned cell (one allocation).
     pub fn to_cell(&self) -> Cell {
-        Cell {
-            key: self.key.as_bytes().to_vec(),
-            value: self.value.to_vec(),
-            tags: self.tags.into(),
-        }
+        Cell::concat(self.key.as_bytes(), self.value, self.tags)
     }
 }
 
@@ -148,13 +148,36 @@ fn write_cell(f: &mut fmt::Formatter<'_>, key: KeyView<'_>, value: &[u8]) -> fmt
 /// An owned cell. Ordered by key (HBase's cell order), then by value, then by tags.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Cell {
-    key: Vec<u8>,
-    value: Vec<u8>,
-    /// The tag run; an empty box does not allocate.
-    tags: Box<[u8]>,
+    /// The encoded key, the value and the tag run, back to back.
+    buf: Box<[u8]>,
+    /// Where the value starts.
+    key_len: usize,
+    /// Where the tag run starts.
+    value_end: usize,
 }
 
 impl Cell {
+    /// `key ‖ value ‖ tags` in one exactly sized allocation. `key` must be valid.
+    fn concat(key: &[u8], value: &[u8], tags: &[u8]) -> Self {
+        let mut buf = Vec::with_capacity(key.len() + value.len() + tags.len());
+        buf.extend_from_slice(key);
+        buf.extend_from_slice(value);
+        buf.extend_from_slice(tags);
+        Self {
+            // Exact capacity: no reallocation here.
+            buf: buf.into_boxed_slice(),
+            key_len: key.len(),
+            value_end: key.len() + value.len(),
+        }
+    }
+
+    /// The encoded key bytes.
+    #[inline]
+    fn key(&self) -> &[u8] {
+        // Invariant: key_len ≤ value_end ≤ buf.len(), set by every constructor.
+        &self.buf[..self.key_len]
+    }
+
     /// Builds a cell with sequence id 0 (the region assigns the real one on write).
     ///
     /// Fails when the row or family exceeds HBase's length limits.
@@ -166,12 +189,14 @@ impl Cell {
         cell_type: CellType,
         value: &[u8],
     ) -> Result<Self> {
-        let mut key = Vec::new();
-        encode_key_into(&mut key, row, family, qualifier, timestamp, cell_type, 0)?;
+        let key_len = encoded_key_len(row.len(), family.len(), qualifier.len());
+        let mut buf = Vec::with_capacity(key_len + value.len());
+        encode_key_into(&mut buf, row, family, qualifier, timestamp, cell_type, 0)?;
+        buf.extend_from_slice(value);
         Ok(Self {
-            key,
-            value: value.to_vec(),
-            tags: Box::default(),
+            buf: buf.into_boxed_slice(),
+            key_len,
+            value_end: key_len + value.len(),
         })
     }
 
@@ -206,25 +231,20 @@ impl Cell {
     /// Builds a cell from an encoded key (validated) and a value.
     pub fn from_parts(key: Vec<u8>, value: Vec<u8>) -> Result<Self> {
         KeyView::parse(&key)?;
-        Ok(Self {
-            key,
-            value,
-            tags: Box::default(),
-        })
+        Ok(Self::concat(&key, &value, &[]))
     }
 
     /// Returns the cell with the tag run `tags` (validated: a well-formed run of at most
     /// [`crate::tag::MAX_TAGS_LEN`] bytes).
-    pub fn with_tags(mut self, tags: Vec<u8>) -> Result<Self> {
+    pub fn with_tags(self, tags: Vec<u8>) -> Result<Self> {
         crate::tag::validate_tags(&tags)?;
-        self.tags = tags.into_boxed_slice();
-        Ok(self)
+        Ok(Self::concat(self.key(), self.value(), &tags))
     }
 
     /// Drops the cell's tags (clients see cells without them, as HBase's do).
     pub fn clear_tags(&mut self) {
-        if !self.tags.is_empty() {
-            self.tags = Box::default();
+        if !self.tags().is_empty() {
+            *self = Self::concat(self.key(), self.value(), &[]);
         }
     }
 
@@ -237,17 +257,17 @@ impl Cell {
 
     /// Sets the sequence id in place.
     pub fn set_seq_id(&mut self, seq_id: u64) {
-        let n = self.key.len();
+        let n = self.key_len;
         // Invariant: a valid key is at least 20 bytes long; the last 8 are the sequence id.
-        self.key[n - 8..].copy_from_slice(&(!seq_id).to_be_bytes());
+        self.buf[n - 8..n].copy_from_slice(&(!seq_id).to_be_bytes());
     }
 
     /// Sets the timestamp in place (used when a write carries "latest" and the region
     /// stamps it with the clock).
     pub fn set_timestamp(&mut self, timestamp: i64) {
-        let n = self.key.len();
+        let n = self.key_len;
         // Invariant: the timestamp occupies bytes [len-17, len-9) of a valid key.
-        self.key[n - 17..n - 9]
+        self.buf[n - 17..n - 9]
             .copy_from_slice(&crate::key::encode_timestamp(timestamp).to_be_bytes());
     }
 
@@ -256,8 +276,8 @@ impl Cell {
     pub fn as_cell_ref(&self) -> CellRef<'_> {
         CellRef {
             key: self.key_view(),
-            value: &self.value,
-            tags: &self.tags,
+            value: self.value(),
+            tags: self.tags(),
         }
     }
 
@@ -265,13 +285,13 @@ impl Cell {
     #[inline]
     pub fn key_view(&self) -> KeyView<'_> {
         // Invariant (module docs): `key` was validated or encoded by this crate.
-        KeyView::from_trusted(&self.key)
+        KeyView::from_trusted(self.key())
     }
 
     /// The encoded key.
     #[inline]
     pub fn key_bytes(&self) -> &[u8] {
-        &self.key
+        self.key()
     }
     /// The row.
     pub fn row(&self) -> &[u8] {
@@ -300,25 +320,28 @@ impl Cell {
     /// The value.
     #[inline]
     pub fn value(&self) -> &[u8] {
-        &self.value
+        &self.buf[self.key_len..self.value_end]
     }
     /// The tag run (empty for almost every cell).
     #[inline]
     pub fn tags(&self) -> &[u8] {
-        &self.tags
+        &self.buf[self.value_end..]
     }
     /// The per-cell TTL in milliseconds, when the cell carries one.
     pub fn ttl(&self) -> Option<i64> {
-        crate::tag::ttl_of(&self.tags)
+        crate::tag::ttl_of(self.tags())
     }
-    /// Splits into encoded key and value.
+    /// Splits into encoded key and value (the tags are dropped).
     pub fn into_parts(self) -> (Vec<u8>, Vec<u8>) {
-        (self.key, self.value)
+        let mut key = self.buf.into_vec();
+        let value = key[self.key_len..self.value_end].to_vec();
+        key.truncate(self.key_len);
+        (key, value)
     }
     /// Encoded key, value and tag lengths: the bytes a cell occupies in a block.
     #[inline]
     pub fn encoded_len(&self) -> usize {
-        self.key.len() + self.value.len() + self.tags.len()
+        self.buf.len()
     }
 }
 
@@ -330,21 +353,21 @@ impl PartialOrd for Cell {
 
 impl Ord for Cell {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_keys(&self.key, &other.key)
-            .then_with(|| self.value.cmp(&other.value))
-            .then_with(|| self.tags.cmp(&other.tags))
+        compare_keys(self.key(), other.key())
+            .then_with(|| self.value().cmp(other.value()))
+            .then_with(|| self.tags().cmp(other.tags()))
     }
 }
 
 impl fmt::Debug for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_cell(f, self.key_view(), &self.value)
+        write_cell(f, self.key_view(), self.value())
     }
 }
 
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_cell(f, self.key_view(), &self.value)
+        write_cell(f, self.key_view(), self.value())
     }
 }
 
@@ -389,6 +412,26 @@ mod tests {
         assert_eq!(c.seq_id(), 77);
         assert_eq!(c.row(), b"r");
         assert_eq!(c.value(), b"v");
+    }
+
+    #[test]
+    fn tags_live_after_the_value_and_can_be_cleared() {
+        let c = Cell::put(b"r", b"f", b"q", 1, b"value").unwrap();
+        let tagged = c
+            .clone()
+            .with_tags(crate::tag::with_ttl(&[], Some(5000)))
+            .unwrap();
+        assert_eq!(tagged.value(), b"value");
+        assert_eq!(tagged.ttl(), Some(5000));
+        assert_eq!(tagged.encoded_len(), c.encoded_len() + tagged.tags().len());
+        assert_ne!(tagged, c, "tags take part in equality");
+        let mut cleared = tagged.clone();
+        cleared.clear_tags();
+        assert_eq!(cleared, c);
+        assert_eq!(tagged.as_cell_ref().to_cell(), tagged);
+        let (k, v) = tagged.into_parts();
+        assert_eq!((k.as_slice(), v.as_slice()), (c.key_bytes(), &b"value"[..]));
+        assert!(std::mem::size_of::<Cell>() <= 32);
     }
 
     #[test]

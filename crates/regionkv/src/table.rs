@@ -434,14 +434,18 @@ impl Table {
     /// NotServingRegionException, it is retried (with a growing pause, for up to
     /// [`REGION_RETRY_FOR`]) on the region the table's map then names.
     fn on_region<T>(&self, row: &[u8], mut op: impl FnMut(&Arc<Region>) -> Result<T>) -> Result<T> {
-        let deadline = std::time::Instant::now() + REGION_RETRY_FOR;
+        // The clock is read only once a retry is needed: the common case never waits.
+        let mut deadline = None;
         let mut pause = std::time::Duration::from_millis(1);
         loop {
             let region = self.region_for(row)?;
             match op(&region) {
                 Err(e)
                     if region_moved(&e)
-                        && std::time::Instant::now() < deadline
+                        && std::time::Instant::now()
+                            < *deadline.get_or_insert_with(|| {
+                                std::time::Instant::now() + REGION_RETRY_FOR
+                            })
                         && !self.db.inner.is_offline(region.encoded_name()) =>
                 {
                     std::thread::sleep(pause);
@@ -643,10 +647,15 @@ impl Table {
     /// ```
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         check_row(&get.row)?;
-        let mut q = get.query.clone();
-        if let Some(ts) = get.exact_ts {
-            q.time_range = TimeRange::at(ts)?;
-        }
+        // Borrowed unless an exact timestamp narrows it: no copy of the query per get.
+        let q = match get.exact_ts {
+            Some(ts) => {
+                let mut q = get.query.clone();
+                q.time_range = TimeRange::at(ts)?;
+                std::borrow::Cow::Owned(q)
+            }
+            None => std::borrow::Cow::Borrowed(&get.query),
+        };
         self.on_region(&get.row, |region| {
             let filter = get.filter.as_ref().map(|f| f.box_clone());
             Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?))
