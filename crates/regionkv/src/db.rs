@@ -108,9 +108,9 @@ pub(crate) struct DbInner {
     /// be reopened, or the commit is uncertain). Operations on them fail at once instead
     /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
     offline: Mutex<BTreeSet<String>>,
-    // Held (never used) so the directory stays locked while the Db is open; in a
-    // Mutex because a lock handle is Send but not Sync.
-    _lock: Mutex<Box<dyn FileLock>>,
+    /// Held (never used) so the directory stays locked while the Db is open; released by
+    /// [`shutdown`](DbInner::shutdown). In a Mutex because a lock handle is Send but not Sync.
+    lock: Mutex<Option<Box<dyn FileLock>>>,
 }
 
 /// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
@@ -130,6 +130,8 @@ pub(crate) struct DbInner {
 #[derive(Debug, Clone)]
 pub struct Db {
     pub(crate) inner: Arc<DbInner>,
+    /// The last user handle to drop closes the Db (see [`OpenHandle`]).
+    _open: Arc<OpenHandle>,
 }
 
 /// `ns:qualifier` as HBase prints it: the `default:` namespace is left out.
@@ -308,9 +310,29 @@ impl DbInner {
                 }
             }
         }
+        // The directory is free for the next open once this returns, even while a
+        // background thread still holds this (closed) DbInner for a moment.
+        drop(self.lock.lock().take());
         match first_err {
             Some(e) => Err(e.into()),
             None => Ok(()),
+        }
+    }
+}
+
+/// Shared by every user-facing handle (`Db` clones, and the `Table` and `Admin` handles
+/// that hold one). When the last of them drops, the Db closes on that thread, before the
+/// drop returns. The `DbInner` itself may outlive it: background threads take short-lived
+/// strong references to it (a split job, a split policy asking for the region count), and
+/// whichever drops last would otherwise run the close — on a background thread, after the
+/// user's drop had returned, so an immediate reopen of the directory found it still locked.
+#[derive(Debug)]
+struct OpenHandle(Arc<DbInner>);
+
+impl Drop for OpenHandle {
+    fn drop(&mut self) {
+        if let Err(e) = self.0.shutdown() {
+            tracing::error!(error = %e, "closing the database failed");
         }
     }
 }
@@ -476,7 +498,7 @@ impl Db {
             closed: AtomicBool::new(false),
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
-            _lock: Mutex::new(lock),
+            lock: Mutex::new(Some(lock)),
         };
         let mut tables = BTreeMap::new();
         for (name, entry) in &catalog.tables {
@@ -515,7 +537,10 @@ impl Db {
             replayed = recovered.edits.len(),
             "database open"
         );
-        Ok(Self { inner })
+        Ok(Self {
+            _open: Arc::new(OpenHandle(inner.clone())),
+            inner,
+        })
     }
 
     /// The administrative handle (tables, namespaces, flush, compaction, splits).
@@ -660,5 +685,41 @@ impl Db {
     /// ```
     pub fn close(&self) -> Result<()> {
         self.inner.shutdown()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::DbOptions;
+
+    #[test]
+    fn dropping_the_last_handle_closes_and_unlocks_even_if_a_thread_still_holds_the_inner() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
+        let table = db.table("absent").err();
+        assert!(table.is_some());
+        let admin = db.admin();
+        // What a split job or a split policy holds for a moment on a background thread.
+        let held_by_a_worker = db.inner.clone();
+        drop(db);
+        assert!(
+            held_by_a_worker.check_open().is_ok(),
+            "the Admin still holds the Db"
+        );
+        drop(admin);
+        assert!(
+            held_by_a_worker.check_open().is_err(),
+            "closed by the last handle"
+        );
+        // The directory is free at once.
+        let again = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
+        drop(held_by_a_worker);
+        again.close().unwrap();
+        // An explicit close releases it too, while clones live on.
+        let reopened = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
+        drop(again);
+        drop(reopened);
     }
 }
