@@ -682,18 +682,23 @@ mod tests {
         assert!(fs.descriptor_stats().unwrap().open <= 2);
     }
 
+    /// Opens readers of `a` then `b` through one cached descriptor (so `a`'s is evicted),
+    /// then swaps `a` behind the cache's back, as another program would.
+    fn evicted_and_swapped(fs: &RealFs, a: &Path, b: &Path) -> [Arc<dyn ReadableFile>; 2] {
+        fs.create_new(a).unwrap().append(b"aaaa").unwrap();
+        fs.create_new(b).unwrap().append(b"bbbb").unwrap();
+        let readers = [fs.open_read(a).unwrap(), fs.open_read(b).unwrap()];
+        std::fs::remove_file(a).unwrap();
+        std::fs::write(a, b"other bytes").unwrap();
+        readers
+    }
+
     #[test]
     fn an_evicted_file_replaced_behind_the_cache_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let fs = RealFs::with_max_open_files(1);
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        fs.create_new(&a).unwrap().append(b"aaaa").unwrap();
-        fs.create_new(&b).unwrap().append(b"bbbb").unwrap();
-        let ra = fs.open_read(&a).unwrap();
-        let _rb = fs.open_read(&b).unwrap();
-        // Another process swaps the file; nothing pinned it.
-        std::fs::remove_file(&a).unwrap();
-        std::fs::write(&a, b"zzzzzz").unwrap();
+        let a = dir.path().join("a");
+        let [ra, _rb] = evicted_and_swapped(&fs, &a, &dir.path().join("b"));
         let err = ra.read_to_vec(0, 4).unwrap_err();
         assert_eq!(err.path(), a);
         assert!(format!("{err}").contains("reopen"), "{err}");
@@ -705,14 +710,9 @@ mod tests {
         let sub = dir.path().join("region");
         let fs = RealFs::with_max_open_files(1);
         fs.create_dir_all(&sub).unwrap();
-        let (a, b) = (sub.join("a"), dir.path().join("b"));
-        fs.create_new(&a).unwrap().append(b"aaaa").unwrap();
-        fs.create_new(&b).unwrap().append(b"bbbb").unwrap();
-        let _ra = fs.open_read(&a).unwrap();
-        let _rb = fs.open_read(&b).unwrap();
-        // a is evicted, then swapped by another program: it cannot be pinned.
-        std::fs::remove_file(&a).unwrap();
-        std::fs::write(&a, b"other bytes").unwrap();
+        let a = sub.join("a");
+        // a is evicted, then swapped: it cannot be pinned.
+        let _readers = evicted_and_swapped(&fs, &a, &dir.path().join("b"));
         let err = fs.remove_dir_all(&sub).unwrap_err();
         assert_eq!(err.path(), a, "{err}");
         assert!(fs.exists(&a).unwrap());
