@@ -10,8 +10,9 @@
 //! or PE would have to.
 //!
 //! Durability is matched to regionkv's: with `wal` and without `sync`, every write reaches
-//! the operating system before it returns (RocksDB's default WAL write; fjall's default
-//! `PersistMode::Buffer` per write), which is HBase's SYNC_WAL; with `sync`, every write is
+//! the operating system before it returns (RocksDB's default WAL write; fjall's
+//! `PersistMode::Buffer` passed with every commit, since a commit without a mode leaves its
+//! journal entry in a user-space buffer), which is HBase's SYNC_WAL; with `sync`, every write is
 //! on the device (RocksDB `sync = true`, fjall `PersistMode::SyncData`), HBase's
 //! FSYNC_WAL. Without `wal`, RocksDB disables its WAL and fjall stops persisting its
 //! journal per write (it cannot turn the journal off).
@@ -465,7 +466,14 @@ impl FjallEngine {
             db,
             ks,
             layout: KeyLayout::of(spec),
-            persist: (spec.wal && spec.sync).then_some(fjall::PersistMode::SyncData),
+            // Without a mode, a fjall commit leaves its journal entry in an 8 KiB user-space
+            // buffer, so a process crash would lose acknowledged writes: weaker than
+            // SYNC_WAL. `Buffer` hands every commit to the OS, as RocksDB and regionkv do.
+            persist: match (spec.wal, spec.sync) {
+                (true, true) => Some(fjall::PersistMode::SyncData),
+                (true, false) => Some(fjall::PersistMode::Buffer),
+                (false, _) => None,
+            },
             locks: RowLocks::new(),
         })
     }

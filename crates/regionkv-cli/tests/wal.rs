@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::RealFs;
-use regionkv_wal::format::{HEADER_LEN, encode_record};
+use regionkv_wal::format::{HEADER_LEN, encode_compact_into, encode_declaration_into};
 use regionkv_wal::{Durability, Wal, WalConfig, WalEdit, WalKey};
 
 const T0: i64 = 1_700_000_000_000; // Tue Nov 14 22:13:20 UTC 2023
@@ -67,14 +67,26 @@ fn write_log(dir: &Path) -> PathBuf {
     path
 }
 
-fn record_offsets() -> Vec<u64> {
-    let mut at = HEADER_LEN as u64;
+/// The offset of each edit's record, and the offset just past it: the WAL writes each region's declaration (ids from 1)
+/// just before its first edit, then compact edits (docs/wal-format.md).
+fn record_offsets() -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut ids: Vec<Vec<u8>> = Vec::new();
     edits()
         .iter()
         .map(|e| {
-            let start = at;
-            at += encode_record(e).unwrap().len() as u64;
-            start
+            let id = match ids.iter().position(|r| *r == e.key.region) {
+                Some(i) => i as u64 + 1,
+                None => {
+                    ids.push(e.key.region.clone());
+                    let id = ids.len() as u64;
+                    encode_declaration_into(&mut out, id, &e.key.region, &e.key.table).unwrap();
+                    id
+                }
+            };
+            let start = (HEADER_LEN + out.len()) as u64;
+            encode_compact_into(&mut out, id, &e.key.as_ref(), &e.cells).unwrap();
+            (start, (HEADER_LEN + out.len()) as u64)
         })
         .collect()
 }
@@ -105,7 +117,7 @@ fn prints_entries_like_wal_pretty_printer() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(
         lines[0].starts_with(&format!(
-            "Log file: {}, number=1, version=1, origin=open, previous log=0, created at=",
+            "Log file: {}, number=1, version=2, origin=open, previous log=0, created at=",
             path.display()
         )),
         "{out}"
@@ -116,11 +128,11 @@ fn prints_entries_like_wal_pretty_printer() {
         "    value: v\"1\"",
         "row=row\\x001, type=Put, column=cf:q2, timestamp=1700000000000",
         "    value: \\xFF",
-        &format!("position: {}", offsets[1]),
+        &format!("position: {}", offsets[0].1),
         "Sequence=2, table=ns:t1, region=a1b2c3, at write timestamp=Tue Nov 14 22:13:20 UTC 2023",
         "row=row2, type=DeleteFamily, column=cf:, timestamp=5",
         "    value: ",
-        &format!("position: {}", offsets[2]),
+        &format!("position: {}", offsets[1].1),
         "Sequence=7, table=other, region=d4e5, at write timestamp=Tue Nov 14 22:13:20 UTC 2023",
         "row=row3, type=Put, column=f:, timestamp=9",
         "    value: x",
@@ -175,7 +187,7 @@ fn a_corrupt_log_prints_what_was_readable_then_an_error_with_file_and_offset() {
     let path = write_log(dir.path());
     let offsets = record_offsets();
     let mut bytes = std::fs::read(&path).unwrap();
-    bytes[offsets[1] as usize + 20] ^= 0x40; // inside the second record's payload
+    bytes[offsets[1].0 as usize + 20] ^= 0x40; // inside the second record's payload
     std::fs::write(&path, &bytes).unwrap();
 
     let (code, out, err) = wal(&["-p"], &[&path]);
@@ -186,7 +198,7 @@ fn a_corrupt_log_prints_what_was_readable_then_an_error_with_file_and_offset() {
     let expected = format!(
         "ERROR: corrupt WAL {}: at offset {}: record checksum mismatch",
         path.display(),
-        offsets[1]
+        offsets[1].0
     );
     assert!(err.starts_with(&expected), "{err}");
     assert!(!err.contains("panicked"), "{err}");

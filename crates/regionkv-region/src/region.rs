@@ -39,7 +39,7 @@ use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, OwnedKey};
 use regionkv_memstore::Segment;
-use regionkv_wal::{Durability, WalEdit, WalKey};
+use regionkv_wal::{Durability, WalEdit, WalKeyRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -569,23 +569,19 @@ impl Region {
             c.set_seq_id(seq);
         }
         if durability != Durability::SkipWal {
-            let edit = WalEdit {
-                key: WalKey {
-                    region: self.encoded.as_bytes().to_vec(),
-                    table: self.table.name.clone(),
-                    seq_id: seq,
-                    write_time: now,
-                },
-                cells,
+            let key = WalKeyRef {
+                region: self.encoded.as_bytes(),
+                table: &self.table.name,
+                seq_id: seq,
+                write_time: now,
             };
-            if let Err(e) = self.services.wal.append(&edit, durability) {
+            if let Err(e) = self.services.wal.append_cells(key, &cells, durability) {
                 let e = Error::from(e);
                 self.poison(&e);
                 // Nothing of this write reached the memstore: complete the entry as empty.
                 self.mvcc.complete(entry);
                 return Err(e);
             }
-            cells = edit.cells;
         }
         let mut added = 0u64;
         for c in &cells {

@@ -3,35 +3,58 @@
 //! insert and MVCC completion, so read-modify-write operations (increment, append,
 //! check-and-mutate) on one row are serialised.
 //!
-//! Implementation: a map from row to a lock entry with a holder count, guarded by one
-//! mutex; the entry is removed when its last holder releases it, so memory is bounded by
-//! the rows being mutated right now. Waiting uses a condition variable per map (rows are
-//! held for microseconds; a per-row condvar would cost an allocation per lock).
+//! Implementation: a set of the rows locked right now, guarded by one mutex; a row leaves
+//! the set when its holder releases it, so memory is bounded by the rows being mutated
+//! right now. Waiting uses a condition variable per set (rows are held for microseconds; a
+//! per-row condvar would cost an allocation per lock).
+//!
+//! Every write takes a row lock, so the uncontended path is kept free of allocation and of
+//! clock reads: the set hashes with FxHash (it holds one row per writer in flight, so
+//! there is nothing to flood), the row buffers of released locks are reused, and the wait
+//! deadline is computed only when the row is already held.
 
 use parking_lot::{Condvar, Mutex};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::time::{Duration, Instant};
 
 /// HBase's row lock wait bound (`hbase.rowlock.wait.duration`, 30 s).
 pub const DEFAULT_ROW_LOCK_WAIT: Duration = Duration::from_secs(30);
 
+/// Row buffers kept for reuse, and the largest one kept: enough for the concurrent writers
+/// of one region, without holding on to the memory of a burst of huge rows.
+const SPARE_BUFFERS: usize = 16;
+const SPARE_BUFFER_MAX: usize = 256;
+
 /// The per-row lock table of one region.
 #[derive(Debug, Default)]
 pub struct RowLocks {
-    held: Mutex<HashSet<Vec<u8>>>,
+    held: Mutex<Held>,
     released: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    rows: FxHashSet<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
 }
 
 /// A held row lock; released on drop.
 #[derive(Debug)]
 pub struct RowLockGuard<'a> {
     locks: &'a RowLocks,
-    row: Vec<u8>,
+    row: &'a [u8],
 }
 
 impl Drop for RowLockGuard<'_> {
     fn drop(&mut self) {
-        self.locks.held.lock().remove(&self.row);
+        let mut held = self.locks.held.lock();
+        if let Some(buf) = held.rows.take(self.row)
+            && buf.capacity() <= SPARE_BUFFER_MAX
+            && held.spare.len() < SPARE_BUFFERS
+        {
+            held.spare.push(buf);
+        }
+        drop(held);
         self.locks.released.notify_all();
     }
 }
@@ -44,24 +67,28 @@ impl RowLocks {
 
     /// Locks `row`, waiting at most `timeout`. `None` when the wait timed out (HBase
     /// throws "Timed out waiting for lock for row").
-    pub fn lock(&self, row: &[u8], timeout: Duration) -> Option<RowLockGuard<'_>> {
-        let deadline = Instant::now() + timeout;
+    pub fn lock<'a>(&'a self, row: &'a [u8], timeout: Duration) -> Option<RowLockGuard<'a>> {
         let mut held = self.held.lock();
-        while held.contains(row) {
-            if self.released.wait_until(&mut held, deadline).timed_out() && held.contains(row) {
-                return None;
+        if held.rows.contains(row) {
+            let deadline = Instant::now() + timeout;
+            while held.rows.contains(row) {
+                if self.released.wait_until(&mut held, deadline).timed_out()
+                    && held.rows.contains(row)
+                {
+                    return None;
+                }
             }
         }
-        held.insert(row.to_vec());
-        Some(RowLockGuard {
-            locks: self,
-            row: row.to_vec(),
-        })
+        let mut buf = held.spare.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(row);
+        held.rows.insert(buf);
+        Some(RowLockGuard { locks: self, row })
     }
 
     /// Rows locked right now.
     pub fn len(&self) -> usize {
-        self.held.lock().len()
+        self.held.lock().rows.len()
     }
 
     /// True when no row is locked.

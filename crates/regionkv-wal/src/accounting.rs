@@ -13,9 +13,11 @@
 //!
 //! Invariant: `current` is a key of `logs` and the largest one.
 
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use crate::dictionary::Dictionary;
 use crate::format::LogOrigin;
 use crate::reader::LogSummary;
 
@@ -28,6 +30,32 @@ struct LogEntry {
     /// process whose contents are not known (not [adopted](Accounting::adopt)): it is never
     /// deleted.
     regions: Option<HashMap<Vec<u8>, u64>>,
+}
+
+/// Region id ([`Dictionary`]) → largest sequence id among the records of one group-commit
+/// round. Reused from round to round (the map keeps its capacity), so that an append
+/// allocates nothing in the steady state: every write appends.
+#[derive(Debug, Default)]
+pub(crate) struct RoundRegions {
+    map: FxHashMap<u64, u64>,
+}
+
+impl RoundRegions {
+    /// Notes an edit of the region with id `id` and sequence id `seq`.
+    pub fn note(&mut self, id: u64, seq: u64) {
+        let max = self.map.entry(id).or_insert(seq);
+        *max = (*max).max(seq);
+    }
+
+    /// The region ids noted.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.map.keys().copied()
+    }
+
+    /// True when `id` was noted.
+    pub fn contains(&self, id: u64) -> bool {
+        self.map.contains_key(&id)
+    }
 }
 
 /// Per-log and per-region sequence id bookkeeping.
@@ -65,7 +93,25 @@ impl Accounting {
         self.current = number;
     }
 
+    /// Records that log `number` now holds the edits of one group-commit round (region ids
+    /// resolved through `dict`), and empties `round` for reuse.
+    pub fn record_round(&mut self, number: u64, round: &mut RoundRegions, dict: &Dictionary) {
+        let mut target = self.logs.get_mut(&number).and_then(|e| e.regions.as_mut());
+        for (id, seq) in round.map.drain() {
+            let (Some(map), Some(region)) = (target.as_deref_mut(), dict.region(id)) else {
+                continue;
+            };
+            match map.get_mut(region) {
+                Some(max) => *max = (*max).max(seq),
+                None => {
+                    map.insert(region.to_vec(), seq);
+                }
+            }
+        }
+    }
+
     /// Records that log `number` now holds edits of these regions up to these sequence ids.
+    #[cfg(test)]
     pub fn record(&mut self, number: u64, regions: impl IntoIterator<Item = (Vec<u8>, u64)>) {
         let Some(map) = self.logs.get_mut(&number).and_then(|e| e.regions.as_mut()) else {
             return;

@@ -1,4 +1,6 @@
-//! [`WalKey`] and [`WalEdit`]: what one log record holds (HBase's `WALKey` and `WALEdit`).
+//! [`WalKey`] and [`WalEdit`]: what one log record holds (HBase's `WALKey` and `WALEdit`),
+//! and [`WalKeyRef`], the borrowed key the write path appends with (no copy of the region
+//! and table names per write).
 
 use regionkv_cell::Cell;
 
@@ -14,6 +16,32 @@ pub struct WalKey {
     pub seq_id: u64,
     /// When the edit was written, in milliseconds since the epoch (the engine clock).
     pub write_time: i64,
+}
+
+/// A [`WalKey`] borrowing its names: what [`Wal::append_cells`](crate::Wal::append_cells)
+/// takes, so a region appends without copying its names per write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WalKeyRef<'a> {
+    /// See [`WalKey::region`].
+    pub region: &'a [u8],
+    /// See [`WalKey::table`].
+    pub table: &'a str,
+    /// See [`WalKey::seq_id`].
+    pub seq_id: u64,
+    /// See [`WalKey::write_time`].
+    pub write_time: i64,
+}
+
+impl WalKey {
+    /// This key, borrowed.
+    pub fn as_ref(&self) -> WalKeyRef<'_> {
+        WalKeyRef {
+            region: &self.region,
+            table: &self.table,
+            seq_id: self.seq_id,
+            write_time: self.write_time,
+        }
+    }
 }
 
 /// One atomic row mutation: replay yields it whole or not at all.

@@ -52,6 +52,7 @@
 
 mod accounting;
 mod config;
+mod dictionary;
 mod edit;
 mod error;
 pub mod format;
@@ -60,7 +61,7 @@ mod replay;
 mod wal;
 
 pub use config::{Durability, RecoveryMode, WalConfig};
-pub use edit::{WalEdit, WalKey};
+pub use edit::{WalEdit, WalKey, WalKeyRef};
 pub use error::{Error, Result};
 pub use format::{LogHeader, LogOrigin};
 pub use reader::{DamagedRange, LogSummary, WalReader};

@@ -1,6 +1,6 @@
 //! [`WalReader`]: reads the edits of one log file, applying a [`RecoveryMode`] to damage.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use regionkv_fs::{Fs, ReadableFile};
 use crate::config::RecoveryMode;
 use crate::edit::WalEdit;
 use crate::error::{Error, Result};
-use crate::format::{self, Damage, HEADER_LEN, LogHeader, LogName};
+use crate::format::{self, Damage, HEADER_LEN, LogHeader, LogName, Record};
 
 /// A stretch of a log file that replay did not use: a dropped torn tail, or a range skipped
 /// by [`RecoveryMode::SkipAnyCorrupted`].
@@ -74,6 +74,8 @@ pub struct WalReader {
     edits: u64,
     valid_len: usize,
     max_seq_by_region: BTreeMap<Vec<u8>, u64>,
+    /// The region declarations read so far in this file: id → (region, table).
+    declared: HashMap<u64, (Vec<u8>, String)>,
     state: State,
 }
 
@@ -116,6 +118,7 @@ impl WalReader {
             edits: 0,
             valid_len: HEADER_LEN,
             max_seq_by_region: BTreeMap::new(),
+            declared: HashMap::new(),
             state: State::Reading,
         })
     }
@@ -226,8 +229,15 @@ impl WalReader {
                 self.state = State::Done;
                 return Ok(None);
             }
-            match format::parse_record(self.data(), self.pos) {
-                Ok((edit, end)) => {
+            let parsed = format::parse_record(self.data(), self.pos)
+                .and_then(|(record, end)| self.resolve(record).map(|edit| (edit, end)));
+            match parsed {
+                Ok((None, end)) => {
+                    // A declaration: nothing to hand out.
+                    self.pos = end;
+                    self.valid_len = end;
+                }
+                Ok((Some(edit), end)) => {
                     self.pos = end;
                     self.valid_len = end;
                     self.edits += 1;
@@ -251,6 +261,38 @@ impl WalReader {
                     }
                 }
             }
+        }
+    }
+
+    /// Takes in a declaration (`None`), or the edit a record holds, its region id resolved
+    /// through this file's declarations. An id no earlier record of the file declared, or
+    /// one declared twice with different names, is damage at the record.
+    fn resolve(&mut self, record: Record) -> std::result::Result<Option<WalEdit>, Damage> {
+        match record {
+            Record::Edit(edit) => Ok(Some(edit)),
+            Record::Declare(d) => match self.declared.get(&d.id) {
+                Some((region, table)) if *region != d.region || *table != d.table => {
+                    Err(Damage::BadPayload(format!(
+                        "region id {} declared again with other names",
+                        d.id
+                    )))
+                }
+                Some(_) => Ok(None),
+                None => {
+                    self.declared.insert(d.id, (d.region, d.table));
+                    Ok(None)
+                }
+            },
+            Record::Compact(c) => match self.declared.get(&c.region_id) {
+                Some((region, table)) => {
+                    let (region, table) = (region.clone(), table.clone());
+                    Ok(Some(c.resolve(region, table)))
+                }
+                None => Err(Damage::BadPayload(format!(
+                    "edit of region id {}, which no earlier record of this log declares",
+                    c.region_id
+                ))),
+            },
         }
     }
 

@@ -81,7 +81,6 @@
 //! every region with edits in it has called [`Wal::mark_flushed`] with a sequence id at or
 //! above the log's largest one for that region, or [`Wal::forget_region`].
 
-use std::collections::HashMap;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -92,9 +91,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use regionkv_fs::{Fs, WritableFile};
 
-use crate::accounting::Accounting;
+use crate::accounting::{Accounting, RoundRegions};
 use crate::config::{Durability, WalConfig};
-use crate::edit::WalEdit;
+use crate::dictionary::Dictionary;
+use crate::edit::{WalEdit, WalKeyRef};
 use crate::error::{Error, Result};
 use crate::format::{
     self, FORMAT_VERSION, LogHeader, LogName, LogOrigin, log_path, parse_log_name, temp_log_path,
@@ -153,7 +153,13 @@ struct State {
     /// Encoded records not yet handed to a leader.
     pending: Vec<u8>,
     /// Region → largest sequence id among the edits in `pending`.
-    pending_regions: HashMap<Vec<u8>, u64>,
+    pending_regions: RoundRegions,
+    /// The previous round's (emptied) `pending_regions`, kept for its buffers.
+    spare_regions: RoundRegions,
+    /// Region ids of compact edits (see `dictionary.rs`).
+    dict: Dictionary,
+    /// The declarations a round writes before its batch (kept for its buffer).
+    declarations: Vec<u8>,
     /// How many records `pending` holds.
     pending_records: u64,
     appended: u64,
@@ -283,7 +289,10 @@ impl Wal {
             config,
             state: Mutex::new(State {
                 pending: Vec::new(),
-                pending_regions: HashMap::new(),
+                pending_regions: RoundRegions::default(),
+                spare_regions: RoundRegions::default(),
+                dict: Dictionary::default(),
+                declarations: Vec::new(),
                 pending_records: 0,
                 appended: 0,
                 written: 0,
@@ -337,30 +346,43 @@ impl Wal {
     /// Concurrent appenders share writes and syncs (see the module docs). An error means the
     /// edit is not acknowledged; it may or may not be in the log.
     pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
+        self.append_cells(edit.key.as_ref(), &edit.cells, durability)
+    }
+
+    /// [`Self::append`] of the edit of `key` and `cells`, without building a [`WalEdit`]:
+    /// the region write path. The record is encoded straight into the pending batch.
+    pub fn append_cells(
+        &self,
+        key: WalKeyRef<'_>,
+        cells: &[regionkv_cell::Cell],
+        durability: Durability,
+    ) -> Result<()> {
         let durability = durability.resolve(Durability::TABLE_DEFAULT);
         if durability == Durability::SkipWal {
             return Ok(());
         }
-        let record = format::encode_record(edit)?;
         let shared = &*self.shared;
-        let mut st = shared.state.lock();
-        shared.check_open(&st)?;
-        st.pending.extend_from_slice(&record);
-        let region = &edit.key.region;
-        let seq = edit.key.seq_id;
-        match st.pending_regions.get_mut(region) {
-            Some(max) => *max = (*max).max(seq),
-            None => {
-                st.pending_regions.insert(region.clone(), seq);
-            }
-        }
-        st.appended += record.len() as u64;
+        let mut guard = shared.state.lock();
+        shared.check_open(&guard)?;
+        let st = &mut *guard;
+        let id = st.dict.id_of(key.region, key.table)?;
+        // Encoded straight into the batch; appends nothing on an error (bad lengths are
+        // found before any byte goes out). A mutation's cells all carry its sequence id,
+        // so the compact form is the rule; the named form stays for anything else.
+        let record_len = if format::compactable(&key, cells) {
+            format::encode_compact_into(&mut st.pending, id, &key, cells)?
+        } else {
+            format::encode_parts_into(&mut st.pending, &key, cells)?
+        };
+        st.pending_regions.note(id, key.seq_id);
+        let mut st = guard;
+        st.appended += record_len as u64;
         st.pending_records += 1;
         if st.gathering {
             shared.gather.notify_one();
         }
         st.stats.appends += 1;
-        st.stats.bytes += record.len() as u64;
+        st.stats.bytes += record_len as u64;
         let end = st.appended;
         match durability {
             Durability::AsyncWal => {
@@ -611,7 +633,15 @@ impl Shared {
         };
         st.busy = true;
         let batch = mem::take(&mut st.pending);
-        let regions = mem::take(&mut st.pending_regions);
+        let spare = mem::take(&mut st.spare_regions);
+        let mut regions = mem::replace(&mut st.pending_regions, spare);
+        // Declarations of the round's regions this log has not seen go out first.
+        let mut declarations = mem::take(&mut st.declarations);
+        declarations.clear();
+        let declared = st
+            .dict
+            .declare_into(writer.number, &regions, &mut declarations);
+        st.stats.bytes += declared as u64;
         let records = mem::take(&mut st.pending_records);
         let end = st.appended;
         let sync = st.fsync_wanted > st.synced;
@@ -620,6 +650,9 @@ impl Shared {
             // Crash points (docs/reliability.md): a round taken but not written, written
             // but not synced, synced but not yet acknowledged.
             fail::fail_point!("wal-before-append");
+            if !declarations.is_empty() {
+                writer.file.append(&declarations)?;
+            }
             if !batch.is_empty() {
                 writer.file.append(&batch)?;
             }
@@ -650,7 +683,12 @@ impl Shared {
             st.leftover_records = st.pending_records;
             st.last_round_end = Some(Instant::now());
         }
-        st.accounting.record(writer.number, regions);
+        let st_ref = &mut **st;
+        st_ref
+            .accounting
+            .record_round(writer.number, &mut regions, &st_ref.dict);
+        st.spare_regions = regions;
+        st.declarations = declarations;
         if st.pending.is_empty() && batch.capacity() <= RECYCLE_LIMIT {
             let mut batch = batch;
             batch.clear();
@@ -683,6 +721,7 @@ impl Shared {
     ) -> Result<Vec<(u64, PathBuf)>> {
         let number = st.next_number;
         st.next_number += 1;
+        let old_number = old.number;
         let written = st.written;
         let sync_old = st.synced < written;
         let result = MutexGuard::unlocked(st, || {
@@ -703,6 +742,8 @@ impl Shared {
                 }
                 st.accounting
                     .add_current(number, log_path(&self.dir, number), LogOrigin::Roll);
+                let st_ref = &mut **st;
+                st_ref.dict.prune(old_number, &st_ref.pending_regions);
                 st.stats.rolls += 1;
                 st.writer = Some(new);
                 st.busy = false;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
-use regionkv_wal::format::{HEADER_LEN, encode_record};
+use regionkv_wal::format::HEADER_LEN;
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig, WalEdit, replay};
 use support::*;
 
@@ -144,11 +144,7 @@ fn async_wal_edits_become_durable_within_the_interval() {
         wal.append(e, Durability::AsyncWal).unwrap();
     }
     let log = wal.log_files()[0].clone();
-    let expected: u64 = HEADER_LEN as u64
-        + edits
-            .iter()
-            .map(|e| encode_record(e).unwrap().len() as u64)
-            .sum::<u64>();
+    let expected = (HEADER_LEN + expected_records(&edits).0.len()) as u64;
     let deadline = Instant::now() + Duration::from_secs(20);
     while fs.synced_len(&log).unwrap() < expected {
         assert!(Instant::now() < deadline, "ASYNC_WAL edits never synced");

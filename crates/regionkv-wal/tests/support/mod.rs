@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::{FileLock, Fs, MemFs, ReadableFile, WritableFile};
-use regionkv_wal::format::{HEADER_LEN, encode_record};
+use regionkv_wal::format::{
+    HEADER_LEN, compactable, encode_compact_into, encode_declaration_into, encode_record_into,
+};
 use regionkv_wal::{RecoveryMode, Wal, WalConfig, WalEdit, WalKey, replay};
+use std::collections::HashMap;
 
 pub const DIR: &str = "/db/wal";
 
@@ -66,8 +69,38 @@ pub fn replay_all(fs: &dyn Fs, mode: RecoveryMode) -> regionkv_wal::Result<Vec<W
     replay(fs, dir(), mode)?.read_all().map(|(edits, _)| edits)
 }
 
+/// The records a fresh WAL writes for `edits` appended one at a time (each append its own
+/// group-commit round), as `docs/wal-format.md` specifies them: a region's first edit is
+/// preceded by its declaration (ids from 1, in order of first use), and edits are compact
+/// (named when a cell carries another sequence id). Returns the bytes after the header and
+/// the file offset of each edit's record.
+pub fn expected_records(edits: &[WalEdit]) -> (Vec<u8>, Vec<u64>) {
+    let mut ids: HashMap<Vec<u8>, u64> = HashMap::new();
+    let mut out = Vec::new();
+    let mut offsets = Vec::new();
+    for e in edits {
+        let key = e.key.as_ref();
+        let id = match ids.get(&e.key.region) {
+            Some(&id) => id,
+            None => {
+                let id = ids.len() as u64 + 1;
+                ids.insert(e.key.region.clone(), id);
+                encode_declaration_into(&mut out, id, &e.key.region, &e.key.table).unwrap();
+                id
+            }
+        };
+        offsets.push((HEADER_LEN + out.len()) as u64);
+        if compactable(&key, &e.cells) {
+            encode_compact_into(&mut out, id, &key, &e.cells).unwrap();
+        } else {
+            encode_record_into(&mut out, e).unwrap();
+        }
+    }
+    (out, offsets)
+}
+
 /// Writes `edits` into one fresh log (closed afterwards) and returns its path and the offset
-/// of each record.
+/// of each edit's record. Checks the log holds exactly [`expected_records`].
 pub fn write_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u64>) {
     let wal = open(fs, quiet_config());
     for e in edits {
@@ -75,14 +108,17 @@ pub fn write_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u64>) {
     }
     let path = wal.log_files().last().unwrap().clone();
     wal.close().unwrap();
-    let mut offsets = Vec::new();
-    let mut at = HEADER_LEN as u64;
-    for e in edits {
-        offsets.push(at);
-        at += encode_record(e).unwrap().len() as u64;
-    }
-    assert_eq!(fs.contents(&path).unwrap().len() as u64, at);
+    let (records, offsets) = expected_records(edits);
+    assert_eq!(fs.contents(&path).unwrap()[HEADER_LEN..], records[..]);
     (path, offsets)
+}
+
+/// Creates (or replaces) the file at `path` with `bytes`.
+pub fn write_file(fs: &MemFs, path: &Path, bytes: &[u8]) {
+    let _ = fs.remove_file(path);
+    let mut w = fs.create_new(path).unwrap();
+    w.append(bytes).unwrap();
+    w.sync_data().unwrap();
 }
 
 /// Replaces the contents of the file at `path`.
