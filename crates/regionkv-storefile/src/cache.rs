@@ -67,7 +67,7 @@
 //! - No victim (L2) cache, no `setMaxSize` resizing, no per-block-type statistics and no
 //!   statistics-logging thread.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -386,22 +386,56 @@ struct Entry<V> {
     value: Arc<V>,
     size: u64,
     priority: BlockPriority,
-    /// Logical time of the last insert or hit; the entry's key in its bucket's LRU map.
-    access: u64,
+}
+
+/// "No slot": the end of a list.
+const NIL: usize = usize::MAX;
+
+/// A slot of the entry table: a cached block and its neighbours in its bucket's LRU list.
+struct Slot<V> {
+    key: BlockCacheKey,
+    entry: Entry<V>,
+    /// Towards the least recently used end.
+    prev: usize,
+    /// Towards the most recently used end.
+    next: usize,
+}
+
+/// One bucket's recency order: a doubly linked list through the slots, least recently used
+/// at the head.
+#[derive(Clone, Copy)]
+struct Lru {
+    head: usize,
+    tail: usize,
+    len: usize,
+}
+
+impl Lru {
+    const EMPTY: Lru = Lru {
+        head: NIL,
+        tail: NIL,
+        len: 0,
+    };
 }
 
 /// Everything behind the lock.
+///
+/// Every hit and insert moves one block within or between the recency lists, so both the
+/// lookup and the recency order are O(1): a hash map from key to slot, and per bucket a
+/// doubly linked list through the slots (a `BTreeMap` keyed by access time, as before,
+/// was a fifth of a cached point read). Invariant: a key is in `map` iff its slot is
+/// `Some` and linked into exactly the list of its entry's priority.
 struct State<V> {
-    /// The blocks, ordered by key so a file's blocks form one range.
-    map: BTreeMap<BlockCacheKey, Entry<V>>,
-    /// Per bucket, access time → key; the first entry is the least recently used.
-    lru: [BTreeMap<u64, BlockCacheKey>; 3],
+    map: FxHashMap<BlockCacheKey, usize>,
+    slots: Vec<Option<Slot<V>>>,
+    /// Indices of `None` slots.
+    free: Vec<usize>,
+    /// Per bucket, the recency order.
+    lru: [Lru; 3],
     /// Per bucket, the bytes cached in it.
     bucket_bytes: [u64; 3],
     /// Sum of `bucket_bytes`.
     size: u64,
-    /// Logical clock, bumped on every insert and hit (HBase's `count`).
-    clock: u64,
     hits: u64,
     misses: u64,
     eviction_runs: u64,
@@ -412,11 +446,12 @@ struct State<V> {
 impl<V> State<V> {
     fn new() -> Self {
         Self {
-            map: BTreeMap::new(),
-            lru: [BTreeMap::new(), BTreeMap::new(), BTreeMap::new()],
+            map: FxHashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            lru: [Lru::EMPTY; 3],
             bucket_bytes: [0; 3],
             size: 0,
-            clock: 0,
             hits: 0,
             misses: 0,
             eviction_runs: 0,
@@ -425,59 +460,124 @@ impl<V> State<V> {
         }
     }
 
-    fn tick(&mut self) -> u64 {
-        self.clock += 1;
-        self.clock
+    fn slot_mut(&mut self, i: usize) -> Option<&mut Slot<V>> {
+        self.slots.get_mut(i).and_then(Option::as_mut)
+    }
+
+    /// Appends slot `i` (filled, not linked) as the most recently used of `bucket`.
+    fn push_back(&mut self, bucket: usize, i: usize) {
+        let Some(list) = self.lru.get(bucket).copied() else {
+            return;
+        };
+        if let Some(slot) = self.slot_mut(i) {
+            slot.prev = list.tail;
+            slot.next = NIL;
+        }
+        match self.slot_mut(list.tail) {
+            Some(tail) => tail.next = i,
+            None => {
+                if let Some(l) = self.lru.get_mut(bucket) {
+                    l.head = i;
+                }
+            }
+        }
+        if let Some(l) = self.lru.get_mut(bucket) {
+            l.tail = i;
+            l.len += 1;
+        }
+    }
+
+    /// Takes slot `i` (filled, linked into `bucket`) out of its list.
+    fn unlink(&mut self, bucket: usize, i: usize) {
+        let Some((prev, next)) = self.slot_mut(i).map(|s| (s.prev, s.next)) else {
+            return;
+        };
+        match self.slot_mut(prev) {
+            Some(p) => p.next = next,
+            None => {
+                if let Some(l) = self.lru.get_mut(bucket) {
+                    l.head = next;
+                }
+            }
+        }
+        match self.slot_mut(next) {
+            Some(n) => n.prev = prev,
+            None => {
+                if let Some(l) = self.lru.get_mut(bucket) {
+                    l.tail = prev;
+                }
+            }
+        }
+        if let Some(l) = self.lru.get_mut(bucket) {
+            l.len -= 1;
+        }
     }
 
     /// Adds a block the caller has checked is absent and fits in the size counter.
     fn add(&mut self, key: BlockCacheKey, value: Arc<V>, size: u64, priority: BlockPriority) {
-        let access = self.tick();
-        self.lru[priority.index()].insert(access, key);
-        self.bucket_bytes[priority.index()] += size;
-        self.size += size;
-        self.map.insert(
+        let slot = Slot {
             key,
-            Entry {
+            entry: Entry {
                 value,
                 size,
                 priority,
-                access,
             },
-        );
+            prev: NIL,
+            next: NIL,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                if let Some(s) = self.slots.get_mut(i) {
+                    *s = Some(slot);
+                }
+                i
+            }
+            None => {
+                self.slots.push(Some(slot));
+                self.slots.len() - 1
+            }
+        };
+        self.push_back(priority.index(), i);
+        self.bucket_bytes[priority.index()] += size;
+        self.size += size;
+        self.map.insert(key, i);
+    }
+
+    /// Unlinks and empties slot `i` of `bucket`; returns its entry (the key stays in `map`).
+    fn take_slot(&mut self, bucket: usize, i: usize) -> Option<(BlockCacheKey, Entry<V>)> {
+        self.unlink(bucket, i);
+        let slot = self.slots.get_mut(i).and_then(Option::take)?;
+        self.free.push(i);
+        self.bucket_bytes[bucket] -= slot.entry.size;
+        self.size -= slot.entry.size;
+        Some((slot.key, slot.entry))
     }
 
     /// Removes `key` from every structure and returns its entry.
     fn remove(&mut self, key: &BlockCacheKey) -> Option<Entry<V>> {
-        let entry = self.map.remove(key)?;
-        self.lru[entry.priority.index()].remove(&entry.access);
-        self.bucket_bytes[entry.priority.index()] -= entry.size;
-        self.size -= entry.size;
-        Some(entry)
+        let i = self.map.remove(key)?;
+        let bucket = self.slots.get(i)?.as_ref()?.entry.priority.index();
+        self.take_slot(bucket, i).map(|(_, entry)| entry)
     }
 
     /// A hit: refreshes the block's recency and promotes single to multi.
     fn touch(&mut self, key: &BlockCacheKey) -> Option<Arc<V>> {
-        let now = self.tick();
-        let Self {
-            map,
-            lru,
-            bucket_bytes,
-            ..
-        } = self;
-        let entry = map.get_mut(key)?;
-        let old = entry.priority;
+        let i = *self.map.get(key)?;
+        let (old, size) = {
+            let slot = self.slot_mut(i)?;
+            (slot.entry.priority, slot.entry.size)
+        };
         let new = match old {
             BlockPriority::Single => BlockPriority::Multi,
             other => other,
         };
-        lru[old.index()].remove(&entry.access);
-        lru[new.index()].insert(now, *key);
-        bucket_bytes[old.index()] -= entry.size;
-        bucket_bytes[new.index()] += entry.size;
-        entry.priority = new;
-        entry.access = now;
-        Some(Arc::clone(&entry.value))
+        self.unlink(old.index(), i);
+        self.push_back(new.index(), i);
+        self.bucket_bytes[old.index()] -= size;
+        self.bucket_bytes[new.index()] += size;
+        let slot = self.slot_mut(i)?;
+        slot.entry.priority = new;
+        Some(Arc::clone(&slot.entry.value))
     }
 
     /// HBase's `LruBlockCache.evict()`: one eviction run, freeing the cache down to about
@@ -555,13 +655,13 @@ impl<V> State<V> {
         graveyard: &mut Vec<Arc<V>>,
     ) -> i128 {
         let mut freed: i128 = 0;
-        while let Some((_, key)) = self.lru[priority.index()].pop_first() {
-            let Some(entry) = self.map.remove(&key) else {
-                debug_assert!(false, "LRU order names {key:?}, which is not cached");
-                continue;
+        let bucket = priority.index();
+        while let Some(head) = self.lru.get(bucket).map(|l| l.head).filter(|&h| h != NIL) {
+            let Some((key, entry)) = self.take_slot(bucket, head) else {
+                debug_assert!(false, "LRU list of {priority:?} names an empty slot");
+                break;
             };
-            self.bucket_bytes[priority.index()] -= entry.size;
-            self.size -= entry.size;
+            self.map.remove(&key);
             self.evicted_blocks += 1;
             self.evicted_bytes += entry.size;
             freed += i128::from(entry.size);
@@ -709,14 +809,20 @@ impl<V> BlockCache<V> {
     /// Drops every cached block of file `file_id` (the file was deleted, e.g. after a
     /// compaction) and returns how many there were.
     ///
-    /// This is a removal, not an eviction: no eviction counter changes. O(k log n) for k
-    /// blocks of the file.
+    /// This is a removal, not an eviction: no eviction counter changes. O(n) in the blocks
+    /// cached.
     pub fn evict_file(&self, file_id: u64) -> usize {
         let mut graveyard = Vec::new();
         {
             let mut state = self.state.lock();
-            let range = BlockCacheKey::new(file_id, 0)..=BlockCacheKey::new(file_id, u64::MAX);
-            let keys: Vec<BlockCacheKey> = state.map.range(range).map(|(k, _)| *k).collect();
+            // A scan of the map: files are dropped once per compaction or split, lookups
+            // happen on every read, so the map is keyed for lookups alone.
+            let keys: Vec<BlockCacheKey> = state
+                .map
+                .keys()
+                .filter(|k| k.file_id == file_id)
+                .copied()
+                .collect();
             for key in &keys {
                 if let Some(entry) = state.remove(key) {
                     graveyard.push(entry.value);
@@ -783,7 +889,7 @@ impl<V> fmt::Debug for BlockCache<V> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     //! Ports of HBase's `TestLruBlockCache` (the 2.x cases that apply), plus regionkv's own.
     //!
@@ -848,18 +954,32 @@ mod tests {
             let state = self.state.lock();
             let mut per_bucket = [0u64; 3];
             let mut per_bucket_count = [0usize; 3];
-            for (key, entry) in &state.map {
+            for (key, &i) in &state.map {
+                let slot = state.slots[i].as_ref().expect("a mapped slot is filled");
+                assert_eq!(slot.key, *key);
+                let entry = &slot.entry;
                 per_bucket[entry.priority.index()] += entry.size;
                 per_bucket_count[entry.priority.index()] += 1;
-                assert_eq!(
-                    state.lru[entry.priority.index()].get(&entry.access),
-                    Some(key),
-                    "LRU order of {:?} lost {key:?}",
-                    entry.priority
-                );
             }
+            let filled = state.slots.iter().filter(|s| s.is_some()).count();
+            assert_eq!(filled, state.map.len());
+            assert_eq!(state.slots.len(), filled + state.free.len());
             for p in BlockPriority::ALL {
-                assert_eq!(state.lru[p.index()].len(), per_bucket_count[p.index()]);
+                // Walk the list both ways: every member is of this bucket, links agree.
+                let list = state.lru[p.index()];
+                let (mut at, mut prev, mut n) = (list.head, NIL, 0);
+                while at != NIL {
+                    let slot = state.slots[at].as_ref().expect("a listed slot is filled");
+                    assert_eq!(slot.entry.priority, p, "{:?} listed under {p:?}", slot.key);
+                    assert_eq!(slot.prev, prev);
+                    assert_eq!(state.map.get(&slot.key), Some(&at));
+                    prev = at;
+                    at = slot.next;
+                    n += 1;
+                }
+                assert_eq!(list.tail, prev);
+                assert_eq!(list.len, n);
+                assert_eq!(n, per_bucket_count[p.index()]);
                 assert_eq!(state.bucket_bytes[p.index()], per_bucket[p.index()]);
             }
             let sum: u64 = per_bucket.iter().sum();
