@@ -45,6 +45,60 @@ pub struct Segment {
     /// Set once any cell with tags was added (HBase's `Segment.tagsPresent`): a flush of
     /// this segment then writes a storefile that can hold tags.
     tags_present: std::sync::atomic::AtomicBool,
+    /// The row prefix the index's windows start after (`index_key::row_window`).
+    windows: Windows,
+}
+
+/// Rows a segment looks at before it fixes the prefix its index windows start after.
+const WINDOW_SAMPLE_ROWS: u32 = 256;
+
+/// The prefix of a segment's index windows: the longest prefix its first
+/// [`WINDOW_SAMPLE_ROWS`] rows share (the zero padding of numeric keys, a table's fixed
+/// salt or tenant prefix), so that the window holds the bytes that tell rows apart. Rows
+/// seen before it is fixed, and rows without it, get no window and are compared through
+/// their records, as every row was before windows.
+struct Windows {
+    prefix: std::sync::OnceLock<Box<[u8]>>,
+    sample: parking_lot::Mutex<WindowSample>,
+}
+
+#[derive(Default)]
+struct WindowSample {
+    first: Vec<u8>,
+    shared: usize,
+    seen: u32,
+}
+
+impl Windows {
+    fn new() -> Self {
+        Self {
+            prefix: std::sync::OnceLock::new(),
+            sample: parking_lot::Mutex::new(WindowSample::default()),
+        }
+    }
+
+    /// The window for `row`, sampling it while the prefix is not fixed yet.
+    fn window(&self, row: &[u8]) -> u64 {
+        if let Some(prefix) = self.prefix.get() {
+            return crate::index_key::row_window(row, prefix);
+        }
+        let mut s = self.sample.lock();
+        if s.seen == 0 {
+            s.first = row.to_vec();
+            s.shared = row.len();
+        } else {
+            let common = s.first.iter().zip(row).take_while(|(a, b)| a == b).count();
+            s.shared = s.shared.min(common);
+        }
+        s.seen += 1;
+        if s.seen >= WINDOW_SAMPLE_ROWS {
+            let prefix: Box<[u8]> = s.first.get(..s.shared).unwrap_or_default().into();
+            // Another thread may have fixed it first, from the same sample: either is fine.
+            let _ = self.prefix.set(prefix);
+            s.first = Vec::new();
+        }
+        0
+    }
 }
 
 impl Segment {
@@ -62,6 +116,7 @@ impl Segment {
             min_seq_id: AtomicU64::new(u64::MAX),
             max_seq_id: AtomicU64::new(0),
             tags_present: std::sync::atomic::AtomicBool::new(false),
+            windows: Windows::new(),
         }
     }
 
@@ -89,11 +144,13 @@ impl Segment {
             self.tags_present
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
+        let window = self.windows.window(cell.row());
         let copied = self.lab.copy_cell(key, value, tags);
         // SAFETY: `copied.record` is a complete record the arena just wrote and never
         // writes again; the arena is a field of `self` declared after `index`, so the
         // record stays allocated until after the index (the only holder of keys) drops.
-        let entry = unsafe { IndexKey::new(copied.record) };
+        // Every window of this index comes from `self.windows`, whose prefix is fixed once.
+        let entry = unsafe { IndexKey::new(copied.record, window) };
         let existed = FlagCell::new(false);
         // Never replacing (`false`) makes this "get or insert": the closure runs only when
         // an entry with an equal key is found, and since nodes are never removed, that

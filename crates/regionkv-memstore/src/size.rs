@@ -38,12 +38,13 @@ pub const OWN_BUFFER_LINK_LEN: u64 = crate::lab::OWN_BUFFER_LINK_LEN as u64;
 /// 8-byte header before each block and rounds blocks to 16 bytes (8 to 15 more).
 pub const ALLOCATOR_OVERHEAD: u64 = 16;
 
-/// Heap charged per skiplist node. A crossbeam-skiplist node here is 16 bytes (the 8-byte
-/// record pointer, the reference count and height) plus one 8-byte pointer per level, and
-/// levels are 1 with probability 1/2, 2 with 1/4, and so on; glibc adds an 8-byte header and
-/// rounds to 16, which makes 32, 48, 48, 64, 64, 80 … bytes: 42.5 on average. Checked against
-/// the process's resident memory in `docs/benchmarks.md` ("MemStore").
-pub const INDEX_ENTRY_OVERHEAD: u64 = 43;
+/// Heap charged per skiplist node. A crossbeam-skiplist node here is 24 bytes (the 16-byte
+/// index key — record pointer and row window — plus the reference count and height) plus
+/// one 8-byte pointer per level, and levels are 1 with probability 1/2, 2 with 1/4, and so
+/// on; glibc adds an 8-byte header and rounds to 16, which makes 48, 48, 64, 64, 80, 80 …
+/// bytes: 53.4 on average. Checked against the process's resident memory in
+/// `docs/benchmarks.md` ("MemStore").
+pub const INDEX_ENTRY_OVERHEAD: u64 = 53;
 
 /// Data size, heap size and cell count of a memstore, a segment, or one add's delta.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -218,6 +218,74 @@ proptest! {
     }
 }
 
+/// Cells whose rows mostly share a prefix of a few bytes (so the segment's index windows
+/// start after it), with rows that end inside the window, rows longer than it, rows that
+/// are prefixes of the shared prefix and rows that share none of it.
+fn prefixed_cell() -> impl Strategy<Value = Cell> {
+    let row = prop_oneof![
+        6 => (
+            prop::sample::select(vec![&b"pp\x00"[..], b"pp\x00\x00", b"pp\x00a"]),
+            prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', 0xff]), 0..11),
+        )
+            .prop_map(|(p, rest)| [p, &rest[..]].concat()),
+        1 => prop::sample::select(vec![&b""[..], b"p", b"pp", b"pq", b"zz", b"pp\x01"])
+            .prop_map(<[u8]>::to_vec),
+    ];
+    (
+        row,
+        prop::sample::select(vec![&b"f"[..], b"g"]),
+        prop::sample::select(vec![&b""[..], b"q"]),
+        0i64..3,
+        cell_type(),
+        1u64..4,
+    )
+        .prop_map(|(row, family, qualifier, ts, t, seq)| {
+            Cell::new(&row, family, qualifier, ts, t, b"v")
+                .unwrap()
+                .with_seq_id(seq)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Past its first 256 rows a segment compares most keys by a window of the row
+    /// (`index_key.rs`); scans and seeks must still follow the comparator exactly.
+    #[test]
+    fn windowed_segments_scan_and_seek_in_comparator_order(
+        first in prop::collection::vec(
+            (prop::collection::vec(prop::sample::select(vec![0u8, b'a', 0xff]), 0..6), 1u64..4)
+                .prop_map(|(rest, seq)| {
+                    Cell::put(&[&b"pp\x00"[..], &rest].concat(), b"f", b"q", 1, b"v")
+                        .unwrap()
+                        .with_seq_id(seq)
+                }),
+            256..300,
+        ),
+        later in prop::collection::vec(prefixed_cell(), 1..400),
+        targets in prop::collection::vec(target(), 1..10),
+    ) {
+        let cells: Vec<Cell> = first.into_iter().chain(later).collect();
+        let model = model_of(&cells);
+        for (name, config) in configs() {
+            let memstore = MemStore::new(config);
+            for c in &cells {
+                memstore.add(c.as_cell_ref());
+            }
+            let segment = memstore.segments().pop().unwrap();
+            prop_assert_eq!(segment.len(), model.len(), "{}", name);
+            let mut all = segment.scanner(u64::MAX);
+            prop_assert_eq!(drain(&mut all), visible(&model, u64::MAX), "{}", name);
+            let mut scanner = segment.scanner(u64::MAX);
+            for t in &targets {
+                let expected = first_at_or_after(&model, t, u64::MAX);
+                scanner.seek(&t.view()).unwrap();
+                prop_assert_eq!(current(&scanner), expected, "{} seek {:?}", name, t);
+            }
+        }
+    }
+}
+
 #[test]
 fn a_scanner_made_before_later_adds_sees_those_ahead_of_it() {
     let memstore = MemStore::default();
