@@ -11,7 +11,7 @@
 //! [`BlockCache<V>`] is `Send + Sync` whenever `V: Send + Sync`, and is meant to be shared as
 //! `Arc<BlockCache<V>>` by every reader of every storefile of an engine. All of its state sits
 //! behind one `parking_lot::Mutex`; every public method takes it once, for a short, bounded
-//! critical section (O(log n) per block touched), and none of them calls back into caller code
+//! critical section (O(1) per block touched), and none of them calls back into caller code
 //! while holding it. Values are handed out as `Arc<V>`, so a reader keeps using a block after the
 //! cache has evicted it, and evicted values are dropped only after the lock is released (a large
 //! block's destructor never runs under the lock). The refused-insert counter is an atomic outside
@@ -43,7 +43,7 @@
 //! - **A sharded or lock-free map** (HBase's `ConcurrentHashMap`, or per-shard LRUs as in
 //!   RocksDB). HBase's eviction decision needs a global view of all three buckets; per-shard
 //!   budgets would change which blocks survive. One mutex is acceptable for now because every
-//!   operation under it is O(log n) and short; sharding the lookup map while keeping the eviction
+//!   operation under it is O(1) and short; sharding the lookup map while keeping the eviction
 //!   decision global is the upgrade path if contention ever shows up in profiles.
 //! - **Heap-size accounting.** HBase charges each block its Java heap size plus per-entry
 //!   overhead. Here the caller states `size_bytes` and the cache adds nothing to it.
@@ -67,7 +67,7 @@
 //! - No victim (L2) cache, no `setMaxSize` resizing, no per-block-type statistics and no
 //!   statistics-logging thread.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -427,6 +427,9 @@ impl Lru {
 /// `Some` and linked into exactly the list of its entry's priority.
 struct State<V> {
     map: FxHashMap<BlockCacheKey, usize>,
+    /// Per file, the offsets of its cached blocks: what `evict_file` removes without
+    /// scanning the cache. Updated on insert and removal only, never on a hit.
+    by_file: FxHashMap<u64, FxHashSet<u64>>,
     slots: Vec<Option<Slot<V>>>,
     /// Indices of `None` slots.
     free: Vec<usize>,
@@ -447,6 +450,7 @@ impl<V> State<V> {
     fn new() -> Self {
         Self {
             map: FxHashMap::default(),
+            by_file: FxHashMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
             lru: [Lru::EMPTY; 3],
@@ -541,6 +545,20 @@ impl<V> State<V> {
         self.bucket_bytes[priority.index()] += size;
         self.size += size;
         self.map.insert(key, i);
+        self.by_file
+            .entry(key.file_id)
+            .or_default()
+            .insert(key.offset);
+    }
+
+    /// Forgets `key` in the per-file index.
+    fn unindex(&mut self, key: &BlockCacheKey) {
+        if let Some(offsets) = self.by_file.get_mut(&key.file_id) {
+            offsets.remove(&key.offset);
+            if offsets.is_empty() {
+                self.by_file.remove(&key.file_id);
+            }
+        }
     }
 
     /// Unlinks and empties slot `i` of `bucket`; returns its entry (the key stays in `map`).
@@ -556,6 +574,7 @@ impl<V> State<V> {
     /// Removes `key` from every structure and returns its entry.
     fn remove(&mut self, key: &BlockCacheKey) -> Option<Entry<V>> {
         let i = self.map.remove(key)?;
+        self.unindex(key);
         let bucket = self.slots.get(i)?.as_ref()?.entry.priority.index();
         self.take_slot(bucket, i).map(|(_, entry)| entry)
     }
@@ -662,6 +681,7 @@ impl<V> State<V> {
                 break;
             };
             self.map.remove(&key);
+            self.unindex(&key);
             self.evicted_blocks += 1;
             self.evicted_bytes += entry.size;
             freed += i128::from(entry.size);
@@ -809,20 +829,22 @@ impl<V> BlockCache<V> {
     /// Drops every cached block of file `file_id` (the file was deleted, e.g. after a
     /// compaction) and returns how many there were.
     ///
-    /// This is a removal, not an eviction: no eviction counter changes. O(n) in the blocks
-    /// cached.
+    /// This is a removal, not an eviction: no eviction counter changes. O(k) for k blocks
+    /// of the file.
     pub fn evict_file(&self, file_id: u64) -> usize {
         let mut graveyard = Vec::new();
         {
             let mut state = self.state.lock();
-            // A scan of the map: files are dropped once per compaction or split, lookups
-            // happen on every read, so the map is keyed for lookups alone.
             let keys: Vec<BlockCacheKey> = state
-                .map
-                .keys()
-                .filter(|k| k.file_id == file_id)
-                .copied()
-                .collect();
+                .by_file
+                .get(&file_id)
+                .map(|offsets| {
+                    offsets
+                        .iter()
+                        .map(|&offset| BlockCacheKey::new(file_id, offset))
+                        .collect()
+                })
+                .unwrap_or_default();
             for key in &keys {
                 if let Some(entry) = state.remove(key) {
                     graveyard.push(entry.value);
@@ -960,6 +982,14 @@ mod tests {
                 let entry = &slot.entry;
                 per_bucket[entry.priority.index()] += entry.size;
                 per_bucket_count[entry.priority.index()] += 1;
+            }
+            let indexed: usize = state.by_file.values().map(|o| o.len()).sum();
+            assert_eq!(indexed, state.map.len());
+            for (file, offsets) in &state.by_file {
+                assert!(!offsets.is_empty());
+                for &offset in offsets {
+                    assert!(state.map.contains_key(&BlockCacheKey::new(*file, offset)));
+                }
             }
             let filled = state.slots.iter().filter(|s| s.is_some()).count();
             assert_eq!(filled, state.map.len());

@@ -769,8 +769,9 @@ fn decode_edit(payload: &[u8], tagged: bool) -> std::result::Result<WalEdit, Str
     let seq_id = c.u64("sequence id")?;
     let write_time = c.u64("write time")? as i64;
     let count = c.u32("cell count")? as usize;
-    // Each cell takes at least 8 bytes (two lengths): bound the count before allocating.
-    if count > c.remaining() / 8 {
+    // Each cell takes at least 28 bytes (two lengths and a key of at least 20 bytes):
+    // bound the count before allocating.
+    if count > c.remaining() / 28 {
         return Err(format!(
             "cell count {count} cannot fit in the {} bytes left",
             c.remaining()
@@ -834,8 +835,9 @@ fn decode_compact(payload: &[u8], tagged: bool) -> std::result::Result<CompactEd
     let seq_id = c.varint("sequence id")?;
     let write_time = c.u64("write time")? as i64;
     let count = c.varint("cell count")?;
-    // Each cell takes at least 2 bytes (two lengths): bound the count before allocating.
-    if count > (c.remaining() / 2) as u64 {
+    // Each cell takes at least 14 bytes (two lengths and a key of at least 12 bytes
+    // without its sequence id): bound the count before allocating.
+    if count > (c.remaining() / 14) as u64 {
         return Err(format!(
             "cell count {count} cannot fit in the {} bytes left",
             c.remaining()
@@ -1087,7 +1089,7 @@ mod tests {
         let mut p2 = p[..20].to_vec();
         p2.extend_from_slice(&1u32.to_be_bytes());
         p2.extend_from_slice(&u32::MAX.to_be_bytes());
-        p2.extend_from_slice(&[0; 8]);
+        p2.extend_from_slice(&[0; 24]);
         assert!(decode_payload(&p2).unwrap_err().contains("cell key"));
         // A frame announcing more than the maximum is refused even with a valid header CRC.
         let mut head = Vec::new();
@@ -1245,11 +1247,19 @@ mod tests {
             (&[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f], "cell count"),
             // A key length past the payload.
             (
-                &[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x40, 0],
+                &[
+                    1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ],
                 "cell key length",
             ),
-            // A key that is not a valid key.
-            (&[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 0], "cell 0"),
+            // A key that is not a valid key (its row length runs past it).
+            (
+                &[
+                    1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 12, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0,
+                ],
+                "cell 0",
+            ),
         ];
         for (payload, want) in cases {
             let rec = frame(payload, RECORD_TYPE_COMPACT_EDIT);

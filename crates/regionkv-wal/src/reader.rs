@@ -268,6 +268,13 @@ impl WalReader {
     /// through this file's declarations. An id no earlier record of the file declared, or
     /// one declared twice with different names, is damage at the record.
     fn resolve(&mut self, record: Record) -> std::result::Result<Option<WalEdit>, Damage> {
+        if self.header.version < 2 && !matches!(record, Record::Edit(_)) {
+            // Version 1 logs hold named edits only.
+            return Err(Damage::BadPayload(format!(
+                "a record of format version 2 in a version {} log",
+                self.header.version
+            )));
+        }
         match record {
             Record::Edit(edit) => Ok(Some(edit)),
             Record::Declare(d) => match self.declared.get(&d.id) {

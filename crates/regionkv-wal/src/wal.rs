@@ -650,11 +650,15 @@ impl Shared {
             // Crash points (docs/reliability.md): a round taken but not written, written
             // but not synced, synced but not yet acknowledged.
             fail::fail_point!("wal-before-append");
-            if !declarations.is_empty() {
+            if declarations.is_empty() {
+                if !batch.is_empty() {
+                    writer.file.append(&batch)?;
+                }
+            } else {
+                // One write per round still: the declarations go first, in the same
+                // buffer (a copy of the batch, paid only by a log's first rounds).
+                declarations.extend_from_slice(&batch);
                 writer.file.append(&declarations)?;
-            }
-            if !batch.is_empty() {
-                writer.file.append(&batch)?;
             }
             if sync {
                 fail::fail_point!("wal-before-sync");
