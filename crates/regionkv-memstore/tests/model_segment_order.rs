@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use regionkv_cell::key::encode_key;
 use regionkv_cell::{Cell, CellType, KeyValueScanner, KeyView, OwnedKey};
-use regionkv_memstore::{MemStore, MemStoreConfig};
+use regionkv_memstore::{MemStore, MemStoreConfig, Segment};
 use std::collections::BTreeMap;
 
 type Model = BTreeMap<OwnedKey, Vec<u8>>;
@@ -87,6 +87,15 @@ fn target() -> impl Strategy<Value = OwnedKey> {
     ]
 }
 
+/// The one segment a memstore of `config` holds after adding `cells`.
+fn segment_of(config: MemStoreConfig, cells: &[Cell]) -> std::sync::Arc<Segment> {
+    let memstore = MemStore::new(config);
+    for c in cells {
+        memstore.add(c.as_cell_ref());
+    }
+    memstore.segments().pop().unwrap()
+}
+
 fn model_of(cells: &[Cell]) -> Model {
     let mut model = Model::new();
     for c in cells {
@@ -142,11 +151,7 @@ proptest! {
     ) {
         let model = model_of(&cells);
         for (name, config) in configs() {
-            let memstore = MemStore::new(config);
-            for c in &cells {
-                memstore.add(c.as_cell_ref());
-            }
-            let segment = memstore.segments().pop().unwrap();
+            let segment = segment_of(config, &cells);
             prop_assert_eq!(segment.len(), model.len(), "{}", name);
             let mut all = segment.scanner(u64::MAX);
             prop_assert_eq!(drain(&mut all), visible(&model, u64::MAX), "{}", name);
@@ -177,11 +182,7 @@ proptest! {
     ) {
         let model = model_of(&cells);
         for (name, config) in configs() {
-            let memstore = MemStore::new(config);
-            for c in &cells {
-                memstore.add(c.as_cell_ref());
-            }
-            let segment = memstore.segments().pop().unwrap();
+            let segment = segment_of(config, &cells);
 
             // seek: any order, each from wherever the scanner is.
             let mut scanner = segment.scanner(read_point);
@@ -268,11 +269,7 @@ proptest! {
         let cells: Vec<Cell> = first.into_iter().chain(later).collect();
         let model = model_of(&cells);
         for (name, config) in configs() {
-            let memstore = MemStore::new(config);
-            for c in &cells {
-                memstore.add(c.as_cell_ref());
-            }
-            let segment = memstore.segments().pop().unwrap();
+            let segment = segment_of(config, &cells);
             prop_assert_eq!(segment.len(), model.len(), "{}", name);
             let mut all = segment.scanner(u64::MAX);
             prop_assert_eq!(drain(&mut all), visible(&model, u64::MAX), "{}", name);

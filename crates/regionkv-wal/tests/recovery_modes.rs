@@ -302,22 +302,27 @@ fn wal_reader_reads_one_file_and_reports_its_summary() {
     assert!(reader.next_edit().unwrap().is_none());
 }
 
-/// A log of format version 1 (named edits only, before the compact records) replays.
-#[test]
-fn version_1_logs_still_replay() {
-    use regionkv_wal::format::{LogHeader, LogOrigin, encode_record_into, log_path};
-    let fs = MemFs::new();
-    fs.create_dir_all(dir()).unwrap();
-    let edits = four_edits();
-    let mut bytes = LogHeader {
-        version: 1,
-        origin: LogOrigin::Open,
+/// The header of log 1, started by an open, in format `version`.
+fn log_header(version: u32) -> Vec<u8> {
+    regionkv_wal::format::LogHeader {
+        version,
+        origin: regionkv_wal::format::LogOrigin::Open,
         number: 1,
         created_ms: 0,
         prev_log: 0,
     }
     .encode()
-    .to_vec();
+    .to_vec()
+}
+
+/// A log of format version 1 (named edits only, before the compact records) replays.
+#[test]
+fn version_1_logs_still_replay() {
+    use regionkv_wal::format::{encode_record_into, log_path};
+    let fs = MemFs::new();
+    fs.create_dir_all(dir()).unwrap();
+    let edits = four_edits();
+    let mut bytes = log_header(1);
     for e in &edits {
         encode_record_into(&mut bytes, e).unwrap();
     }
@@ -329,19 +334,11 @@ fn version_1_logs_still_replay() {
 /// was lost — is corruption at that edit, in every mode but salvage, which skips it.
 #[test]
 fn a_compact_edit_without_its_declaration_is_corruption() {
-    use regionkv_wal::format::{LogHeader, LogOrigin, encode_compact_into, log_path};
+    use regionkv_wal::format::{encode_compact_into, log_path};
     let fs = MemFs::new();
     fs.create_dir_all(dir()).unwrap();
     let edits = four_edits();
-    let mut bytes = LogHeader {
-        version: 2,
-        origin: LogOrigin::Open,
-        number: 1,
-        created_ms: 0,
-        prev_log: 0,
-    }
-    .encode()
-    .to_vec();
+    let mut bytes = log_header(2);
     let (records, offsets) = expected_records(&edits);
     // Everything but the declaration (the log's first record).
     bytes.extend_from_slice(&records[(offsets[0] as usize - HEADER_LEN)..]);
