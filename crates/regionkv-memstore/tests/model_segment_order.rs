@@ -96,6 +96,19 @@ fn segment_of(config: MemStoreConfig, cells: &[Cell]) -> std::sync::Arc<Segment>
     memstore.segments().pop().unwrap()
 }
 
+/// The segment holds the model's cells, and a scan at the newest read point returns them
+/// all in order.
+fn full_scan_matches(
+    segment: &std::sync::Arc<Segment>,
+    model: &Model,
+    name: &str,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(segment.len(), model.len(), "{}", name);
+    let mut all = segment.scanner(u64::MAX);
+    prop_assert_eq!(drain(&mut all), visible(model, u64::MAX), "{}", name);
+    Ok(())
+}
+
 fn model_of(cells: &[Cell]) -> Model {
     let mut model = Model::new();
     for c in cells {
@@ -152,9 +165,7 @@ proptest! {
         let model = model_of(&cells);
         for (name, config) in configs() {
             let segment = segment_of(config, &cells);
-            prop_assert_eq!(segment.len(), model.len(), "{}", name);
-            let mut all = segment.scanner(u64::MAX);
-            prop_assert_eq!(drain(&mut all), visible(&model, u64::MAX), "{}", name);
+            full_scan_matches(&segment, &model, name)?;
             let mut at_rp = segment.scanner(read_point);
             prop_assert_eq!(drain(&mut at_rp), visible(&model, read_point), "{}", name);
             at_rp.seek_to_first();
@@ -270,9 +281,7 @@ proptest! {
         let model = model_of(&cells);
         for (name, config) in configs() {
             let segment = segment_of(config, &cells);
-            prop_assert_eq!(segment.len(), model.len(), "{}", name);
-            let mut all = segment.scanner(u64::MAX);
-            prop_assert_eq!(drain(&mut all), visible(&model, u64::MAX), "{}", name);
+            full_scan_matches(&segment, &model, name)?;
             let mut scanner = segment.scanner(u64::MAX);
             for t in &targets {
                 let expected = first_at_or_after(&model, t, u64::MAX);

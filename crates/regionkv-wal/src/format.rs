@@ -938,13 +938,18 @@ mod tests {
         assert_eq!(end, rec.len());
     }
 
+    /// `e` with a TTL tag on its cell `i`.
+    fn with_ttl(mut e: WalEdit, i: usize, ttl: i64) -> WalEdit {
+        e.cells[i] = e.cells[i]
+            .clone()
+            .with_tags(regionkv_cell::tag::with_ttl(&[], Some(ttl)))
+            .unwrap();
+        e
+    }
+
     #[test]
     fn edits_with_tags_are_type_2_and_round_trip() {
-        let mut e = edit(9);
-        e.cells[0] = e.cells[0]
-            .clone()
-            .with_tags(regionkv_cell::tag::with_ttl(&[], Some(60_000)))
-            .unwrap();
+        let e = with_ttl(edit(9), 0, 60_000);
         let rec = encode_record(&e).unwrap();
         assert_eq!(rec[4], RECORD_TYPE_EDIT_TAGS);
         // The first cell ends with its 11-byte TTL tag run after a u16 length; the
@@ -1186,11 +1191,7 @@ mod tests {
 
     #[test]
     fn compact_edits_with_tags_are_type_5_and_every_flip_is_caught() {
-        let mut e = edit(9);
-        e.cells[1] = e.cells[1]
-            .clone()
-            .with_tags(regionkv_cell::tag::with_ttl(&[], Some(5_000)))
-            .unwrap();
+        let e = with_ttl(edit(9), 1, 5_000);
         let rec = compact(&e, 1);
         assert_eq!(rec[4], RECORD_TYPE_COMPACT_EDIT_TAGS);
         let (back, _) = parse_record(&rec, 0).unwrap();
