@@ -691,6 +691,17 @@ impl<'a> Cursor<'a> {
         self.array(what).map(u64::from_be_bytes)
     }
 
+    /// A region name and a table name, each behind a u16 length (the table in UTF-8).
+    fn names(&mut self) -> std::result::Result<(Vec<u8>, String), String> {
+        let region_len = self.u16("region length")?;
+        let region = self.take(usize::from(region_len), "region name")?.to_vec();
+        let table_len = self.u16("table length")?;
+        let table = std::str::from_utf8(self.take(usize::from(table_len), "table name")?)
+            .map_err(|_| "table name is not UTF-8".to_string())?
+            .to_owned();
+        Ok((region, table))
+    }
+
     /// An unsigned LEB128 varint of at most 10 bytes whose value fits in a u64.
     fn varint(&mut self, what: &str) -> std::result::Result<u64, String> {
         let mut v: u64 = 0;
@@ -760,12 +771,7 @@ fn decode_edit(payload: &[u8], tagged: bool) -> std::result::Result<WalEdit, Str
         buf: payload,
         pos: 0,
     };
-    let region_len = c.u16("region length")?;
-    let region = c.take(usize::from(region_len), "region name")?.to_vec();
-    let table_len = c.u16("table length")?;
-    let table = std::str::from_utf8(c.take(usize::from(table_len), "table name")?)
-        .map_err(|_| "table name is not UTF-8".to_string())?
-        .to_owned();
+    let (region, table) = c.names()?;
     let seq_id = c.u64("sequence id")?;
     let write_time = c.u64("write time")? as i64;
     let count = c.u32("cell count")? as usize;
@@ -810,12 +816,7 @@ fn decode_declaration(payload: &[u8]) -> std::result::Result<Declaration, String
         pos: 0,
     };
     let id = c.varint("region id")?;
-    let region_len = c.u16("region length")?;
-    let region = c.take(usize::from(region_len), "region name")?.to_vec();
-    let table_len = c.u16("table length")?;
-    let table = std::str::from_utf8(c.take(usize::from(table_len), "table name")?)
-        .map_err(|_| "table name is not UTF-8".to_string())?
-        .to_owned();
+    let (region, table) = c.names()?;
     if c.remaining() != 0 {
         return Err(format!(
             "{} trailing bytes after the table name",
