@@ -16,7 +16,7 @@ def run(mode):
     path = os.path.join(DIR, "fsync_modes.dat")
     if os.path.exists(path):
         os.unlink(path)
-    flags = os.O_CREAT | os.O_WRONLY | (0 if mode == "zeroed" else os.O_APPEND)
+    flags = os.O_CREAT | os.O_WRONLY | (0 if mode in ("zeroed", "sparse") else os.O_APPEND)
     fd = os.open(path, flags, 0o644)
     if mode == "keep_size":
         assert libc.fallocate(fd, 1, 0, 64 << 20) == 0, ctypes.get_errno()

@@ -168,13 +168,15 @@ impl Printer<'_> {
         let h = reader.header();
         writeln!(
             self.out,
-            "Log file: {}, number={}, version={}, origin={}, previous log={}, created at={}",
+            "Log file: {}, number={}, version={}, origin={}, previous log={}, created at={}{}",
             reader.path().display(),
             h.number,
             h.version,
             h.origin.name(),
             h.prev_log,
-            java_date_utc(h.created_ms)
+            java_date_utc(h.created_ms),
+            // A preallocating writer's log may end in reserved zeros (read as its end).
+            if h.preallocated { ", preallocated" } else { "" }
         )
     }
 

@@ -361,6 +361,17 @@ impl WritableFile for FaultWritableFile {
         self.inner.sync_all()
     }
 
+    fn reserve(&mut self, len: u64) -> Result<()> {
+        // A sparse extension allocates nothing, so no injected kind applies; a halt does.
+        guard(&self.shared, Op::Other, "reserve", self.inner.path())?;
+        self.inner.reserve(len)
+    }
+
+    fn trim(&mut self) -> Result<()> {
+        guard(&self.shared, Op::Other, "trim", self.inner.path())?;
+        self.inner.trim()
+    }
+
     fn len(&self) -> u64 {
         self.inner.len()
     }

@@ -1,7 +1,9 @@
 //! [`MemFs`]: an in-memory [`Fs`] that knows what a power loss would keep.
 //!
 //! It follows LevelDB's `FaultInjectionTestEnv` and RocksDB's `FaultInjectionTestFS`. Files are
-//! inodes, each holding its bytes and how many of them are synced (`synced_len`). Names live in
+//! inodes, each holding its bytes, its append position (`end`: bytes past it are a reserved zero
+//! tail), how many appended bytes are synced (`synced_len`) and the length a crash keeps at
+//! least (`synced_size`: a synced reservation, read back as zeros). Names live in
 //! two namespaces, both mapping a path to an inode:
 //!
 //! - the **live** namespace, which every operation reads and changes, and
@@ -17,14 +19,15 @@
 //! - Directories made by [`Fs::create_dir_all`] and removals by [`Fs::remove_dir_all`] are
 //!   durable at once; only file entries are tracked per directory. Renaming a directory is not
 //!   supported (kind [`Unsupported`](io::ErrorKind::Unsupported)).
-//! - `sync_data` and `sync_all` both make all appended bytes of the file durable.
+//! - `sync_data` and `sync_all` both make all appended bytes of the file, and its length,
+//!   durable.
 //! - A reader from [`Fs::open_read`] sees the file as it was when opened (the engine only reads
 //!   files it no longer writes). Snapshots share memory with the file until it is changed again.
 //! - Paths are compared after dropping `.` components and redundant separators; `..` is not
 //!   resolved. A path with no parent (`/` or the empty path) is an always-present root.
 //!
 //! Invariants: every inode named by either namespace, or open in a live writer, is in the inode
-//! table, and no other inode is; `synced_len <= data.len()` for every inode.
+//! table, and no other inode is; `synced_len <= end <= data.len()` for every inode.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -98,10 +101,23 @@ pub struct MemFs {
 struct Inode {
     /// Every appended byte. Shared with readers' snapshots until the next change.
     data: Arc<Vec<u8>>,
+    /// The append position: `data[end..]` is a reserved zero tail.
+    end: usize,
     /// How many leading bytes of `data` are durable.
     synced_len: usize,
+    /// The file length a crash keeps at least (zeros past the kept bytes): the length at the
+    /// last sync.
+    synced_size: usize,
     /// Writers of the current generation open on this inode; keeps an unlinked inode alive.
     open_writers: usize,
+}
+
+impl Inode {
+    /// What `fdatasync` makes durable: every appended byte and the file's length.
+    fn sync(&mut self) {
+        self.synced_len = self.end;
+        self.synced_size = self.data.len();
+    }
 }
 
 /// Everything behind a [`MemFs`], under one lock.
@@ -177,7 +193,9 @@ impl State {
             id,
             Inode {
                 data: Arc::default(),
+                end: 0,
                 synced_len: 0,
+                synced_size: 0,
                 open_writers,
             },
         );
@@ -237,12 +255,13 @@ impl MemFs {
         // Inodes are visited in id order, so the outcome depends on the seed alone.
         for inode in st.inodes.values_mut() {
             let len = inode.data.len();
-            let synced = inode.synced_len.min(len);
+            let end = inode.end.min(len);
+            let synced = inode.synced_len.min(end);
             let keep = match mode {
                 CrashMode::DropUnsynced | CrashMode::KeepRenamesDropData => synced,
                 CrashMode::DropUnsyncedDirEntries => len,
                 CrashMode::KeepRandomPrefix { .. } | CrashMode::TornPage { .. } => {
-                    synced + rng.up_to((len - synced) as u64) as usize
+                    synced + rng.up_to((end - synced) as u64) as usize
                 }
             };
             if keep < len {
@@ -256,7 +275,14 @@ impl MemFs {
                     *byte ^= rng.nonzero_byte();
                 }
             }
+            // A synced reservation survives: appended bytes that did not read back as the
+            // zeros the reservation put there.
+            if inode.synced_size > inode.data.len() {
+                Arc::make_mut(&mut inode.data).resize(inode.synced_size, 0);
+            }
+            inode.end = inode.data.len();
             inode.synced_len = inode.data.len();
+            inode.synced_size = inode.data.len();
         }
         tracing::debug!(
             ?mode,
@@ -326,7 +352,9 @@ impl MemFs {
             )
         })?;
         Arc::make_mut(&mut inode.data).resize(len, 0);
+        inode.end = inode.end.min(len);
         inode.synced_len = inode.synced_len.min(len);
+        inode.synced_size = inode.synced_size.min(len);
         Ok(())
     }
 }
@@ -401,7 +429,9 @@ impl Fs for MemFs {
         let len = match st.inodes.get_mut(&inode) {
             Some(i) => {
                 i.open_writers += 1;
-                i.data.len() as u64
+                // Appends go after the whole file, a zero tail included (as on a real file).
+                i.end = i.data.len();
+                i.end as u64
             }
             None => return Err(not_found("open_append", path)),
         };
@@ -610,7 +640,7 @@ impl MemWritableFile {
             .get_mut(&self.inode)
             .ok_or_else(|| not_found(op, &self.path))?;
         let out = f(inode);
-        self.len = inode.data.len() as u64;
+        self.len = inode.end as u64;
         Ok(out)
     }
 }
@@ -618,16 +648,49 @@ impl MemWritableFile {
 impl WritableFile for MemWritableFile {
     fn append(&mut self, buf: &[u8]) -> Result<()> {
         self.with_inode("append", |inode| {
-            Arc::make_mut(&mut inode.data).extend_from_slice(buf);
+            let data = Arc::make_mut(&mut inode.data);
+            // Overwrite what is reserved, extend with the rest.
+            let end = inode.end.min(data.len());
+            let inside = buf.len().min(data.len() - end);
+            let (over, beyond) = buf.split_at(inside);
+            if let Some(slot) = data.get_mut(end..end + inside) {
+                slot.copy_from_slice(over);
+            }
+            data.extend_from_slice(beyond);
+            inode.end = end + buf.len();
         })
     }
 
     fn sync_data(&mut self) -> Result<()> {
-        self.with_inode("sync_data", |inode| inode.synced_len = inode.data.len())
+        self.with_inode("sync_data", Inode::sync)
     }
 
     fn sync_all(&mut self) -> Result<()> {
-        self.with_inode("sync_all", |inode| inode.synced_len = inode.data.len())
+        self.with_inode("sync_all", Inode::sync)
+    }
+
+    fn reserve(&mut self, len: u64) -> Result<()> {
+        let len = usize::try_from(len).map_err(|_| {
+            Error::simulated(
+                "reserve",
+                &self.path,
+                io::ErrorKind::InvalidInput,
+                "length too large",
+            )
+        })?;
+        self.with_inode("reserve", |inode| {
+            if len > inode.data.len() {
+                Arc::make_mut(&mut inode.data).resize(len, 0);
+            }
+        })
+    }
+
+    fn trim(&mut self) -> Result<()> {
+        self.with_inode("trim", |inode| {
+            if inode.data.len() > inode.end {
+                Arc::make_mut(&mut inode.data).truncate(inode.end);
+            }
+        })
     }
 
     fn len(&self) -> u64 {
@@ -763,6 +826,76 @@ mod tests {
     fn read_all(fs: &MemFs, path: &str) -> Vec<u8> {
         let r = fs.open_read(p(path)).unwrap();
         r.read_to_vec(0, usize::try_from(r.len()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn appends_fill_a_reserved_tail_and_trim_cuts_it() {
+        let fs = fs_with_db();
+        let mut w = fs.create_new(p("/db/log")).unwrap();
+        w.append(b"ab").unwrap();
+        w.reserve(8).unwrap();
+        assert_eq!(w.len(), 2);
+        assert_eq!(read_all(&fs, "/db/log"), b"ab\0\0\0\0\0\0");
+        w.append(b"cdefghij").unwrap();
+        assert_eq!(w.len(), 10);
+        assert_eq!(read_all(&fs, "/db/log"), b"abcdefghij");
+        w.reserve(16).unwrap();
+        w.append(b"k").unwrap();
+        w.trim().unwrap();
+        assert_eq!(read_all(&fs, "/db/log"), b"abcdefghijk");
+        assert_eq!(w.len(), 11);
+    }
+
+    #[test]
+    fn a_crash_keeps_a_synced_reservation_as_zeros_in_place_of_lost_appends() {
+        for mode in CrashMode::all(7) {
+            let fs = fs_with_db();
+            let mut w = fs.create_new(p("/db/log")).unwrap();
+            w.append(b"synced").unwrap();
+            w.reserve(64).unwrap();
+            w.sync_data().unwrap();
+            fs.sync_dir(p("/db")).unwrap();
+            w.append(b"unsynced").unwrap();
+            // Neither an unsynced trim nor an unsynced larger reservation is durable.
+            w.trim().unwrap();
+            w.reserve(128).unwrap();
+            fs.crash(mode);
+            let got = read_all(&fs, "/db/log");
+            match mode {
+                CrashMode::DropUnsyncedDirEntries => assert_eq!(got.len(), 128, "{mode:?}"),
+                _ => assert_eq!(got.len(), 64, "{mode:?}"),
+            }
+            assert_eq!(&got[..6], b"synced", "{mode:?}");
+            // Whatever of the unsynced append survived is a prefix of it, maybe garbled in
+            // the torn page; past it only zeros.
+            let kept = got[6..14]
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |i| i + 1);
+            if !matches!(mode, CrashMode::TornPage { .. }) {
+                assert_eq!(&got[6..6 + kept], &b"unsynced"[..kept], "{mode:?}");
+            }
+            assert!(got[6 + kept..].iter().all(|&b| b == 0), "{mode:?}");
+            // A writer reopened after the crash appends after the whole file.
+            let mut w = fs.open_append(p("/db/log")).unwrap();
+            assert_eq!(w.len(), got.len() as u64);
+            w.append(b"!").unwrap();
+            assert_eq!(read_all(&fs, "/db/log").len(), got.len() + 1);
+        }
+    }
+
+    #[test]
+    fn a_synced_trim_survives_a_crash() {
+        let fs = fs_with_db();
+        let mut w = fs.create_new(p("/db/log")).unwrap();
+        w.append(b"abc").unwrap();
+        w.reserve(64).unwrap();
+        w.sync_data().unwrap();
+        fs.sync_dir(p("/db")).unwrap();
+        w.trim().unwrap();
+        w.sync_data().unwrap();
+        fs.crash(CrashMode::DropUnsynced);
+        assert_eq!(read_all(&fs, "/db/log"), b"abc");
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! file, so two lock calls on the same path conflict even within one process.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -120,8 +120,10 @@ impl Fs for RealFs {
     }
 
     fn create_new(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        // Not O_APPEND: appends are positioned writes at `len`, so that they land inside a
+        // reserved zero tail rather than after it.
         let file = OpenOptions::new()
-            .append(true)
+            .write(true)
             .create_new(true)
             .open(path)
             .map_err(|e| Error::io("create_new", path, e))?;
@@ -129,13 +131,14 @@ impl Fs for RealFs {
             file,
             path: path.to_path_buf(),
             len: 0,
+            size: 0,
         }))
     }
 
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let op = "open_append";
         let file = OpenOptions::new()
-            .append(true)
+            .write(true)
             .open(path)
             .map_err(|e| Error::io(op, path, e))?;
         let len = file.metadata().map_err(|e| Error::io(op, path, e))?.len();
@@ -143,6 +146,7 @@ impl Fs for RealFs {
             file,
             path: path.to_path_buf(),
             len,
+            size: len,
         }))
     }
 
@@ -261,31 +265,59 @@ impl Fs for RealFs {
     }
 }
 
-/// A real file open for appending (`O_APPEND`), unbuffered.
+/// A real file open for appending, unbuffered. Appends are positioned writes (`pwrite`) at
+/// `len`, the one owner's append position (`&mut self`), so they can fill a reserved tail.
 #[derive(Debug)]
 struct RealWritableFile {
     file: File,
     path: PathBuf,
-    /// Length when opened plus every byte the OS accepted since.
+    /// Length when opened plus every byte the OS accepted since: the append position.
     len: u64,
+    /// The file's length as this writer last set it: `len`, or more after `reserve`.
+    size: u64,
 }
 
 impl WritableFile for RealWritableFile {
     fn append(&mut self, buf: &[u8]) -> Result<()> {
         let mut rest = buf;
-        while !rest.is_empty() {
-            match self.file.write(rest) {
+        let result = loop {
+            if rest.is_empty() {
+                break Ok(());
+            }
+            match pwrite(&self.file, rest, self.len) {
                 Ok(0) => {
                     let e = io::Error::from(io::ErrorKind::WriteZero);
-                    return Err(Error::io("append", &self.path, e));
+                    break Err(Error::io("append", &self.path, e));
                 }
                 Ok(n) => {
                     self.len += n as u64;
                     rest = rest.get(n..).unwrap_or_default();
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io("append", &self.path, e)),
+                Err(e) => break Err(Error::io("append", &self.path, e)),
             }
+        };
+        self.size = self.size.max(self.len);
+        result
+    }
+
+    fn reserve(&mut self, len: u64) -> Result<()> {
+        if len > self.size {
+            // `set_len` extends with a hole: zeros on read, no blocks allocated.
+            self.file
+                .set_len(len)
+                .map_err(|e| Error::io("reserve", &self.path, e))?;
+            self.size = len;
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self) -> Result<()> {
+        if self.size > self.len {
+            self.file
+                .set_len(self.len)
+                .map_err(|e| Error::io("trim", &self.path, e))?;
+            self.size = self.len;
         }
         Ok(())
     }
@@ -388,6 +420,20 @@ impl Drop for RealReadableFile {
     }
 }
 
+/// Writes some of `buf` to `file` at `offset`.
+#[cfg(unix)]
+fn pwrite(file: &File, buf: &[u8], offset: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    file.write_at(buf, offset)
+}
+
+/// Writes some of `buf` to `file` at `offset`.
+#[cfg(windows)]
+fn pwrite(file: &File, buf: &[u8], offset: u64) -> io::Result<usize> {
+    use std::os::windows::fs::FileExt;
+    file.seek_write(buf, offset)
+}
+
 /// Fills `buf` from `file` at `offset` without moving a shared cursor.
 #[cfg(unix)]
 fn pread_exact(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
@@ -448,6 +494,47 @@ mod tests {
             RealFs::with_read_mode(ReadMode::Mmap),
             RealFs::with_read_mode(ReadMode::Pread),
         ]
+    }
+
+    #[test]
+    fn a_reserved_tail_is_sparse_zeros_that_appends_overwrite_and_trim_cuts() {
+        let fs = RealFs::new();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut w = fs.create_new(&path).unwrap();
+        w.append(b"head").unwrap();
+        w.reserve(1 << 20).unwrap();
+        w.sync_data().unwrap();
+        assert_eq!(
+            w.len(),
+            4,
+            "the reservation does not move the append position"
+        );
+        assert_eq!(fs.file_len(&path).unwrap(), 1 << 20);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let blocks = std::fs::metadata(&path).unwrap().blocks();
+            assert!(blocks * 512 < 1 << 19, "not sparse: {blocks} blocks");
+        }
+        w.append(b"-tail").unwrap();
+        // A smaller reservation changes nothing.
+        w.reserve(10).unwrap();
+        assert_eq!(w.len(), 9);
+        let r = fs.open_read(&path).unwrap();
+        assert_eq!(r.len(), 1 << 20);
+        assert_eq!(r.read_to_vec(0, 12).unwrap(), b"head-tail\0\0\0");
+        drop(r);
+        w.trim().unwrap();
+        assert_eq!(fs.file_len(&path).unwrap(), 9);
+        // Past the reservation the file grows as before.
+        w.reserve(12).unwrap();
+        w.append(b"0123456789").unwrap();
+        assert_eq!(w.len(), 19);
+        drop(w);
+        let w = fs.open_append(&path).unwrap();
+        assert_eq!(w.len(), 19);
+        assert_eq!(std::fs::read(&path).unwrap(), b"head-tail0123456789");
     }
 
     #[test]

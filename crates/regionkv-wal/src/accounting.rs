@@ -289,6 +289,7 @@ mod tests {
             number: 4,
             created_ms: 0,
             prev_log: 3,
+            preallocated: false,
         };
         a.adopt(&[LogSummary {
             path: "/w/4".into(),

@@ -77,8 +77,9 @@ impl Durability {
 ///
 /// "Torn" damage is what a crash in the middle of an append leaves at the end of the log that
 /// was being written: a record with fewer bytes than its header announces, a header cut
-/// short, a tail of zero bytes (preallocation, or a file system that extended the file
-/// before its data reached the disk), or any damage after which no record verifies (a power
+/// short, a tail of zero bytes (a file system that extended the file before its data reached
+/// the disk; in a log whose header says it was preallocated, a zero tail at a record
+/// boundary is no damage but the log's end), or any damage after which no record verifies (a power
 /// cut garbling the unsynced end of the last page leaves a complete-length record whose
 /// checksum fails). Damage followed by a record that verifies, and torn damage in a log
 /// that was not the last one its process wrote, are corruption. Like RocksDB's
@@ -112,6 +113,13 @@ pub struct WalConfig {
     /// names the regions holding the oldest one. Default 32 (HBase's
     /// `hbase.regionserver.maxlogs`).
     pub max_logs: usize,
+    /// How far ahead of the append position a log reserves room, in bytes (0: never). A log
+    /// is extended with a sparse zero tail this much at a time, so that a synced append
+    /// rarely changes the file's size: `fdatasync` then writes the data alone instead of
+    /// also committing the size to the file system's journal (RocksDB preallocates its WAL,
+    /// fjall its journal, for the same reason). A rolled or closed log is cut back to its
+    /// records. Default 1 MiB: one size change per 1 MiB of log.
+    pub preallocate: u64,
 }
 
 impl WalConfig {
@@ -121,6 +129,8 @@ impl WalConfig {
     pub const DEFAULT_ASYNC_SYNC_INTERVAL: Duration = Duration::from_secs(1);
     /// The default [`max_logs`](WalConfig::max_logs): 32.
     pub const DEFAULT_MAX_LOGS: usize = 32;
+    /// The default [`preallocate`](WalConfig::preallocate): 1 MiB.
+    pub const DEFAULT_PREALLOCATE: u64 = 1 << 20;
 
     /// Checks every field against its legal range.
     pub fn validate(&self) -> Result<()> {
@@ -143,6 +153,7 @@ impl Default for WalConfig {
             roll_size: WalConfig::DEFAULT_ROLL_SIZE,
             async_sync_interval: WalConfig::DEFAULT_ASYNC_SYNC_INTERVAL,
             max_logs: WalConfig::DEFAULT_MAX_LOGS,
+            preallocate: WalConfig::DEFAULT_PREALLOCATE,
         }
     }
 }

@@ -166,16 +166,31 @@ pub struct LogHeader {
     /// For [`LogOrigin::Open`], the number of the newest log in the directory at the time (0
     /// if none); for [`LogOrigin::Roll`], the number of the log rolled from.
     pub prev_log: u64,
+    /// The writer reserves room ahead of its appends (flag bit 0 of byte 13), so the file may
+    /// end in zero bytes that are not records: a zero tail at a record boundary is the end
+    /// of the log, not damage.
+    pub preallocated: bool,
 }
+
+/// Bit of the header's flags byte (offset 13): the log may end in a reserved zero tail.
+const FLAG_PREALLOCATED: u8 = 1;
 
 impl LogHeader {
     /// The header's bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
-        let fields: [(usize, &[u8]); 6] = [
+        let fields: [(usize, &[u8]); 7] = [
             (0, &MAGIC),
             (8, &self.version.to_be_bytes()),
             (12, &[self.origin.code()]),
+            (
+                13,
+                &[if self.preallocated {
+                    FLAG_PREALLOCATED
+                } else {
+                    0
+                }],
+            ),
             (16, &self.number.to_be_bytes()),
             (24, &self.created_ms.to_be_bytes()),
             (32, &self.prev_log.to_be_bytes()),
@@ -239,6 +254,8 @@ impl LogHeader {
             number: be_u64(h, 16),
             created_ms: be_u64(h, 24) as i64,
             prev_log: be_u64(h, 32),
+            // Other flag bits are reserved: written zero, ignored.
+            preallocated: h.get(13).is_some_and(|f| f & FLAG_PREALLOCATED != 0),
         })
     }
 }
@@ -982,12 +999,20 @@ mod tests {
             number: 3,
             created_ms: 1_700_000_000_123,
             prev_log: 2,
+            preallocated: false,
         };
         let b = h.encode();
         assert_eq!(&b[..8], b"RKWALLOG");
         assert_eq!(&b[8..12], &2u32.to_be_bytes());
         assert_eq!(b[12], 1);
         assert_eq!(&b[13..16], &[0, 0, 0]);
+        let pre = LogHeader {
+            preallocated: true,
+            ..h
+        };
+        let pb = pre.encode();
+        assert_eq!(&pb[13..16], &[1, 0, 0], "flag bit 0 of byte 13");
+        assert_eq!(LogHeader::decode(Path::new("/w/x"), &pb, 44).unwrap(), pre);
         assert_eq!(&b[16..24], &3u64.to_be_bytes());
         assert_eq!(&b[32..40], &2u64.to_be_bytes());
         let p = Path::new("/w/x");
@@ -1017,6 +1042,7 @@ mod tests {
                 number: 1,
                 created_ms: 0,
                 prev_log: 0,
+                preallocated: false,
             }
             .encode()
         };

@@ -251,6 +251,11 @@ impl WalReader {
                     }
                     return Ok(Some(edit));
                 }
+                Err(_) if self.reserved_tail_at(self.pos) => {
+                    // The zeros a preallocating writer reserved: the end of the log.
+                    self.state = State::Done;
+                    return Ok(None);
+                }
                 Err(damage) => {
                     if let Err(e) = self.on_damage(damage) {
                         self.state = State::Failed;
@@ -262,6 +267,18 @@ impl WalReader {
                 }
             }
         }
+    }
+
+    /// Whether everything from `at` to the end of the file is the zero tail a preallocating
+    /// writer reserved ([`LogHeader::preallocated`]): at a record boundary, that is where
+    /// the log ends. A reserved tail can be shorter than a record header, so this is checked
+    /// before any damage is classified.
+    fn reserved_tail_at(&self, at: usize) -> bool {
+        self.header.preallocated
+            && self
+                .data()
+                .get(at..)
+                .is_some_and(|rest| rest.iter().all(|&b| b == 0))
     }
 
     /// Takes in a declaration (`None`), or the edit a record holds, its region id resolved

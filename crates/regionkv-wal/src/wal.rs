@@ -125,6 +125,9 @@ pub struct WalStats {
     pub logs_deleted: u64,
     /// Logs live now, the current one included.
     pub live_logs: u64,
+    /// Times a log's reserved zero tail was extended ([`WalConfig::preallocate`]): the only
+    /// appends whose sync also commits a new file size.
+    pub reserves: u64,
 }
 
 /// What a caller of [`Shared::await_position`] waits for.
@@ -143,6 +146,39 @@ enum Wait {
 struct LogWriter {
     file: Box<dyn WritableFile>,
     number: u64,
+    /// The file's length as last reserved (see [`WalConfig::preallocate`]): appends below it
+    /// fill a zero tail instead of growing the file.
+    reserved: u64,
+}
+
+impl LogWriter {
+    /// Makes room for `bytes` more: when they would not fit in the reserved length, reserves
+    /// `chunk` past them, never past `limit` (the roll size: the log is rolled once it gets
+    /// there). `chunk` 0 turns preallocation off.
+    /// Returns whether it reserved.
+    fn reserve_for(&mut self, bytes: u64, chunk: u64, limit: u64) -> regionkv_fs::Result<bool> {
+        let need = self.file.len() + bytes;
+        if chunk == 0 || need <= self.reserved {
+            return Ok(false);
+        }
+        let target = need.saturating_add(chunk).min(limit);
+        if target <= need {
+            return Ok(false);
+        }
+        self.file.reserve(target)?;
+        self.reserved = target;
+        Ok(true)
+    }
+
+    /// Cuts a reserved zero tail off a log that is done (rolled from, or closed). A failure
+    /// costs nothing but the zeros, which readers take for the log's end.
+    fn trim(&mut self) {
+        if self.reserved > self.file.len()
+            && let Err(e) = self.file.trim()
+        {
+            tracing::warn!(error = %e, "cutting the reserved tail off a WAL log failed");
+        }
+    }
 }
 
 /// Everything under the WAL's mutex. Invariants: `synced <= written <= appended`,
@@ -229,6 +265,7 @@ fn create_log(
     number: u64,
     origin: LogOrigin,
     prev_log: u64,
+    preallocated: bool,
 ) -> regionkv_fs::Result<LogWriter> {
     let header = LogHeader {
         version: FORMAT_VERSION,
@@ -236,6 +273,7 @@ fn create_log(
         number,
         created_ms: now_ms(),
         prev_log,
+        preallocated,
     };
     let tmp = temp_log_path(dir, number);
     let path = log_path(dir, number);
@@ -248,7 +286,11 @@ fn create_log(
     fs.sync_dir(dir)?;
     let file = fs.open_append(&path)?;
     tracing::debug!(path = %path.display(), ?origin, prev_log, "started a WAL log");
-    Ok(LogWriter { file, number })
+    Ok(LogWriter {
+        reserved: file.len(),
+        file,
+        number,
+    })
 }
 
 impl Wal {
@@ -281,7 +323,14 @@ impl Wal {
             }
         }
         let number = newest_any + 1;
-        let writer = create_log(&*fs, dir, number, LogOrigin::Open, newest_log)?;
+        let writer = create_log(
+            &*fs,
+            dir,
+            number,
+            LogOrigin::Open,
+            newest_log,
+            config.preallocate > 0,
+        )?;
         accounting.add_current(number, log_path(dir, number), LogOrigin::Open);
         let shared = Arc::new(Shared {
             fs,
@@ -525,7 +574,9 @@ impl Wal {
         while st.busy {
             shared.progress.wait(&mut st);
         }
-        st.writer = None;
+        if let Some(mut writer) = st.writer.take() {
+            writer.trim();
+        }
     }
 }
 
@@ -646,10 +697,14 @@ impl Shared {
         let end = st.appended;
         let sync = st.fsync_wanted > st.synced;
         let mut sync_time = Duration::ZERO;
+        let round_bytes = (declarations.len() + batch.len()) as u64;
+        let (chunk, limit) = (self.config.preallocate, self.config.roll_size);
+        let mut reserved = false;
         let result = MutexGuard::unlocked(st, || {
             // Crash points (docs/reliability.md): a round taken but not written, written
             // but not synced, synced but not yet acknowledged.
             fail::fail_point!("wal-before-append");
+            reserved = writer.reserve_for(round_bytes, chunk, limit)?;
             if declarations.is_empty() {
                 if !batch.is_empty() {
                     writer.file.append(&batch)?;
@@ -676,6 +731,7 @@ impl Shared {
         if !batch.is_empty() {
             st.stats.writes += 1;
         }
+        st.stats.reserves += u64::from(reserved);
         st.written = end;
         if sync {
             st.synced = end;
@@ -729,11 +785,20 @@ impl Shared {
         let written = st.written;
         let sync_old = st.synced < written;
         let result = MutexGuard::unlocked(st, || {
+            // Before the sync, so that a rolled-from log ends at its last record for good.
+            old.trim();
             if sync_old {
                 old.file.sync_data()?;
             }
             fail::fail_point!("wal-roll-before-create");
-            let new = create_log(&*self.fs, &self.dir, number, LogOrigin::Roll, old.number)?;
+            let new = create_log(
+                &*self.fs,
+                &self.dir,
+                number,
+                LogOrigin::Roll,
+                old.number,
+                self.config.preallocate > 0,
+            )?;
             drop(old);
             fail::fail_point!("wal-roll-after-create");
             Ok(new)

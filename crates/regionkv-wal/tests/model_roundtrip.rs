@@ -199,6 +199,7 @@ proptest! {
             number: 1,
             created_ms: 0,
             prev_log: 0,
+            preallocated: false,
         };
         // Random bytes with a valid record spliced in somewhere.
         let record = regionkv_wal::format::encode_record(&WalEdit::new(

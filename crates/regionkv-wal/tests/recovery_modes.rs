@@ -310,6 +310,7 @@ fn log_header(version: u32) -> Vec<u8> {
         number: 1,
         created_ms: 0,
         prev_log: 0,
+        preallocated: false,
     }
     .encode()
     .to_vec()

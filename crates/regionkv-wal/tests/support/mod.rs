@@ -100,9 +100,28 @@ pub fn expected_records(edits: &[WalEdit]) -> (Vec<u8>, Vec<u64>) {
 }
 
 /// Writes `edits` into one fresh log (closed afterwards) and returns its path and the offset
-/// of each edit's record. Checks the log holds exactly [`expected_records`].
+/// of each edit's record. Checks the log holds exactly [`expected_records`]. The log is
+/// written without preallocation (its header does not claim a reserved tail), so that the
+/// damage tests see every zero byte classified as damage; [`write_preallocated_log`] is the
+/// default writer's.
 pub fn write_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u64>) {
-    let wal = open(fs, quiet_config());
+    write_log_with(
+        fs,
+        edits,
+        WalConfig {
+            preallocate: 0,
+            ..quiet_config()
+        },
+    )
+}
+
+/// [`write_log`] with the default preallocation (the header flags the reserved tail).
+pub fn write_preallocated_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u64>) {
+    write_log_with(fs, edits, quiet_config())
+}
+
+fn write_log_with(fs: &MemFs, edits: &[WalEdit], config: WalConfig) -> (PathBuf, Vec<u64>) {
+    let wal = open(fs, config);
     for e in edits {
         wal.append(e, regionkv_wal::Durability::SyncWal).unwrap();
     }
@@ -153,6 +172,12 @@ impl WritableFile for SlowFile {
     fn sync_all(&mut self) -> regionkv_fs::Result<()> {
         std::thread::sleep(self.delay);
         self.inner.sync_all()
+    }
+    fn reserve(&mut self, len: u64) -> regionkv_fs::Result<()> {
+        self.inner.reserve(len)
+    }
+    fn trim(&mut self) -> regionkv_fs::Result<()> {
+        self.inner.trim()
     }
     fn len(&self) -> u64 {
         self.inner.len()
