@@ -32,6 +32,6 @@ pub use cell::{Cell, CellRef};
 pub use cell_type::CellType;
 pub use clock::{Clock, IncrementingClock, ManualClock, SharedClock, SystemClock};
 pub use error::{Error, Result};
-pub use key::{KeyView, OwnedKey, compare_keys, compare_rows};
+pub use key::{KeyView, OwnedKey, compare_bytes, compare_keys, compare_rows};
 pub use scanner::KeyValueScanner;
 pub use time_range::TimeRange;

@@ -73,7 +73,7 @@ impl ReadQuery {
 }
 
 /// A family and the qualifiers a read wants of it (empty: all).
-type FamilyColumns = (Vec<u8>, Vec<Vec<u8>>);
+type FamilyColumns<'a> = (&'a [u8], &'a [Vec<u8>]);
 
 /// A row range read.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -411,7 +411,9 @@ fn source_filter(
 
 impl Region {
     /// Families a query reads, with their qualifiers; checks HBase's rules.
-    fn resolve(&self, q: &ReadQuery) -> Result<Vec<FamilyColumns>> {
+    /// The families `q` reads, each with its requested qualifiers (empty: all), borrowed
+    /// (this runs once per get: no copies of names).
+    fn resolve<'a>(&'a self, q: &'a ReadQuery) -> Result<Vec<FamilyColumns<'a>>> {
         if q.max_versions == 0 {
             return Err(Error::InvalidDescriptor(
                 "the number of versions to read must be positive".to_string(),
@@ -421,10 +423,10 @@ impl Region {
             return Ok(self
                 .stores()
                 .keys()
-                .map(|f| (f.clone(), Vec::new()))
+                .map(|f| (f.as_slice(), &[][..]))
                 .collect());
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(q.families.len());
         for (family, qualifiers) in &q.families {
             self.store(family)?;
             if q.raw && !qualifiers.is_empty() {
@@ -432,7 +434,7 @@ impl Region {
                     "Cannot specify any column for a raw scan".to_string(),
                 ));
             }
-            out.push((family.clone(), qualifiers.clone()));
+            out.push((family.as_slice(), qualifiers.as_slice()));
         }
         Ok(out)
     }
@@ -453,17 +455,17 @@ impl Region {
         let now = self.services().clock.now_millis();
         let mut out = Vec::with_capacity(self.stores().len());
         for (family, qualifiers) in self.resolve(q)? {
-            let Some(store) = self.stores().get(&family) else {
+            let Some(store) = self.stores().get(family) else {
                 continue;
             };
             let sf = source_filter(store.family(), q, now);
             let sources = match get_row {
-                Some(row) => store.get_scanners(read_point, row, start_key, &qualifiers, &sf)?,
+                Some(row) => store.get_scanners(read_point, row, start_key, qualifiers, &sf)?,
                 None => store.scanners(read_point, &start_key.view(), start_row, stop_row, &sf)?,
             };
             let matcher = QueryMatcher::user_filtered(
                 store.family(),
-                &qualifiers,
+                qualifiers,
                 q.max_versions,
                 q.time_range,
                 now,
@@ -627,7 +629,7 @@ impl Region {
             };
         let mut stores = Vec::new();
         for (family, qualifiers) in self.resolve(&scan.query)? {
-            let Some(store) = self.stores().get(&family) else {
+            let Some(store) = self.stores().get(family) else {
                 continue;
             };
             let sf = source_filter(store.family(), &scan.query, now);
@@ -657,7 +659,7 @@ impl Region {
             }
             let matcher = QueryMatcher::user_filtered(
                 store.family(),
-                &qualifiers,
+                qualifiers,
                 scan.query.max_versions,
                 scan.query.time_range,
                 now,

@@ -25,8 +25,8 @@
 use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
 use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
-use crate::region_map::RegionMap;
-use parking_lot::RwLock;
+use crate::region_map::{RegionMap, RegionMapSlot};
+use arc_swap::ArcSwap;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
 use std::sync::Arc;
@@ -594,8 +594,8 @@ impl Admin {
             desc.name.clone(),
             Arc::new(TableHandle {
                 name: desc.name.clone(),
-                descriptor: RwLock::new(Arc::new(desc)),
-                regions: RwLock::new(Some(Arc::new(RegionMap::new(regions)))),
+                descriptor: ArcSwap::from_pointee(desc),
+                regions: RegionMapSlot::new(Some(Arc::new(RegionMap::new(regions)))),
             }),
         );
         Ok(())
@@ -673,7 +673,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
-        Ok((**self.inner().table(name)?.descriptor.read()).clone())
+        Ok((**self.inner().table(name)?.descriptor.load()).clone())
     }
 
     /// Every table name, sorted.
@@ -801,14 +801,14 @@ impl Admin {
         entry.descriptor = desc.clone();
         let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
         let mut regions = handle.regions.write();
-        let old_desc = (**handle.descriptor.read()).clone();
+        let old_desc = (**handle.descriptor.load()).clone();
         inner.close_for_change(&mut regions, &old_desc)?;
         if let Err(e) = inner.write_catalog(&cat, &next) {
             inner.undo_closed_change(&mut regions, &old_desc, &e);
             return Err(e);
         }
         *cat = next;
-        *handle.descriptor.write() = Arc::new(desc.clone());
+        handle.descriptor.store(Arc::new(desc.clone()));
         if let Some(closed) = regions.clone() {
             // Committed: the regions serve only with the new descriptor. One that does not
             // open stays offline (reads fail at once) until the Db is reopened.
@@ -962,7 +962,7 @@ impl Admin {
             TableState::Disabled => {
                 let span = tracing::info_span!("disable", table = %handle.name);
                 let _enter = span.enter();
-                let desc = (**handle.descriptor.read()).clone();
+                let desc = (**handle.descriptor.load()).clone();
                 inner.close_for_change(&mut regions, &desc)?;
                 if let Err(e) = inner.write_catalog(&cat, &next) {
                     inner.undo_closed_change(&mut regions, &desc, &e);
@@ -973,7 +973,7 @@ impl Admin {
             TableState::Enabled => {
                 let span = tracing::info_span!("enable", table = %handle.name);
                 let _enter = span.enter();
-                let desc = handle.descriptor.read().clone();
+                let desc = handle.descriptor.load_full();
                 let map = inner.open_regions(&desc, &infos, &[])?;
                 if let Err(e) = inner.write_catalog(&cat, &next) {
                     // Still disabled (or, when the commit is uncertain, left to the next
@@ -1067,7 +1067,7 @@ impl Admin {
         if regions.is_some() {
             return Err(Error::TableNotDisabled(handle.name.clone()));
         }
-        let desc = (**handle.descriptor.read()).clone();
+        let desc = (**handle.descriptor.load()).clone();
         let old = cat
             .tables
             .get(&handle.name)

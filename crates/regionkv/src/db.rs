@@ -27,7 +27,8 @@
 use crate::catalog::{Catalog, TableState};
 use crate::error::{Error, Result};
 use crate::options::DbOptions;
-use crate::region_map::RegionMap;
+use crate::region_map::{RegionMap, RegionMapSlot};
+use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
 use regionkv_fs::{FileLock, Fs, RealFs};
 use regionkv_region::{
@@ -74,16 +75,17 @@ const LOCK_FILE: &str = "LOCK";
 #[derive(Debug)]
 pub(crate) struct TableHandle {
     pub(crate) name: String,
-    pub(crate) descriptor: RwLock<Arc<TableDescriptor>>,
+    /// Swapped whole by an alter (under the region map's change lock); read per operation.
+    pub(crate) descriptor: ArcSwap<TableDescriptor>,
     /// `None` while the table is disabled.
-    pub(crate) regions: RwLock<Option<Arc<RegionMap>>>,
+    pub(crate) regions: RegionMapSlot,
 }
 
 impl TableHandle {
     /// The current region map, or TableNotEnabled.
     pub(crate) fn region_map(&self) -> Result<Arc<RegionMap>> {
         self.regions
-            .read()
+            .load()
             .clone()
             .ok_or_else(|| Error::TableNotEnabled(self.name.clone()))
     }
@@ -519,8 +521,8 @@ impl Db {
                 name.clone(),
                 Arc::new(TableHandle {
                     name: name.clone(),
-                    descriptor: RwLock::new(Arc::new(entry.descriptor.clone())),
-                    regions: RwLock::new(regions),
+                    descriptor: ArcSwap::from_pointee(entry.descriptor.clone()),
+                    regions: RegionMapSlot::new(regions),
                 }),
             );
         }

@@ -150,6 +150,9 @@ impl RegionMap {
     pub fn index_of(&self, row: &[u8]) -> usize {
         // The last region whose start key is ≤ row; the first region starts at the empty
         // key, so there is always one.
+        if self.regions.len() <= 1 {
+            return 0;
+        }
         self.regions
             .partition_point(|r| r.info().start_key.as_slice() <= row)
             .saturating_sub(1)
@@ -244,5 +247,117 @@ impl RegionMap {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.regions.is_empty()
+    }
+}
+
+/// Where a table keeps its current [`RegionMap`] (`None` while the table is disabled).
+///
+/// Changes (create, enable, disable, alter, split, merge) are rare and serialize on a lock,
+/// held across their whole read-modify-write; every get, put and scan only needs the
+/// current map for a moment. So each change also publishes the new map in an
+/// [`ArcSwapOption`], and the data path reads it from there ([`load`](Self::load)): no lock
+/// and no reference count to bump, which were 10–13% of a point read (two atomic
+/// read-modify-writes for the lock, two for the map's `Arc` and two for the region's).
+///
+/// Invariant: outside a write guard's lifetime the published map is the locked one. A write
+/// guard publishes when it is dropped, while it still holds the lock, so maps are published
+/// in the order the changes made them.
+#[derive(Debug)]
+pub(crate) struct RegionMapSlot {
+    lock: parking_lot::RwLock<Option<Arc<RegionMap>>>,
+    published: arc_swap::ArcSwapOption<RegionMap>,
+}
+
+impl RegionMapSlot {
+    /// A slot holding `map`.
+    pub(crate) fn new(map: Option<Arc<RegionMap>>) -> Self {
+        Self {
+            published: arc_swap::ArcSwapOption::new(map.clone()),
+            lock: parking_lot::RwLock::new(map),
+        }
+    }
+
+    /// The current map, for the data path: a short-lived guard (hold it for one operation).
+    pub(crate) fn load(&self) -> arc_swap::Guard<Option<Arc<RegionMap>>> {
+        self.published.load()
+    }
+
+    /// The current map under the change lock: no change can start while this is held.
+    pub(crate) fn read(&self) -> parking_lot::RwLockReadGuard<'_, Option<Arc<RegionMap>>> {
+        self.lock.read()
+    }
+
+    /// Starts a change: the guard derefs to the map slot and publishes it when dropped.
+    pub(crate) fn write(&self) -> RegionMapWriteGuard<'_> {
+        RegionMapWriteGuard {
+            guard: self.lock.write(),
+            published: &self.published,
+        }
+    }
+}
+
+/// A change of a [`RegionMapSlot`] in progress; see [`RegionMapSlot::write`].
+pub(crate) struct RegionMapWriteGuard<'a> {
+    guard: parking_lot::RwLockWriteGuard<'a, Option<Arc<RegionMap>>>,
+    published: &'a arc_swap::ArcSwapOption<RegionMap>,
+}
+
+impl std::ops::Deref for RegionMapWriteGuard<'_> {
+    type Target = Option<Arc<RegionMap>>;
+    fn deref(&self) -> &Self::Target {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for RegionMapWriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.guard
+    }
+}
+
+impl Drop for RegionMapWriteGuard<'_> {
+    fn drop(&mut self) {
+        self.published.store(self.guard.clone());
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A map with no regions: publication is tested by identity, not by content.
+    fn empty_map() -> Arc<RegionMap> {
+        Arc::new(RegionMap::new(Vec::new()))
+    }
+
+    #[test]
+    fn a_change_is_published_when_its_guard_drops_and_not_before() {
+        let first = empty_map();
+        let slot = RegionMapSlot::new(Some(first.clone()));
+        assert!(Arc::ptr_eq(slot.load().as_ref().unwrap(), &first));
+        let second = empty_map();
+        {
+            let mut change = slot.write();
+            *change = Some(second.clone());
+            // Readers of the data path still see the old map mid-change.
+            assert!(Arc::ptr_eq(slot.load().as_ref().unwrap(), &first));
+        }
+        assert!(Arc::ptr_eq(slot.load().as_ref().unwrap(), &second));
+        assert!(Arc::ptr_eq(slot.read().as_ref().unwrap(), &second));
+        // Disabling publishes the absence too.
+        *slot.write() = None;
+        assert!(slot.load().is_none() && slot.read().is_none());
+    }
+
+    #[test]
+    fn a_guard_held_across_a_change_keeps_its_map() {
+        let first = empty_map();
+        let slot = RegionMapSlot::new(Some(first.clone()));
+        let held = slot.load();
+        *slot.write() = Some(empty_map());
+        assert!(Arc::ptr_eq(held.as_ref().unwrap(), &first));
+        drop(held);
+        assert!(!Arc::ptr_eq(slot.load().as_ref().unwrap(), &first));
     }
 }

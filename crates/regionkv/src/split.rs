@@ -311,7 +311,7 @@ impl DbInner {
             }
             return Ok(None);
         };
-        let desc = handle.descriptor.read().clone();
+        let desc = handle.descriptor.load_full();
         if !desc.split_enabled {
             return Err(invalid(format!(
                 "Table {} isn't enabled for split (SPLIT_ENABLED => false)",
@@ -506,7 +506,7 @@ impl DbInner {
         if found.iter().any(|(t, _)| t.name != handle.name) {
             return Err(invalid("Can't merge regions from different tables"));
         }
-        let desc = handle.descriptor.read().clone();
+        let desc = handle.descriptor.load_full();
         if !desc.merge_enabled {
             return Err(invalid(format!(
                 "Table {} isn't enabled for merge (MERGE_ENABLED => false)",

@@ -414,19 +414,12 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn descriptor(&self) -> Arc<TableDescriptor> {
-        self.handle.descriptor.read().clone()
+        self.handle.descriptor.load_full()
     }
 
     fn map(&self) -> Result<Arc<RegionMap>> {
         self.db.inner.check_open()?;
         self.handle.region_map()
-    }
-
-    fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
-        let map = self.map()?;
-        map.locate(row)
-            .cloned()
-            .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))
     }
 
     /// Runs `op` on the region holding `row`. While a split or merge replaces that region
@@ -438,8 +431,15 @@ impl Table {
         let mut deadline = None;
         let mut pause = std::time::Duration::from_millis(1);
         loop {
-            let region = self.region_for(row)?;
-            match op(&region) {
+            self.db.inner.check_open()?;
+            // The published map, held for the op (it keeps the region alive, as a clone of
+            // its `Arc` would, without the reference counting; see `RegionMapSlot`).
+            let map = self.handle.regions.load();
+            let region = map
+                .as_ref()
+                .and_then(|m| m.locate(row))
+                .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))?;
+            match op(region) {
                 Err(e)
                     if region_moved(&e)
                         && std::time::Instant::now()
