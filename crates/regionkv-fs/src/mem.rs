@@ -828,6 +828,16 @@ mod tests {
         r.read_to_vec(0, usize::try_from(r.len()).unwrap()).unwrap()
     }
 
+    /// Creates `path` holding `bytes`, reserved to `len`, all of it (name included) durable.
+    fn durable_reserved(fs: &MemFs, path: &str, bytes: &[u8], len: u64) -> Box<dyn WritableFile> {
+        let mut w = fs.create_new(p(path)).unwrap();
+        w.append(bytes).unwrap();
+        w.reserve(len).unwrap();
+        w.sync_data().unwrap();
+        fs.sync_dir(p(path).parent().unwrap()).unwrap();
+        w
+    }
+
     #[test]
     fn appends_fill_a_reserved_tail_and_trim_cuts_it() {
         let fs = fs_with_db();
@@ -850,11 +860,7 @@ mod tests {
     fn a_crash_keeps_a_synced_reservation_as_zeros_in_place_of_lost_appends() {
         for mode in CrashMode::all(7) {
             let fs = fs_with_db();
-            let mut w = fs.create_new(p("/db/log")).unwrap();
-            w.append(b"synced").unwrap();
-            w.reserve(64).unwrap();
-            w.sync_data().unwrap();
-            fs.sync_dir(p("/db")).unwrap();
+            let mut w = durable_reserved(&fs, "/db/log", b"synced", 64);
             w.append(b"unsynced").unwrap();
             // Neither an unsynced trim nor an unsynced larger reservation is durable.
             w.trim().unwrap();
@@ -887,11 +893,7 @@ mod tests {
     #[test]
     fn a_synced_trim_survives_a_crash() {
         let fs = fs_with_db();
-        let mut w = fs.create_new(p("/db/log")).unwrap();
-        w.append(b"abc").unwrap();
-        w.reserve(64).unwrap();
-        w.sync_data().unwrap();
-        fs.sync_dir(p("/db")).unwrap();
+        let mut w = durable_reserved(&fs, "/db/log", b"abc", 64);
         w.trim().unwrap();
         w.sync_data().unwrap();
         fs.crash(CrashMode::DropUnsynced);

@@ -9,7 +9,7 @@ mod support;
 
 use regionkv_fs::{CrashMode, Fs, MemFs};
 use regionkv_wal::format::HEADER_LEN;
-use regionkv_wal::{Durability, Error, RecoveryMode, WalConfig, WalReader, replay};
+use regionkv_wal::{Durability, Error, RecoveryMode, WalConfig, WalReader};
 use support::*;
 
 const MODES: [RecoveryMode; 3] = [
@@ -102,7 +102,7 @@ fn a_crashed_log_ends_at_its_reserved_zeros_in_every_mode() {
         let len = fs.file_len(&path).unwrap();
         assert!(len > written, "{crash:?}: the synced reservation survives");
         for mode in MODES {
-            let (got, report) = replay(&fs, dir(), mode).unwrap().read_all().unwrap();
+            let (got, report) = replay_report(&fs, mode);
             assert_eq!(got, edits, "{crash:?} {mode:?}");
             assert!(report.dropped_tails.is_empty(), "{crash:?} {mode:?}");
             assert!(report.skipped.is_empty(), "{crash:?} {mode:?}");
@@ -125,10 +125,7 @@ fn unsynced_appends_lost_in_the_reserved_tail_read_as_its_end() {
         }
         fs.crash(CrashMode::KeepRandomPrefix { seed });
         drop(wal);
-        let (got, _) = replay(&fs, dir(), RecoveryMode::TolerateCorruptedTail)
-            .unwrap()
-            .read_all()
-            .unwrap();
+        let (got, _) = replay_report(&fs, RecoveryMode::TolerateCorruptedTail);
         assert!(!got.is_empty() && edits.starts_with(&got), "seed {seed}");
     }
 }
@@ -146,10 +143,7 @@ fn a_torn_record_before_the_reserved_zeros_is_still_a_torn_tail() {
         let mut bytes = full[..cut].to_vec();
         bytes.resize(reserved, 0);
         overwrite(&fs, &path, &bytes);
-        let (got, report) = replay(&fs, dir(), RecoveryMode::TolerateCorruptedTail)
-            .unwrap()
-            .read_all()
-            .unwrap();
+        let (got, report) = replay_report(&fs, RecoveryMode::TolerateCorruptedTail);
         assert_eq!(got, &edits[..3], "cut at {cut}");
         if full[last..cut].iter().all(|&b| b == 0) {
             // Nothing of the record but zeros reached the disk: the log's end.
@@ -187,10 +181,7 @@ fn zeros_followed_by_a_record_are_corruption_even_in_a_preallocated_log() {
             "{mode:?}: {err}"
         );
     }
-    let (got, report) = replay(&fs, dir(), RecoveryMode::SkipAnyCorrupted)
-        .unwrap()
-        .read_all()
-        .unwrap();
+    let (got, report) = replay_report(&fs, RecoveryMode::SkipAnyCorrupted);
     assert_eq!(got, [edits[0].clone(), edits[1].clone(), edits[3].clone()]);
     assert_eq!(report.skipped.len(), 1);
 }
@@ -204,7 +195,7 @@ fn a_zero_tail_shorter_than_a_record_header_ends_a_preallocated_log() {
     for extra in [1, 5, 12, 13, 100] {
         fs.truncate(&path, len + extra).unwrap();
         for mode in MODES {
-            let (got, report) = replay(&fs, dir(), mode).unwrap().read_all().unwrap();
+            let (got, report) = replay_report(&fs, mode);
             assert_eq!(got, edits, "{extra} zeros, {mode:?}");
             assert!(report.dropped_tails.is_empty() && report.skipped.is_empty());
         }

@@ -149,12 +149,10 @@ impl RegionMap {
     /// ```
     pub fn index_of(&self, row: &[u8]) -> usize {
         // The last region whose start key is ≤ row; the first region starts at the empty
-        // key, so there is always one.
-        if self.regions.len() <= 1 {
-            return 0;
-        }
+        // key, so there is always one. `compare_bytes`, not `<=` (a libc `memcmp` call per
+        // probe, 12% of a missing-key get even against the empty start key).
         self.regions
-            .partition_point(|r| r.info().start_key.as_slice() <= row)
+            .partition_point(|r| regionkv_cell::compare_bytes(&r.info().start_key, row).is_le())
             .saturating_sub(1)
     }
 

@@ -64,6 +64,14 @@ pub fn open(fs: &MemFs, config: WalConfig) -> Wal {
     Wal::open(Arc::new(fs.clone()), dir(), config).unwrap()
 }
 
+/// Every edit replay returns with its report; panics on an error.
+pub fn replay_report(
+    fs: &dyn Fs,
+    mode: RecoveryMode,
+) -> (Vec<WalEdit>, regionkv_wal::ReplayReport) {
+    replay(fs, dir(), mode).unwrap().read_all().unwrap()
+}
+
 /// Every edit replay returns, or the error.
 pub fn replay_all(fs: &dyn Fs, mode: RecoveryMode) -> regionkv_wal::Result<Vec<WalEdit>> {
     replay(fs, dir(), mode)?.read_all().map(|(edits, _)| edits)
