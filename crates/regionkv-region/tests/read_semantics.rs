@@ -610,3 +610,55 @@ fn ttl_expired_files_are_removed_whole() {
             .is_empty()
     );
 }
+
+/// Column and row skips step over a few cells one by one and reseek past longer runs
+/// (`StoreScanner`'s SKIP_STEPS): reads must give the same cells on both sides of that
+/// boundary, with the versions spread over the memstore and several files.
+#[test]
+fn skips_past_many_versions_and_wide_rows_give_the_same_cells() {
+    for hidden in [0usize, 1, 7, 8, 9, 30] {
+        let h = harness(family(|f| f.max_versions = 2));
+        // Row "a": column "c" with 2 + `hidden` versions, then "d"; row "b" follows.
+        let versions = 2 + hidden as i64;
+        for ts in 1..=versions {
+            put(&h, "a", "c", ts, &format!("v{ts}"));
+            if ts % 5 == 0 {
+                h.region().flush().unwrap();
+            }
+        }
+        put(&h, "a", "d", 1, "d1");
+        put(&h, "b", "c", 1, "b1");
+        // Row "w": 2 + `hidden` columns, of which an explicit-column get wants the first.
+        for q in 0..2 + hidden {
+            put(&h, "w", &format!("q{q:02}"), 1, "x");
+        }
+        put(&h, "x", "q00", 1, "next");
+        let newest = format!("a/e:c/{versions}/Put=v{versions}");
+        let second = format!("a/e:c/{}/Put=v{}", versions - 1, versions - 1);
+        let all = scan(&h, ReadQuery::default().versions(2));
+        assert_eq!(all.len(), 2 + 1 + 1 + (2 + hidden) + 1, "{hidden}: {all:?}");
+        assert_eq!(
+            all[..4],
+            [
+                newest.clone(),
+                second,
+                "a/e:d/1/Put=d1".into(),
+                "b/e:c/1/Put=b1".into()
+            ]
+        );
+        assert_eq!(all.last().unwrap(), "x/e:q00/1/Put=next");
+        let one = scan(&h, ReadQuery::default());
+        assert_eq!(
+            one[..3],
+            [newest, "a/e:d/1/Put=d1".into(), "b/e:c/1/Put=b1".into()]
+        );
+        // Explicit columns: the row is done after q00, and the scan moves on to "x".
+        let cols = scan(&h, ReadQuery::default().column(b"e", b"q00"));
+        assert_eq!(cols, ["w/e:q00/1/Put=x", "x/e:q00/1/Put=next"], "{hidden}");
+        let got = h
+            .region()
+            .get(b"a", &ReadQuery::default().column(b"e", b"c").versions(1))
+            .unwrap();
+        assert_eq!(show(&got), [format!("a/e:c/{versions}/Put=v{versions}")]);
+    }
+}

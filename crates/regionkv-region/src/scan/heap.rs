@@ -156,6 +156,11 @@ impl KeyValueHeap {
         self.heap.peek().and_then(|e| e.0.peek())
     }
 
+    /// The key of the smallest current cell (no parsing).
+    pub fn peek_key(&self) -> Option<&[u8]> {
+        self.heap.peek().map(Entry::key)
+    }
+
     /// Moves past the smallest current cell.
     pub fn advance(&mut self) -> Result<()> {
         // The top moves in place and sifts down once when the guard drops (RocksDB's

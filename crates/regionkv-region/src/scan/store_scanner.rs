@@ -7,19 +7,34 @@ use crate::error::Result;
 use crate::scan::column_tracker::MatchCode;
 use crate::scan::heap::KeyValueHeap;
 use crate::scan::query_matcher::QueryMatcher;
-use regionkv_cell::{Cell, CellRef, OwnedKey};
+use regionkv_cell::key::TRAILER_LEN;
+use regionkv_cell::{Cell, CellRef, KeyView, OwnedKey};
+
+/// Cells a column or row skip steps over one at a time before it falls back to a reseek.
+/// Like HBase's `trySkipToNextColumn`/`trySkipToNextRow`: most skips pass zero or one cell
+/// (one version per column, the next cell already in the next column), and a step is one
+/// cursor move and one sift, while a reseek builds a key, pops and re-pushes every source
+/// behind it and searches their blocks. Columns with many hidden versions still reseek
+/// after this many steps. Either way the matcher sees the same cells.
+const SKIP_STEPS: usize = 8;
 
 /// Scans one store.
 #[derive(Debug)]
 pub struct StoreScanner {
     heap: KeyValueHeap,
     matcher: QueryMatcher,
+    /// The key being skipped past (reused, so skips do not allocate).
+    skip_key: Vec<u8>,
 }
 
 impl StoreScanner {
     /// Wraps a positioned heap and a matcher.
     pub fn new(heap: KeyValueHeap, matcher: QueryMatcher) -> Self {
-        Self { heap, matcher }
+        Self {
+            heap,
+            matcher,
+            skip_key: Vec::new(),
+        }
     }
 
     /// The row of the next cell, if any.
@@ -40,8 +55,18 @@ impl StoreScanner {
         self.heap.seek(&k.view()).map(|_| ())
     }
 
-    /// Moves past every cell of `row`.
+    /// Moves past every cell of `row`: steps while the next cell is still in it, then
+    /// reseeks (see [`SKIP_STEPS`]).
     pub fn skip_row(&mut self, row: &[u8]) -> Result<()> {
+        for _ in 0..SKIP_STEPS {
+            match self.heap.peek_key() {
+                Some(key) if same_row(key, row) => self.heap.advance()?,
+                _ => return Ok(()),
+            }
+        }
+        if !self.heap.peek_key().is_some_and(|k| same_row(k, row)) {
+            return Ok(());
+        }
         let k = OwnedKey::last_on_row(row)?;
         self.heap.reseek(&k.view())
     }
@@ -105,11 +130,71 @@ impl StoreScanner {
         Ok(())
     }
 
+    /// Moves past every remaining version of the current cell's column: steps while the
+    /// next cell is in the same column, then reseeks (see [`SKIP_STEPS`]).
     fn seek_next_column(&mut self) -> Result<()> {
-        let Some(cell) = self.heap.peek() else {
+        let Some(key) = self.heap.peek_key() else {
             return Ok(());
         };
-        let k = OwnedKey::last_on_column(cell.row(), cell.family(), cell.qualifier())?;
+        self.skip_key.clear();
+        self.skip_key.extend_from_slice(key);
+        for _ in 0..SKIP_STEPS {
+            self.heap.advance()?;
+            match self.heap.peek_key() {
+                Some(next) if same_column(next, &self.skip_key) => {}
+                _ => return Ok(()),
+            }
+        }
+        // Still in the column after SKIP_STEPS versions: jump past the rest of them.
+        let current = KeyView::parse(&self.skip_key)?;
+        let k = OwnedKey::last_on_column(current.row(), current.family(), current.qualifier())?;
         self.heap.reseek(&k.view())
+    }
+}
+
+/// True when two valid keys name the same column (row, family and qualifier): everything
+/// before the fixed-length trailer is equal. (The lengths are encoded before the row and
+/// the family, so equal prefixes mean equal coordinates.)
+fn same_column(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && a[..a.len().saturating_sub(TRAILER_LEN)] == b[..b.len().saturating_sub(TRAILER_LEN)]
+}
+
+/// True when the valid key `key` is in `row`.
+fn same_row(key: &[u8], row: &[u8]) -> bool {
+    key.len() >= 2 + row.len()
+        && u16::from_be_bytes([key[0], key[1]]) as usize == row.len()
+        && &key[2..2 + row.len()] == row
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::{same_column, same_row};
+    use regionkv_cell::CellType;
+    use regionkv_cell::key::encode_key;
+
+    fn key(row: &[u8], q: &[u8], ts: i64, seq: u64) -> Vec<u8> {
+        encode_key(row, b"f", q, ts, CellType::Put, seq).unwrap()
+    }
+
+    #[test]
+    fn column_and_row_identity_ignore_only_the_trailer() {
+        assert!(same_column(&key(b"r", b"q", 5, 1), &key(b"r", b"q", 9, 7)));
+        // Same bytes, split differently between row and qualifier.
+        assert!(!same_column(
+            &key(b"ra", b"b", 5, 1),
+            &key(b"r", b"ab", 5, 1)
+        ));
+        assert!(!same_column(
+            &key(b"r", b"q", 5, 1),
+            &key(b"r", b"qq", 5, 1)
+        ));
+        assert!(!same_column(&key(b"r", b"q", 5, 1), &key(b"s", b"q", 5, 1)));
+        assert!(same_row(&key(b"row", b"q", 1, 1), b"row"));
+        assert!(!same_row(&key(b"row", b"q", 1, 1), b"ro"));
+        assert!(!same_row(&key(b"ro", b"wq", 1, 1), b"row"));
+        assert!(!same_row(&key(b"", b"q", 1, 1), b"r"));
+        assert!(same_row(&key(b"", b"q", 1, 1), b""));
     }
 }
