@@ -139,6 +139,15 @@ fn split_key(key: &[u8]) -> Option<KeyParts<'_>> {
     ))
 }
 
+/// The row of an encoded key, read from its length prefix alone (scanners use it on keys
+/// they validated when they reached them, to test row boundaries without a full parse);
+/// `None` when the prefix points past the end of `key`.
+#[inline]
+pub fn key_row(key: &[u8]) -> Option<&[u8]> {
+    let len = u16::from_be_bytes([*key.first()?, *key.get(1)?]) as usize;
+    key.get(2..2 + len)
+}
+
 /// The trailer byte of the type code `Minimum` (`255 − 0`).
 const MINIMUM_TYPE_BYTE: u8 = 255;
 
@@ -555,6 +564,15 @@ mod tests {
         assert_eq!(key[16], 255 - 4);
         assert_eq!(&key[17..25], &(!7u64).to_be_bytes());
         assert_eq!(KEY_OVERHEAD, 20);
+    }
+
+    #[test]
+    fn key_row_reads_the_length_prefix_and_rejects_short_keys() {
+        assert_eq!(key_row(&put(b"row1", b"q", 1)), Some(&b"row1"[..]));
+        assert_eq!(key_row(&put(b"", b"q", 1)), Some(&b""[..]));
+        assert_eq!(key_row(&[0, 5, b'a', b'b']), None);
+        assert_eq!(key_row(&[0]), None);
+        assert_eq!(key_row(&[]), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::scan::column_tracker::MatchCode;
 use crate::scan::heap::KeyValueHeap;
 use crate::scan::query_matcher::QueryMatcher;
-use regionkv_cell::key::TRAILER_LEN;
+use regionkv_cell::key::{TRAILER_LEN, key_row};
 use regionkv_cell::{Cell, CellRef, KeyView, OwnedKey};
 
 /// Cells a column or row skip steps over one at a time before it falls back to a reseek.
@@ -39,7 +39,7 @@ impl StoreScanner {
 
     /// The row of the next cell, if any.
     pub fn peek_row(&self) -> Option<&[u8]> {
-        self.heap.peek().map(|c| c.row())
+        self.heap.peek_key().and_then(key_row)
     }
 
     /// Moves to the first cell of a row ≥ `row`.
@@ -77,12 +77,13 @@ impl StoreScanner {
     pub fn next_row(&mut self, row: &[u8], mut emit: impl FnMut(CellRef<'_>)) -> Result<()> {
         self.matcher.set_row(row);
         loop {
+            // The row boundary is tested on the raw key; only cells of the row are parsed.
+            if !self.heap.peek_key().is_some_and(|k| same_row(k, row)) {
+                return Ok(());
+            }
             let Some(cell) = self.heap.peek() else {
                 return Ok(());
             };
-            if cell.row() != row {
-                return Ok(());
-            }
             match self.matcher.matches(cell) {
                 MatchCode::Include => {
                     emit(cell);
@@ -160,11 +161,9 @@ fn same_column(a: &[u8], b: &[u8]) -> bool {
         && a[..a.len().saturating_sub(TRAILER_LEN)] == b[..b.len().saturating_sub(TRAILER_LEN)]
 }
 
-/// True when the valid key `key` is in `row`.
+/// True when the key `key` is in `row`.
 fn same_row(key: &[u8], row: &[u8]) -> bool {
-    key.len() >= 2 + row.len()
-        && u16::from_be_bytes([key[0], key[1]]) as usize == row.len()
-        && &key[2..2 + row.len()] == row
+    key_row(key) == Some(row)
 }
 
 #[cfg(test)]
