@@ -189,6 +189,13 @@ impl MemStore {
         out
     }
 
+    /// [`Self::segments`] without the vector: the snapshot (if any) and the active
+    /// segment (a get takes them on every call).
+    pub fn segment_pair(&self) -> (Option<Arc<Segment>>, Arc<Segment>) {
+        let segments = self.segments.read();
+        (segments.snapshot.clone(), Arc::clone(&segments.active))
+    }
+
     /// One scanner per segment of [`Self::segments`], at `read_point`.
     pub fn scanners(&self, read_point: u64) -> Vec<SegmentScanner> {
         self.segments()

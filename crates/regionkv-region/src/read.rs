@@ -7,7 +7,7 @@ use crate::filter::Filter;
 use crate::mvcc::ReadPointGuard;
 use crate::region::Region;
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
-use crate::scan::query_matcher::{QueryMatcher, SharedFilter};
+use crate::scan::query_matcher::{QueryMatcher, ReadNow, SharedFilter};
 use crate::scan::store_scanner::StoreScanner;
 use crate::store::{SourceFilter, StoreFileHandle};
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
@@ -394,7 +394,7 @@ impl Iterator for RegionScanner {
 fn source_filter(
     family: &crate::descriptor::ColumnFamilyDescriptor,
     q: &ReadQuery,
-    now: i64,
+    now: &ReadNow,
 ) -> SourceFilter {
     let expired_before = if q.raw {
         0
@@ -410,23 +410,17 @@ fn source_filter(
 }
 
 impl Region {
-    /// Families a query reads, with their qualifiers; checks HBase's rules.
-    /// The families `q` reads, each with its requested qualifiers (empty: all), borrowed
-    /// (this runs once per get: no copies of names).
-    fn resolve<'a>(&'a self, q: &'a ReadQuery) -> Result<Vec<FamilyColumns<'a>>> {
+    /// The families `q` reads, each with its requested qualifiers (empty: all), after
+    /// HBase's checks. Borrowed and not collected: this runs once per get.
+    fn resolve<'a>(
+        &'a self,
+        q: &'a ReadQuery,
+    ) -> Result<impl Iterator<Item = FamilyColumns<'a>> + 'a> {
         if q.max_versions == 0 {
             return Err(Error::InvalidDescriptor(
                 "the number of versions to read must be positive".to_string(),
             ));
         }
-        if q.families.is_empty() {
-            return Ok(self
-                .stores()
-                .keys()
-                .map(|f| (f.as_slice(), &[][..]))
-                .collect());
-        }
-        let mut out = Vec::with_capacity(q.families.len());
         for (family, qualifiers) in &q.families {
             self.store(family)?;
             if q.raw && !qualifiers.is_empty() {
@@ -434,9 +428,17 @@ impl Region {
                     "Cannot specify any column for a raw scan".to_string(),
                 ));
             }
-            out.push((family.as_slice(), qualifiers.as_slice()));
         }
-        Ok(out)
+        // Every family when none is named, else the named ones (one of the two is empty).
+        let all = q
+            .families
+            .is_empty()
+            .then(|| self.stores().keys().map(|f| (f.as_slice(), &[][..])));
+        let named = q
+            .families
+            .iter()
+            .map(|(family, qualifiers)| (family.as_slice(), qualifiers.as_slice()));
+        Ok(all.into_iter().flatten().chain(named))
     }
 
     fn store_scanners(
@@ -452,16 +454,28 @@ impl Region {
         // keep what this read point sees.
         let guard = self.mvcc().open_reader();
         let read_point = guard.read_point();
-        let now = self.services().clock.now_millis();
+        // A scan's stores share one "now", taken here; a get's are taken when needed.
+        let clock = &self.services().clock;
+        let scan_now = get_row.is_none().then(|| clock.now_millis());
         let mut out = Vec::with_capacity(self.stores().len());
         for (family, qualifiers) in self.resolve(q)? {
             let Some(store) = self.stores().get(family) else {
                 continue;
             };
-            let sf = source_filter(store.family(), q, now);
-            let sources = match get_row {
+            let now = match scan_now {
+                Some(t) => ReadNow::At(t),
+                None => ReadNow::on_first_use(Arc::clone(clock)),
+            };
+            let sf = source_filter(store.family(), q, &now);
+            let heap = match get_row {
                 Some(row) => store.get_scanners(read_point, row, start_key, qualifiers, &sf)?,
-                None => store.scanners(read_point, &start_key.view(), start_row, stop_row, &sf)?,
+                None => KeyValueHeap::new(store.scanners(
+                    read_point,
+                    &start_key.view(),
+                    start_row,
+                    stop_row,
+                    &sf,
+                )?),
             };
             let matcher = QueryMatcher::user_filtered(
                 store.family(),
@@ -472,7 +486,7 @@ impl Region {
                 q.raw,
                 filter.cloned(),
             );
-            out.push(StoreScanner::new(KeyValueHeap::new(sources), matcher));
+            out.push(StoreScanner::new(heap, matcher));
             // An interleaving point for tests (not a crash point): a flush that commits
             // here, after the read point was taken, must stay invisible to this read.
             fail::fail_point!("read-between-families");
@@ -632,7 +646,7 @@ impl Region {
             let Some(store) = self.stores().get(family) else {
                 continue;
             };
-            let sf = source_filter(store.family(), &scan.query, now);
+            let sf = source_filter(store.family(), &scan.query, &ReadNow::At(now));
             let segments: Vec<Arc<Segment>> = store
                 .memstore()
                 .segments()
@@ -662,7 +676,7 @@ impl Region {
                 qualifiers,
                 scan.query.max_versions,
                 scan.query.time_range,
-                now,
+                ReadNow::At(now),
                 scan.query.raw,
                 filter.clone(),
             );

@@ -399,17 +399,21 @@ impl Store {
         key: &OwnedKey,
         qualifiers: &[Vec<u8>],
         filter: &SourceFilter,
-    ) -> Result<Vec<SourceScanner>> {
-        let mut out = Vec::with_capacity(4);
-        for seg in self.memstore.segments() {
-            if !filter.keeps_segment(&seg) {
+    ) -> Result<KeyValueHeap> {
+        // Segments before files, as in `scanners`: a flush adds its file before it drops
+        // its snapshot, so a flush committing in between cannot hide its cells.
+        let (snapshot, active) = self.memstore.segment_pair();
+        let files = self.files();
+        let mut out = KeyValueHeap::with_capacity(2 + files.len());
+        for seg in snapshot.iter().chain(std::iter::once(&active)) {
+            if !filter.keeps_segment(seg) {
                 continue;
             }
             let mut s = seg.scanner(read_point);
             let Ok(_) = s.seek(&key.view());
             out.push(SourceScanner::Memstore(s));
         }
-        for f in self.files().iter() {
+        for f in files.iter() {
             if !filter.keeps_file(&f.reader) {
                 continue;
             }

@@ -110,15 +110,28 @@ pub struct KeyValueHeap {
 impl KeyValueHeap {
     /// A heap over `scanners`, each already positioned (seeked); empty ones are set aside.
     pub fn new(scanners: Vec<SourceScanner>) -> Self {
-        let mut h = Self::default();
+        let mut h = Self::with_capacity(scanners.len());
         for s in scanners {
-            if s.peek_key().is_some() {
-                h.heap.push(Entry(Box::new(s)));
-            } else {
-                h.exhausted.push(s);
-            }
+            h.push(s);
         }
         h
+    }
+
+    /// An empty heap with room for `n` scanners.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            heap: BinaryHeap::with_capacity(n),
+            exhausted: Vec::new(),
+        }
+    }
+
+    /// Adds a positioned scanner (set aside when it is empty).
+    pub fn push(&mut self, s: SourceScanner) {
+        if s.peek_key().is_some() {
+            self.heap.push(Entry(Box::new(s)));
+        } else {
+            self.exhausted.push(s);
+        }
     }
 
     /// Re-positions every scanner (including exhausted ones) at the first cell ≥ `key`.

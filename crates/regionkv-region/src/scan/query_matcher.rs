@@ -22,10 +22,40 @@ use crate::descriptor::{ColumnFamilyDescriptor, KeepDeletedCells};
 use crate::filter::{Filter, ReturnCode};
 use crate::scan::column_tracker::{ColumnTracker, MatchCode, VersionLimits};
 use crate::scan::delete_tracker::{DeleteResult, DeleteTracker};
+use regionkv_cell::SharedClock;
 use regionkv_cell::key::OLDEST_TIMESTAMP;
 use regionkv_cell::{CellRef, OwnedKey, TimeRange};
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// A read's "now", in ms. HBase reads the clock when it builds each store's scanner;
+/// scans, flushes and compactions do the same here ([`ReadNow::At`]). A get may leave it
+/// to the first thing that needs it ([`ReadNow::on_first_use`]): a family TTL or a cell
+/// TTL tag. A get runs within one call, so any instant of that call is the call's "now",
+/// and a get of a family without a TTL over cells without tags never reads the clock (a
+/// clock read was 5% of a missing-key get).
+#[derive(Debug)]
+pub enum ReadNow {
+    /// Fixed.
+    At(i64),
+    /// Read from the clock once, when first asked.
+    OnFirstUse(SharedClock, OnceLock<i64>),
+}
+
+impl ReadNow {
+    /// A "now" read from `clock` when first asked.
+    pub fn on_first_use(clock: SharedClock) -> Self {
+        ReadNow::OnFirstUse(clock, OnceLock::new())
+    }
+
+    /// The instant, reading the clock on the first call of a lazy one.
+    pub fn get(&self) -> i64 {
+        match self {
+            ReadNow::At(t) => *t,
+            ReadNow::OnFirstUse(clock, at) => *at.get_or_init(|| clock.now_millis()),
+        }
+    }
+}
 
 /// A read's filter, shared by the matchers of every store of one region scan (HBase hands
 /// the same filter object to each store's matcher, so it sees a row's cells family by
@@ -71,7 +101,7 @@ pub struct QueryMatcher {
     time_range: TimeRange,
     oldest_unexpired_ts: i64,
     keep_deleted_cells: KeepDeletedCells,
-    now: i64,
+    now: ReadNow,
     row: Vec<u8>,
     filter: Option<FilterState>,
     /// Flush and compaction: cells with a higher sequence id are kept uncounted (see the
@@ -79,11 +109,11 @@ pub struct QueryMatcher {
     max_read_point_to_track_versions: u64,
 }
 
-/// `now − TTL` for `family` (or `i64::MIN` without a TTL).
-pub fn oldest_unexpired_ts(family: &ColumnFamilyDescriptor, now: i64) -> i64 {
+/// `now − TTL` for `family` (or `i64::MIN` without a TTL, without asking for `now`).
+pub fn oldest_unexpired_ts(family: &ColumnFamilyDescriptor, now: &ReadNow) -> i64 {
     family
         .ttl_millis()
-        .map_or(i64::MIN, |ttl| now.saturating_sub(ttl))
+        .map_or(i64::MIN, |ttl| now.get().saturating_sub(ttl))
 }
 
 impl QueryMatcher {
@@ -96,7 +126,15 @@ impl QueryMatcher {
         now: i64,
         raw: bool,
     ) -> Self {
-        Self::user_filtered(family, columns, max_versions, time_range, now, raw, None)
+        Self::user_filtered(
+            family,
+            columns,
+            max_versions,
+            time_range,
+            ReadNow::At(now),
+            raw,
+            None,
+        )
     }
 
     /// A user matcher with a filter. As in HBase 2.x, the column tracker then counts
@@ -109,7 +147,7 @@ impl QueryMatcher {
         columns: &[Vec<u8>],
         max_versions: u32,
         time_range: TimeRange,
-        now: i64,
+        now: ReadNow,
         raw: bool,
         filter: Option<SharedFilter>,
     ) -> Self {
@@ -121,7 +159,7 @@ impl QueryMatcher {
             (
                 MatcherKind::User,
                 max_versions.min(family.max_versions),
-                oldest_unexpired_ts(family, now),
+                oldest_unexpired_ts(family, &now),
             )
         };
         let tracked = match (&filter, raw) {
@@ -166,7 +204,8 @@ impl QueryMatcher {
         now: i64,
         smallest_read_point: u64,
     ) -> Self {
-        let oldest = oldest_unexpired_ts(family, now);
+        let now = ReadNow::At(now);
+        let oldest = oldest_unexpired_ts(family, &now);
         let limits = VersionLimits {
             max_versions: family.max_versions,
             min_versions: family.min_versions,
@@ -221,7 +260,7 @@ impl QueryMatcher {
         // compaction alike: the cell is skipped before it can count as a version. The
         // family TTL was applied above and later, so a cell TTL never extends it.
         if !cell.tags().is_empty()
-            && regionkv_cell::tag::is_cell_ttl_expired(cell.tags(), ts, self.now)
+            && regionkv_cell::tag::is_cell_ttl_expired(cell.tags(), ts, self.now.get())
         {
             return Some(MatchCode::Skip);
         }
@@ -414,7 +453,7 @@ impl QueryMatcher {
                     self.track_delete(cell);
                     let ts = cell.timestamp();
                     let purge_later =
-                        time_to_purge_deletes > 0 && self.now - ts <= time_to_purge_deletes;
+                        time_to_purge_deletes > 0 && self.now.get() - ts <= time_to_purge_deletes;
                     if !purge_later {
                         if self.keep_deleted_cells == KeepDeletedCells::False
                             || (self.keep_deleted_cells == KeepDeletedCells::Ttl
@@ -456,6 +495,25 @@ mod tests {
     fn run(m: &mut QueryMatcher, cells: &[Cell]) -> Vec<MatchCode> {
         m.set_row(b"r");
         cells.iter().map(|c| m.matches(c.as_cell_ref())).collect()
+    }
+
+    #[test]
+    fn a_lazy_now_reads_the_clock_once_and_only_when_asked() {
+        let clock = regionkv_cell::IncrementingClock::default();
+        let shared: regionkv_cell::SharedClock = Arc::new(clock.clone());
+        let now = ReadNow::on_first_use(Arc::clone(&shared));
+        // Nothing asked yet: the clock has not moved.
+        assert_eq!(regionkv_cell::Clock::now_millis(&clock), 0);
+        assert_eq!(now.get(), 1);
+        assert_eq!(now.get(), 1, "the first reading is kept");
+        assert_eq!(ReadNow::At(42).get(), 42);
+        // A family without a TTL needs no "now"; one with a TTL does.
+        let lazy = ReadNow::on_first_use(Arc::clone(&shared));
+        assert_eq!(oldest_unexpired_ts(&family(), &lazy), i64::MIN);
+        assert_eq!(regionkv_cell::Clock::now_millis(&clock), 2);
+        let mut ttl = family();
+        ttl.ttl_seconds = 1;
+        assert_eq!(oldest_unexpired_ts(&ttl, &lazy), 3 - 1000);
     }
 
     #[test]
