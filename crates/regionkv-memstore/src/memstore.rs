@@ -182,11 +182,11 @@ impl MemStore {
 
     /// The snapshot (if any), then the active segment: what a read must merge.
     pub fn segments(&self) -> Vec<Arc<Segment>> {
-        let segments = self.segments.read();
-        let mut out = Vec::with_capacity(2);
-        out.extend(segments.snapshot.iter().cloned());
-        out.push(Arc::clone(&segments.active));
-        out
+        let (snapshot, active) = self.segment_pair();
+        snapshot
+            .into_iter()
+            .chain(std::iter::once(active))
+            .collect()
     }
 
     /// [`Self::segments`] without the vector: the snapshot (if any) and the active
