@@ -45,6 +45,10 @@ pub struct Segment {
     /// Set once any cell with tags was added (HBase's `Segment.tagsPresent`): a flush of
     /// this segment then writes a storefile that can hold tags.
     tags_present: std::sync::atomic::AtomicBool,
+    /// Set once a DeleteFamily or DeleteFamilyVersion marker was added (a storefile's
+    /// `delete_family_count`, for memory): gets put off file seeks only when no source
+    /// of the store holds one.
+    family_deletes_present: std::sync::atomic::AtomicBool,
     /// The row prefix the index's windows start after (`index_key::row_window`).
     windows: Windows,
 }
@@ -116,6 +120,7 @@ impl Segment {
             min_seq_id: AtomicU64::new(u64::MAX),
             max_seq_id: AtomicU64::new(0),
             tags_present: std::sync::atomic::AtomicBool::new(false),
+            family_deletes_present: std::sync::atomic::AtomicBool::new(false),
             windows: Windows::new(),
         }
     }
@@ -142,6 +147,12 @@ impl Segment {
         );
         if !tags.is_empty() {
             self.tags_present
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        if cell.cell_type().is_family_delete() {
+            // Before the insert: a reader that can see the marker (its write completed
+            // before the reader's read point was taken) sees the flag too.
+            self.family_deletes_present
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         let window = self.windows.window(cell.row());
@@ -267,6 +278,11 @@ impl Segment {
     /// True when some cell added carried tags.
     pub fn tags_present(&self) -> bool {
         self.tags_present.load(Ordering::Relaxed)
+    }
+
+    /// True when some cell added was a DeleteFamily or DeleteFamilyVersion marker.
+    pub fn family_deletes_present(&self) -> bool {
+        self.family_deletes_present.load(Ordering::Relaxed)
     }
 
     /// The largest sequence id added (0 when empty).

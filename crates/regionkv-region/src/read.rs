@@ -468,7 +468,14 @@ impl Region {
             };
             let sf = source_filter(store.family(), q, &now);
             let heap = match get_row {
-                Some(row) => store.get_scanners(read_point, row, start_key, qualifiers, &sf)?,
+                Some(row) => store.get_scanners(
+                    read_point,
+                    row,
+                    start_key,
+                    qualifiers,
+                    &sf,
+                    filter.is_none(),
+                )?,
                 None => KeyValueHeap::new(store.scanners(
                     read_point,
                     &start_key.view(),
@@ -486,7 +493,12 @@ impl Region {
                 q.raw,
                 filter.cloned(),
             );
-            out.push(StoreScanner::new(heap, matcher));
+            let scanner = StoreScanner::new(heap, matcher);
+            out.push(if get_row.is_some() {
+                scanner.single_row()
+            } else {
+                scanner
+            });
             // An interleaving point for tests (not a crash point): a flush that commits
             // here, after the read point was taken, must stay invisible to this read.
             fail::fail_point!("read-between-families");

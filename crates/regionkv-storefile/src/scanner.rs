@@ -8,6 +8,11 @@
 //!
 //! On a half reader (a daughter's reference) the scanner sees only its half: seeks below a
 //! top half's split key start at the split key, and a bottom half ends before it.
+//!
+//! A seek can be put off (`request_seek`, HBase's lazy seek): the scanner then stands at a
+//! caller-given key that is no greater than any cell the read needs from the file, and
+//! reads no block until `enforce_seek` (or any move) makes the seek real. A merge that
+//! finds what it needs in newer sources first never loads this file's block.
 
 use crate::block::{BlockCursor, BodyError};
 use crate::error::{Error, Result};
@@ -31,6 +36,9 @@ pub struct StoreFileScanner {
     current: Option<Current>,
     /// Cells with a higher sequence id are skipped (`with_read_point`).
     read_point: Option<u64>,
+    /// A seek put off by `request_seek`: the key to seek to. While set, `current` is
+    /// `None`, `peek` is `None` and `peek_key` is this key.
+    delayed: Option<Vec<u8>>,
 }
 
 impl StoreFileScanner {
@@ -40,6 +48,34 @@ impl StoreFileScanner {
             reader,
             current: None,
             read_point: None,
+            delayed: None,
+        }
+    }
+
+    /// Puts off a seek to `key` (HBase's `StoreFileScanner.requestSeek`): no block is read
+    /// now, `peek_key` answers `key` and `peek` answers `None` until [`Self::enforce_seek`]
+    /// or any move (`advance`, `seek`, `reseek`) seeks for real.
+    ///
+    /// The caller's promise: no cell of the file before the first cell ≥ `key` matters to
+    /// the read, so standing at `key` in a merge orders this file no later than any cell
+    /// it could contribute. A get for named columns passes the first wanted column at the
+    /// file's newest timestamp, in a file without family delete markers.
+    pub fn request_seek(&mut self, key: Vec<u8>) {
+        self.current = None;
+        self.delayed = Some(key);
+    }
+
+    /// True while a seek is put off.
+    pub fn seek_pending(&self) -> bool {
+        self.delayed.is_some()
+    }
+
+    /// Performs a put-off seek (nothing when none is pending); `Ok(false)` when no cell at
+    /// or after its key exists.
+    pub fn enforce_seek(&mut self) -> Result<bool> {
+        match self.delayed.take() {
+            Some(key) => self.seek_bytes(&key),
+            None => Ok(self.peek_key().is_some()),
         }
     }
 
@@ -166,6 +202,7 @@ impl StoreFileScanner {
 
     /// Positions at the first cell of the file.
     pub fn seek_to_first(&mut self) -> Result<bool> {
+        self.delayed = None;
         if let Some((split, true)) = self.reader.half_split_key() {
             let split = split.to_vec();
             return self.seek_bytes(&split);
@@ -259,7 +296,10 @@ impl KeyValueScanner for StoreFileScanner {
     }
 
     fn peek_key(&self) -> Option<&[u8]> {
-        let cur = self.current.as_ref()?;
+        let Some(cur) = self.current.as_ref() else {
+            // A put-off seek stands at its key.
+            return self.delayed.as_deref();
+        };
         if !cur.cursor.valid() {
             return None;
         }
@@ -268,6 +308,10 @@ impl KeyValueScanner for StoreFileScanner {
     }
 
     fn advance(&mut self) -> Result<()> {
+        if self.delayed.is_some() {
+            // Moving past the put-off key is making the seek real.
+            return self.enforce_seek().map(|_| ());
+        }
         if let Some(cur) = &mut self.current {
             let h = cur.handle;
             let r = cur.cursor.next(cur.data.body());
@@ -279,10 +323,15 @@ impl KeyValueScanner for StoreFileScanner {
     }
 
     fn seek(&mut self, key: &KeyView<'_>) -> Result<bool> {
+        self.delayed = None;
         self.seek_bytes(key.as_bytes())
     }
 
     fn reseek(&mut self, key: &KeyView<'_>) -> Result<bool> {
+        if self.delayed.take().is_some() {
+            // Not positioned yet: a reseek is a seek.
+            return self.seek_bytes(key.as_bytes());
+        }
         self.reseek_bytes(key.as_bytes())
     }
 }
@@ -411,5 +460,55 @@ mod half_tests {
                 assert!(bottom.midkey().unwrap().is_none() && top.midkey().unwrap().is_none());
             }
         }
+    }
+
+    #[test]
+    fn a_put_off_seek_stands_at_its_key_until_a_move_makes_it_real() {
+        let fs = MemFs::new();
+        write(&fs, 64 * 1024);
+        let reader = open(&fs, None);
+        let key_at = |r: u32, q: &[u8]| {
+            regionkv_cell::key::encode_key(
+                &row(r),
+                b"f",
+                q,
+                9,
+                regionkv_cell::CellType::Maximum,
+                u64::MAX,
+            )
+            .unwrap()
+        };
+        let cell =
+            |s: &StoreFileScanner| s.peek().map(|c| (c.row().to_vec(), c.qualifier().to_vec()));
+        // Requested: no cell, the key as the merge position, nothing read yet.
+        let mut s = StoreFileScanner::new(reader.clone());
+        s.request_seek(key_at(20, b"b"));
+        assert!(s.seek_pending() && s.peek().is_none());
+        assert_eq!(s.peek_key(), Some(&key_at(20, b"b")[..]));
+        assert!(s.enforce_seek().unwrap());
+        assert!(!s.seek_pending());
+        assert_eq!(cell(&s), Some((row(20), b"b".to_vec())));
+        // Enforcing again is a no-op.
+        assert!(s.enforce_seek().unwrap());
+        assert_eq!(cell(&s), Some((row(20), b"b".to_vec())));
+        // `advance` at a put-off seek moves to the first real cell, not past it.
+        s.request_seek(key_at(21, b"c"));
+        s.advance().unwrap();
+        assert_eq!(cell(&s), Some((row(22), b"a".to_vec())), "row 21 is absent");
+        // `reseek` and `seek` replace the put-off key.
+        s.request_seek(key_at(40, b"a"));
+        s.reseek(&KeyView::parse(&key_at(30, b"c")).unwrap())
+            .unwrap();
+        assert_eq!(cell(&s), Some((row(30), b"c".to_vec())));
+        s.request_seek(key_at(40, b"a"));
+        s.seek(&KeyView::parse(&key_at(10, b"a")).unwrap()).unwrap();
+        assert_eq!(cell(&s), Some((row(10), b"a".to_vec())));
+        s.request_seek(key_at(40, b"a"));
+        s.seek_to_first().unwrap();
+        assert_eq!(cell(&s), Some((row(0), b"a".to_vec())));
+        // Past the last cell: the real seek finds nothing.
+        s.request_seek(key_at(999, b"a"));
+        assert!(!s.enforce_seek().unwrap());
+        assert!(s.peek_key().is_none());
     }
 }

@@ -2,9 +2,16 @@
 //! `KeyValueHeap`). The heap holds the scanners that still have a current cell, ordered by
 //! that cell's key; `peek` is the smallest, `advance` moves its scanner and re-sifts.
 //!
-//! Invariant: every scanner in the heap has `peek() != None`; scanners are dropped from the
-//! heap when they run out. Ties between equal keys cannot arise between distinct cells,
-//! because keys include the sequence id.
+//! Invariants:
+//! 1. Every scanner in the heap has `peek_key() != None`; scanners are set aside when they
+//!    run out.
+//! 2. Storefile scanners may stand at a put-off seek (HBase's lazy seek,
+//!    `StoreFileScanner::request_seek`): their `peek_key` is a lower bound of their next
+//!    real cell. After every public move the top is a real cell (`settle`), so `peek` is
+//!    the smallest cell of all sources: it is no greater than every other entry's key,
+//!    and those are no greater than their real cells.
+//! 3. Ties between equal keys cannot arise between distinct cells, because keys include
+//!    the sequence id.
 
 use crate::error::{Error, Result};
 use regionkv_cell::{CellRef, KeyValueScanner, KeyView, compare_keys};
@@ -70,6 +77,21 @@ impl KeyValueScanner for SourceScanner {
     }
 }
 
+impl SourceScanner {
+    /// True when this source stands at a put-off seek, not at a cell.
+    fn seek_pending(&self) -> bool {
+        matches!(self, SourceScanner::File(s) if s.seek_pending())
+    }
+
+    /// Performs a put-off seek.
+    fn enforce_seek(&mut self) -> Result<()> {
+        if let SourceScanner::File(s) = self {
+            s.enforce_seek()?;
+        }
+        Ok(())
+    }
+}
+
 /// A heap entry: ordered so that `BinaryHeap` (a max-heap) pops the smallest key. Boxed:
 /// a scanner is a few hundred bytes, and sifting moves entries (measured: moving them
 /// unboxed was a fifth of a full scan's time).
@@ -108,7 +130,8 @@ pub struct KeyValueHeap {
 }
 
 impl KeyValueHeap {
-    /// A heap over `scanners`, each already positioned (seeked); empty ones are set aside.
+    /// A heap over `scanners`, each already positioned by a real seek (put-off seeks go
+    /// through [`Self::push`] and [`Self::settle`]); empty ones are set aside.
     pub fn new(scanners: Vec<SourceScanner>) -> Self {
         let mut h = Self::with_capacity(scanners.len());
         for s in scanners {
@@ -125,7 +148,8 @@ impl KeyValueHeap {
         }
     }
 
-    /// Adds a positioned scanner (set aside when it is empty).
+    /// Adds a positioned scanner, or one with a put-off seek (set aside when it is empty).
+    /// Call [`Self::settle`] after the last push, before reading.
     pub fn push(&mut self, s: SourceScanner) {
         if s.peek_key().is_some() {
             self.heap.push(Entry(Box::new(s)));
@@ -145,6 +169,22 @@ impl KeyValueHeap {
         Ok(self.peek().is_some())
     }
 
+    /// Makes the top a real cell: while a put-off seek is at the top, performs it and
+    /// re-sifts. Sources whose put-off key never reaches the top are never read.
+    pub fn settle(&mut self) -> Result<()> {
+        while self.heap.peek().is_some_and(|e| e.0.seek_pending()) {
+            let Some(mut top) = self.heap.peek_mut() else {
+                break;
+            };
+            top.0.enforce_seek()?;
+            if top.0.peek_key().is_none() {
+                let done = std::collections::binary_heap::PeekMut::pop(top);
+                self.exhausted.push(*done.0);
+            }
+        }
+        Ok(())
+    }
+
     /// Moves every scanner whose current cell is before `key` forward to the first cell
     /// ≥ `key` (the heap's cells are all ≥ its current top, so only those need to move).
     pub fn reseek(&mut self, key: &KeyView<'_>) -> Result<()> {
@@ -161,7 +201,7 @@ impl KeyValueHeap {
                 self.exhausted.push(*e.0);
             }
         }
-        Ok(())
+        self.settle()
     }
 
     /// The smallest current cell.
@@ -186,7 +226,9 @@ impl KeyValueHeap {
         if top.0.peek_key().is_none() {
             let done = std::collections::binary_heap::PeekMut::pop(top);
             self.exhausted.push(*done.0);
+        } else {
+            drop(top); // sifts the moved scanner into place
         }
-        Ok(())
+        self.settle()
     }
 }

@@ -25,6 +25,11 @@ pub struct StoreScanner {
     matcher: QueryMatcher,
     /// The key being skipped past (reused, so skips do not allocate).
     skip_key: Vec<u8>,
+    /// A get's scanner: it reads one row and is dropped, so a row's end leaves it where
+    /// it is instead of skipping the rest of the row (HBase ends a get's scan without a
+    /// seek once no more rows can match). That also keeps files whose seek was put off
+    /// from seeking just to be skipped.
+    single_row: bool,
 }
 
 impl StoreScanner {
@@ -34,7 +39,25 @@ impl StoreScanner {
             heap,
             matcher,
             skip_key: Vec::new(),
+            single_row: false,
         }
+    }
+
+    /// A scanner that reads one row (a get's): once the matcher is done with the row, the
+    /// scanner is not moved past its remaining cells, and reads after that row are not
+    /// meaningful.
+    #[must_use]
+    pub fn single_row(mut self) -> Self {
+        self.single_row = true;
+        self
+    }
+
+    /// Ends the current row: a get's scanner stays put, others move past the row.
+    fn end_row(&mut self, row: &[u8]) -> Result<()> {
+        if self.single_row {
+            return Ok(());
+        }
+        self.skip_row(row)
     }
 
     /// The row of the next cell, if any.
@@ -95,11 +118,11 @@ impl StoreScanner {
                 }
                 MatchCode::IncludeAndSeekNextRow => {
                     emit(cell);
-                    return self.skip_row(row);
+                    return self.end_row(row);
                 }
                 MatchCode::Skip => self.heap.advance()?,
                 MatchCode::SeekNextCol => self.seek_next_column()?,
-                MatchCode::SeekNextRow => return self.skip_row(row),
+                MatchCode::SeekNextRow => return self.end_row(row),
                 MatchCode::Done => return Ok(()),
                 MatchCode::SeekNextUsingHint => {
                     match self.matcher.next_key_hint(cell) {

@@ -9,6 +9,7 @@ use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
     RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,6 +38,7 @@ pub struct Harness {
     pub flusher: Option<Arc<Flusher>>,
     pub with_compactions: bool,
     pub compact_split: Option<Arc<CompactSplit>>,
+    pub block_cache: Option<Arc<StoreFileBlockCache>>,
 }
 
 pub fn wal_dir() -> PathBuf {
@@ -64,6 +66,7 @@ impl Harness {
             flusher: None,
             with_compactions: false,
             compact_split: None,
+            block_cache: None,
         };
         h.start().unwrap();
         h
@@ -82,9 +85,17 @@ impl Harness {
             flusher: None,
             with_compactions: true,
             compact_split: None,
+            block_cache: None,
         };
         h.start().unwrap();
         h
+    }
+
+    /// The same harness with storefile blocks read through `cache` (reopened).
+    pub fn with_block_cache(mut self, cache: Arc<StoreFileBlockCache>) -> Self {
+        self.block_cache = Some(cache);
+        self.restart();
+        self
     }
 
     pub fn start(&mut self) -> regionkv_region::Result<()> {
@@ -104,6 +115,7 @@ impl Harness {
             flusher: flusher.clone(),
             compact_split: compact_split.clone(),
             global,
+            block_cache: self.block_cache.clone(),
             ..RegionServices::new(
                 fs.clone(),
                 wal.clone(),
