@@ -443,7 +443,14 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
             y.engine = kind;
             y.data = dir.clone();
             y.seed = opts.seed;
-            y.block_cache = opts.cache_bytes;
+            // The suite's table settings (compression, block size, memtable size,
+            // encoding), not each engine's defaults, as for every other row.
+            let spec = opts.spec(false);
+            y.block_cache = spec.block_cache;
+            y.compression = spec.compression;
+            y.block_size = spec.block_size;
+            y.memtable_bytes = spec.memtable_bytes;
+            y.block_encoding = spec.block_encoding;
             y.phase = Phase::Both;
             let phases = crate::ycsb::run_to(&y, &mut std::io::sink())?;
             if let Some(run) = phases.iter().find(|p| p.phase == "run") {

@@ -256,7 +256,7 @@ fn parse_num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T> {
 /// PE's usage text, shortened to what regionkv runs.
 pub fn usage() -> String {
     let mut s = String::from(
-        "Usage: regionkv pe <OPTIONS> [-D<property=value>]* <command> <nclients>\n\n\
+        "Usage: regionkv pe <OPTIONS> <command> <nclients>\n\n\
          Options (as HBase's PerformanceEvaluation; --opt=value):\n \
          nomapred        Run in-process threads (always; accepted for PE compatibility)\n \
          rows            Rows each client runs. Default: 1048576\n \
@@ -311,8 +311,9 @@ impl PeArgs {
                 };
                 match name {
                     "nomapred" => {}
-                    "valueRandom" => o.value_random = true,
-                    "json" => o.json = true,
+                    // PE's flags; `--flag=false` turns one off rather than on.
+                    "valueRandom" => o.value_random = value.is_none_or(|v| parse_bool(&v)),
+                    "json" => o.json = value.is_none_or(|v| parse_bool(&v)),
                     "sync" => o.sync = value.is_none_or(|v| parse_bool(&v)),
                     "rows" => o.rows = parse_num(name, &need(value)?)?,
                     "size" => o.size = Some(parse_num(name, &need(value)?)?),
@@ -396,6 +397,20 @@ impl PeOptions {
             return Err(Error::Usage(format!(
                 "--compress={}: regionkv supports NONE and LZ4",
                 self.compress
+            )));
+        }
+        // Checked here, not only by regionkv's family descriptor: the peers would
+        // otherwise take a misspelt value silently.
+        if !["NONE", "ROW", "ROWCOL"].contains(&self.bloom_filter.as_str()) {
+            return Err(Error::Usage(format!(
+                "--bloomFilter={}: one of NONE, ROW, ROWCOL",
+                self.bloom_filter
+            )));
+        }
+        if !["NONE", "PREFIX"].contains(&self.block_encoding.as_str()) {
+            return Err(Error::Usage(format!(
+                "--blockEncoding={}: regionkv supports NONE and PREFIX",
+                self.block_encoding
             )));
         }
         Ok(())
@@ -969,9 +984,13 @@ fn run_client(
             fmt_0_hash(mbps)
         ),
     );
+    // PE's line, with the client's operations per second added (PE prints only MB/s).
     log(
         lines,
-        &format!("Finished {thread} in {ms}ms over {per_client} rows"),
+        &format!(
+            "Finished {thread} in {ms}ms over {per_client} rows ({} ops/s)",
+            (ops as f64 / duration.as_secs_f64().max(1e-6)).round() as i64
+        ),
     );
     Ok((
         ClientResult {
@@ -1038,6 +1057,22 @@ fn summary(sink: &Sink, command: PeCommand, r: &PeReport) {
         sink,
         &format!("[ Avg TPS/QPS]\t{}\t row per second", tps.round() as i64),
     );
+    // regionkv's additions: the run's total throughput over wall time, and the
+    // percentiles of all clients' latencies together (PE prints only per-client ones).
+    log(
+        sink,
+        &format!(
+            "[ Total throughput]\t{}\t ops per second",
+            r.total_ops_per_sec().round() as i64
+        ),
+    );
+    log(
+        sink,
+        &format!(
+            "[ All clients latency (us)]\t{}",
+            histogram_report(&r.latency)
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -1078,6 +1113,20 @@ mod tests {
             a.options.rows_and_size(a.command, 4),
             (2 * 1_048_576, 524_288)
         );
+        // Flags take an explicit false; bloom and encoding names are checked for every
+        // engine, not only by regionkv's family descriptor.
+        let a = PeArgs::parse(&args("--valueRandom=false --json=false randomRead 1")).unwrap();
+        assert!(!a.options.value_random && !a.options.json);
+        let a = PeArgs::parse(&args("--valueRandom --json randomRead 1")).unwrap();
+        assert!(a.options.value_random && a.options.json);
+        assert!(PeArgs::parse(&args("--bloomFilter=rowcol randomRead 1")).is_ok());
+        for bad in ["--bloomFilter=ROWS", "--blockEncoding=FAST_DIFF"] {
+            let e = PeArgs::parse(&args(&format!("{bad} randomRead 1"))).unwrap_err();
+            assert!(
+                e.to_string().contains(&bad[2..bad.find('=').unwrap()]),
+                "{e}"
+            );
+        }
         assert_eq!(fmt_0_hash(12.5), "12.5");
         assert_eq!(fmt_0_hash(3.0), "3");
         assert_eq!(fmt_0_hash(0.456), "0.46");
@@ -1114,6 +1163,19 @@ mod tests {
             assert_eq!(r.per_client.len(), 2, "{name}");
             assert!(r.per_client.iter().all(|c| c.operations == 300), "{name}");
         }
+        // PE's checkTable: a different pre-split (or family count) recreates the table.
+        let x = d.join("x");
+        let shape = || {
+            let db = regionkv::Db::open(&x, regionkv::DbOptions::default()).unwrap();
+            let families = db.admin().describe("TestTable").unwrap().families.len();
+            (families, db.admin().regions("TestTable").unwrap().len())
+        };
+        run_quiet("sequentialWrite", &x, "--presplit=2");
+        assert_eq!(shape(), (1, 2));
+        run_quiet("sequentialWrite", &x, "--presplit=4");
+        assert_eq!(shape(), (1, 4));
+        run_quiet("sequentialWrite", &x, "--families=2");
+        assert_eq!(shape(), (2, 1));
         // The rows the writes made are all there.
         let db = regionkv::Db::open(&d, regionkv::DbOptions::default()).unwrap();
         let t = db.table("TestTable").unwrap();
@@ -1171,6 +1233,9 @@ mod tests {
             "[SequentialWriteTest duration ]\tMin: ",
             "[ Avg latency (us)]\t",
             "\t row per second",
+            "[ Total throughput]\t",
+            "[ All clients latency (us)]\tmean=",
+            " ops/s)",
         ] {
             assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
         }

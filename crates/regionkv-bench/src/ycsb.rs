@@ -8,7 +8,7 @@
 //! (`[OVERALL], Throughput(ops/sec), X`, per-operation lines from its hdrhistogram
 //! measurement) or `--json`.
 
-use crate::engine::{self, CellRef, EngineKind, TableSpec};
+use crate::engine::{self, CellRef, Compression, EngineKind, TableSpec};
 use crate::generator::{Distribution, InsertCounter, KeyChooser, rng, ycsb_key};
 use crate::stats::{Latency, ProcessIo};
 use crate::{Error, Result};
@@ -115,6 +115,14 @@ pub struct YcsbOptions {
     pub sync: bool,
     /// Block cache bytes.
     pub block_cache: u64,
+    /// Block compression of the table.
+    pub compression: Compression,
+    /// Data block size; `None`: each engine's default (see [`TableSpec::block_size`]).
+    pub block_size: Option<u32>,
+    /// Memstore (memtable) flush size; `None`: each engine's default.
+    pub memtable_bytes: Option<u64>,
+    /// DATA_BLOCK_ENCODING (regionkv only): NONE or PREFIX.
+    pub block_encoding: String,
     /// Print JSON.
     pub json: bool,
 }
@@ -138,6 +146,10 @@ impl YcsbOptions {
                 .map_or(0, |d| d.as_nanos() as u64),
             sync: false,
             block_cache: 32 << 20,
+            compression: Compression::None,
+            block_size: None,
+            memtable_bytes: None,
+            block_encoding: "NONE".into(),
             json: false,
         }
     }
@@ -365,6 +377,10 @@ pub fn run_to(opts: &YcsbOptions, out: &mut dyn Write) -> Result<Vec<PhaseReport
     spec.columns = opts.fields;
     spec.sync = opts.sync;
     spec.block_cache = opts.block_cache;
+    spec.compression = opts.compression;
+    spec.block_size = opts.block_size;
+    spec.memtable_bytes = opts.memtable_bytes;
+    spec.block_encoding = opts.block_encoding.clone();
     std::fs::create_dir_all(&opts.data)?;
     let engine = engine::open(opts.engine, &opts.data, &spec)?;
     let mut reports = Vec::new();
@@ -639,5 +655,30 @@ mod tests {
                 assert_eq!(reads.returns.get("NOT_FOUND"), None, "{w}: {reads:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_uniform_run_on_a_compressed_table_with_the_suite_settings() {
+        // requestdistribution=uniform (`--distribution`), and the table settings the
+        // comparison suite passes (LZ4, 4 KiB blocks, 64 MiB memstore).
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = YcsbOptions::new(Workload::core('c').unwrap());
+        o.workload.distribution = Distribution::Uniform;
+        o.records = 500;
+        o.operations = 2000;
+        o.seed = 3;
+        o.compression = Compression::Lz4;
+        o.block_size = Some(4096);
+        o.memtable_bytes = Some(64 << 20);
+        o.data = dir.path().join("u");
+        let r = run_to(&o, &mut Vec::new()).unwrap();
+        let reads = r[1].ops.iter().find(|o| o.operation == "READ").unwrap();
+        assert_eq!(reads.operations, 2000);
+        assert_eq!(reads.returns.get("NOT_FOUND"), None);
+        let db = regionkv::Db::open(&o.data, regionkv::DbOptions::default()).unwrap();
+        let d = db.admin().describe("usertable").unwrap();
+        assert_eq!(d.families[0].block_size, 4096);
+        assert_eq!(d.memstore_flush_size, 64 << 20);
+        assert_eq!(format!("{:?}", d.families[0].compression), "Lz4");
     }
 }

@@ -182,6 +182,12 @@ struct YcsbArgs {
     /// Block cache bytes
     #[arg(long = "block-cache", default_value_t = 32 << 20)]
     block_cache: u64,
+    /// requestdistribution, replacing the workload's: uniform, zipfian or latest
+    #[arg(long, value_parser = ["uniform", "zipfian", "latest"])]
+    distribution: Option<String>,
+    /// Block compression of the table: NONE or LZ4
+    #[arg(long, default_value = "NONE", value_parser = ["NONE", "LZ4"])]
+    compress: String,
     /// Print one JSON report instead of YCSB's lines
     #[arg(long)]
     json: bool,
@@ -210,6 +216,16 @@ fn run_ycsb(args: &YcsbArgs) -> ExitCode {
         }
         o.sync = args.sync;
         o.block_cache = args.block_cache;
+        if let Some(d) = &args.distribution {
+            o.workload.distribution = match d.as_str() {
+                "uniform" => regionkv_bench::generator::Distribution::Uniform,
+                "latest" => regionkv_bench::generator::Distribution::Latest,
+                _ => regionkv_bench::generator::Distribution::Zipfian,
+            };
+        }
+        if args.compress == "LZ4" {
+            o.compression = regionkv_bench::engine::Compression::Lz4;
+        }
         o.json = args.json;
         Ok(o)
     };

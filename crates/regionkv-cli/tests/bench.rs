@@ -103,10 +103,16 @@ fn ycsb_loads_and_runs_with_ycsb_output() {
         "--data",
         &data,
         "--json",
+        "--distribution",
+        "uniform",
     ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["phases"][0]["operations"], 300);
+    assert_eq!(v["workload"]["distribution"], "uniform", "{v}");
+    let (code, _, err) = regionkv(&["ycsb", "--workload", "a", "--distribution", "pareto"]);
+    assert_eq!(code, 2, "clap rejects the value");
+    assert!(err.contains("pareto"), "{err}");
     if cfg!(not(feature = "peers")) {
         let (code, _, err) = regionkv(&[
             "ycsb",

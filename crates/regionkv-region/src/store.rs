@@ -432,12 +432,37 @@ impl Store {
                     .iter()
                     .all(|f| f.reader.file_info().delete_family_count == 0)
         };
+        // Which files may hold the row (time range, key range, bloom): bit `i` for file
+        // `i`, so the blooms are probed once. Stores have far fewer than 64 files (writes
+        // block at `hbase.hstore.blockingStoreFiles`, 16); any beyond are probed below.
+        let may_hold = |f: &StoreFileHandle| {
+            filter.keeps_file(&f.reader)
+                && match qualifiers {
+                    [q] => f.reader.may_contain_row_col(row, q),
+                    _ => f.reader.may_contain_row(row),
+                }
+                && f.reader.may_contain_rows(row, &[])
+        };
+        let mut held = 0u64;
+        let mut sources = files.len().saturating_sub(64);
+        for (i, f) in files.iter().enumerate().take(64) {
+            if may_hold(f) {
+                held |= 1 << i;
+                sources += 1;
+            }
+        }
+        let segments = || snapshot.iter().chain(std::iter::once(&active));
+        sources += segments()
+            .filter(|seg| !seg.is_empty() && filter.keeps_segment(seg))
+            .count();
+        // A put-off seek pays only when another source may answer first; with one source
+        // it would just cost its stand-in key.
         let first_column = qualifiers
             .iter()
             .min()
-            .filter(|_| lazy && no_family_markers());
+            .filter(|_| lazy && sources > 1 && no_family_markers());
         let mut out = KeyValueHeap::with_capacity(2 + files.len());
-        for seg in snapshot.iter().chain(std::iter::once(&active)) {
+        for seg in segments() {
             if !filter.keeps_segment(seg) {
                 continue;
             }
@@ -445,26 +470,23 @@ impl Store {
             let Ok(_) = s.seek(&key.view());
             out.push(SourceScanner::Memstore(s));
         }
-        for f in files.iter() {
-            if !filter.keeps_file(&f.reader) {
-                continue;
-            }
-            let may = match qualifiers {
-                [q] => f.reader.may_contain_row_col(row, q),
-                _ => f.reader.may_contain_row(row),
+        for (i, f) in files.iter().enumerate() {
+            let holds = if i < 64 {
+                held & (1 << i) != 0
+            } else {
+                may_hold(f)
             };
-            if !may || !f.reader.may_contain_rows(row, &[]) {
+            if !holds {
                 continue;
             }
             let mut s = StoreFileScanner::new(f.reader.clone())
                 .with_read_point(read_point, f.meta.max_seq_id);
-            let info = f.reader.file_info();
             match first_column {
                 Some(q) => s.request_seek(encode_key(
                     row,
                     &self.family.name,
                     q,
-                    info.max_timestamp,
+                    f.reader.file_info().max_timestamp,
                     CellType::Maximum,
                     u64::MAX,
                 )?),

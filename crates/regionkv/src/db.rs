@@ -31,6 +31,7 @@ use crate::region_map::{RegionMap, RegionMapSlot};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
 use regionkv_fs::{FileLock, Fs, RealFs};
+use regionkv_memstore::{ChunkPool, ChunkPoolStats, MemStoreConfig};
 use regionkv_region::{
     CompactSplit, Flusher, GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor,
     recover_wal,
@@ -473,6 +474,7 @@ impl Db {
         };
         let splitter = Arc::new(crate::split::SplitWorker::default());
         let services = RegionServices {
+            memstore: memstore_config(&options),
             observer: Some(splitter.clone()),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
@@ -615,6 +617,25 @@ impl Db {
         &self.inner.services.clock
     }
 
+    /// Counters of the memstore chunk pool (`None` when it is off: see
+    /// [`DbOptions::chunk_pool_max_fraction`]).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default())?;
+    /// let stats = db.memstore_chunk_pool_stats().expect("on by default, as in HBase");
+    /// assert_eq!(stats.reused, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn memstore_chunk_pool_stats(&self) -> Option<ChunkPoolStats> {
+        self.inner
+            .services
+            .memstore
+            .pool
+            .as_ref()
+            .map(|p| p.stats())
+    }
+
     /// Waits until no background flush or compaction is queued or running (a
     /// deterministic point for tests and benchmarks).
     ///
@@ -687,6 +708,22 @@ impl Db {
     /// ```
     pub fn close(&self) -> Result<()> {
         self.inner.shutdown()
+    }
+}
+
+/// The memstore arena settings of a Db: HBase's defaults (MSLAB on, 2 MiB chunks), with
+/// a chunk pool of `chunk_pool_max_fraction` of the memstore budget (HBase 2's default:
+/// 1.0), shared by every region's memstores.
+fn memstore_config(options: &DbOptions) -> MemStoreConfig {
+    let config = MemStoreConfig::default();
+    let chunks = options.global_memstore_bytes as f64 * options.chunk_pool_max_fraction
+        / config.chunk_size.max(1) as f64;
+    if !config.mslab_enabled || chunks.is_nan() || chunks < 1.0 {
+        return config;
+    }
+    MemStoreConfig {
+        pool: Some(ChunkPool::new(config.chunk_size, chunks as usize)),
+        ..config
     }
 }
 

@@ -55,6 +55,7 @@ pub use mutation::{
 };
 pub use options::DbOptions;
 pub use read::{Get, RowResult, Scan};
+pub use regionkv_memstore::ChunkPoolStats;
 pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
 pub use regionkv_cell as cell;

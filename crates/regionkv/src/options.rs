@@ -58,6 +58,12 @@ pub struct DbOptions {
     pub block_cache_bytes: u64,
     /// The Db-wide memstore budget (HBase's `hbase.regionserver.global.memstore.size`).
     pub global_memstore_bytes: u64,
+    /// The memstore chunk pool's size as a fraction of `global_memstore_bytes` (HBase's
+    /// `hbase.hregion.memstore.chunkpool.maxsize`, default 1.0). A flushed memstore gives
+    /// its 2 MiB arena chunks back to the pool and the next memstores take them, already
+    /// paged in, instead of allocating fresh memory that the kernel must zero on first
+    /// touch. Idle chunks are kept up to this share of the budget; 0 turns the pool off.
+    pub chunk_pool_max_fraction: f64,
     /// Background work: flush and compaction threads, and the compaction checker. When
     /// false, regions flush when their memstore is full and compact only on request —
     /// deterministic, for tests.
@@ -83,6 +89,7 @@ impl std::fmt::Debug for DbOptions {
             .field("create_if_missing", &self.create_if_missing)
             .field("block_cache_bytes", &self.block_cache_bytes)
             .field("global_memstore_bytes", &self.global_memstore_bytes)
+            .field("chunk_pool_max_fraction", &self.chunk_pool_max_fraction)
             .field("background", &self.background)
             .finish_non_exhaustive()
     }
@@ -96,6 +103,7 @@ impl Default for DbOptions {
             create_if_missing: true,
             block_cache_bytes: 32 << 20,
             global_memstore_bytes: 1 << 30,
+            chunk_pool_max_fraction: 1.0,
             background: true,
             flush_threads: 2,
             compaction_threads: (1, 1),

@@ -741,3 +741,50 @@ fn check_and_mutate_with_an_empty_expected_value_follows_hbase() {
         assert_eq!(got, want, "{op:?}");
     }
 }
+
+/// HBase 2's memstore chunk pool is on by default: a flushed memstore's arena chunks go
+/// back to the pool and the next memstore takes them instead of fresh memory; with the
+/// pool's share set to 0 there is none.
+#[test]
+fn flushed_memstore_chunks_are_reused_through_the_pool() {
+    let clock = ManualClock::new(1_000);
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &[]);
+    let t = db.table("t").unwrap();
+    let fill = |round: u32| {
+        // About 5 MiB of cells: three 2 MiB chunks.
+        for i in 0..5_000u32 {
+            let v = vec![b'x'; 1000];
+            t.put(&Put::new(format!("r{round}-{i:05}")).add_column("cf", "q", v))
+                .unwrap();
+        }
+    };
+    fill(0);
+    let first = db.memstore_chunk_pool_stats().unwrap();
+    assert!(first.created >= 3, "{first:?}");
+    assert_eq!(first.reused, 0, "{first:?}");
+    db.admin().flush("t").unwrap();
+    let flushed = db.memstore_chunk_pool_stats().unwrap();
+    assert!(flushed.returned >= 3 && flushed.pooled >= 3, "{flushed:?}");
+    fill(1);
+    let second = db.memstore_chunk_pool_stats().unwrap();
+    assert!(second.reused >= 3, "{second:?}");
+    assert_eq!(
+        second.created, first.created,
+        "no new chunk while pooled ones last"
+    );
+    // The data of both rounds reads back.
+    assert_eq!(t.get(&Get::new("r0-00042")).unwrap().len(), 1);
+    assert_eq!(t.get(&Get::new("r1-04999")).unwrap().len(), 1);
+    drop(t);
+    drop(db);
+
+    let off = DbOptions {
+        chunk_pool_max_fraction: 0.0,
+        ..opts(&clock)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), off).unwrap();
+    assert!(db.memstore_chunk_pool_stats().is_none());
+}
