@@ -458,6 +458,7 @@ impl PeOptions {
         spec.wal = self.write_to_wal;
         spec.sync = self.sync;
         spec.block_cache = self.block_cache;
+        spec.presplit_regions = self.presplit;
         if self.presplit > 1 {
             // PE's getSplits: format(jump × (1 + i)) for i in 0..presplit−1.
             let jump = total_rows / self.presplit as u64;
@@ -725,12 +726,18 @@ impl<'a> Client<'a> {
                 Ok(())
             }
             PeCommand::CheckAndPut | PeCommand::CheckAndMutate => {
+                // PE puts a known value first, then checks it and writes it again: with a
+                // put (checkAndPut) or a row mutation holding the put (checkAndMutate).
                 let row = format_row(i);
                 let f = self.families[0].clone();
                 self.engine.put(&row, &[(&f, &self.cas_qualifier, &row)])?;
-                self.engine
-                    .check_and_put(&row, &f, &self.cas_qualifier, &row, &row)
-                    .map(|_| ())
+                let q = &self.cas_qualifier;
+                if self.command == PeCommand::CheckAndMutate {
+                    self.engine.check_and_mutate(&row, &f, q, &row, &row)
+                } else {
+                    self.engine.check_and_put(&row, &f, q, &row, &row)
+                }
+                .map(|_| ())
             }
         }
     }
@@ -1174,7 +1181,11 @@ mod tests {
         assert_eq!(shape(), (1, 2));
         run_quiet("sequentialWrite", &x, "--presplit=4");
         assert_eq!(shape(), (1, 4));
+        run_quiet("sequentialWrite", &x, "--families=2 --presplit=4");
+        assert_eq!(shape(), (2, 4));
         run_quiet("sequentialWrite", &x, "--families=2");
+        assert_eq!(shape(), (2, 4), "no pre-split asked: the regions stay");
+        run_quiet("sequentialWrite", &x, "--families=2 --presplit=1");
         assert_eq!(shape(), (2, 1));
         // The rows the writes made are all there.
         let db = regionkv::Db::open(&d, regionkv::DbOptions::default()).unwrap();

@@ -481,12 +481,15 @@ impl Store {
             }
             let mut s = StoreFileScanner::new(f.reader.clone())
                 .with_read_point(read_point, f.meta.max_seq_id);
+            let info = f.reader.file_info();
             match first_column {
-                Some(q) => s.request_seek(encode_key(
+                // A file info whose timestamps describe no cell (impossible from our
+                // writer) cannot bound the file's cells: such a file seeks up front.
+                Some(q) if info.min_timestamp <= info.max_timestamp => s.request_seek(encode_key(
                     row,
                     &self.family.name,
                     q,
-                    f.reader.file_info().max_timestamp,
+                    info.max_timestamp,
                     CellType::Maximum,
                     u64::MAX,
                 )?),

@@ -143,10 +143,10 @@ fn an_older_file_with_a_newer_timestamp_still_wins() {
 }
 
 #[test]
-fn markers_in_other_files_mask_as_in_hbase() {
-    let (h, _cache) = harness(3);
+fn family_markers_in_other_files_mask_as_in_hbase() {
     // A family delete in an older file, newer than a put in a newer file: the put is
-    // masked. The older file must be read although the put sorts first.
+    // masked. (A family marker turns put-off seeks off for the whole store.)
+    let (h, _cache) = harness(3);
     write(
         &h,
         vec![put("a", "c", 5, "masked"), put("a", "d", 50, "kept")],
@@ -160,6 +160,7 @@ fn markers_in_other_files_mask_as_in_hbase() {
     assert_eq!(get(&h, "a", &col("d")), ["d/50/Put=kept"]);
 
     // A family version delete in an older file.
+    let (h, _cache) = harness(3);
     write(&h, vec![marker("b", "", 7, CellType::DeleteFamilyVersion)]);
     h.region().flush().unwrap();
     write(
@@ -168,25 +169,72 @@ fn markers_in_other_files_mask_as_in_hbase() {
     );
     h.region().flush().unwrap();
     assert_eq!(get(&h, "b", &col("c")), ["c/6/Put=six"]);
+}
 
-    // A column delete in the newest file masks the older files' versions.
+#[test]
+fn column_and_version_deletes_across_put_off_files() {
+    // No family marker in the store: these gets put their file seeks off.
+    let (h, cache) = harness(3);
     write(&h, vec![put("d", "c", 1, "one"), put("d", "c", 2, "two")]);
     h.region().flush().unwrap();
     write(&h, vec![put("d", "c", 4, "four")]);
     h.region().flush().unwrap();
+    // A column delete in the newest file masks the older files' versions.
     write(&h, vec![marker("d", "c", 3, CellType::DeleteColumn)]);
     h.region().flush().unwrap();
     assert_eq!(get(&h, "d", &col("c").versions(3)), ["c/4/Put=four"]);
-
     // A version delete in the newest file, for the version of an older file.
     write(&h, vec![marker("d", "c", 4, CellType::Delete)]);
     h.region().flush().unwrap();
-    write(&h, vec![put("e", "c", 9, "nine")]);
     assert!(
         get(&h, "d", &col("c")).is_empty(),
         "two and one are under the column delete"
     );
+    // A column delete older than the newest put, in an older file than the put: the put
+    // is answered without reading the marker's file.
+    write(&h, vec![marker("e", "c", 5, CellType::DeleteColumn)]);
+    h.region().flush().unwrap();
+    write(&h, vec![put("e", "c", 9, "nine"), put("e", "c", 4, "four")]);
+    h.region().flush().unwrap();
+    let before = lookups(&cache);
     assert_eq!(get(&h, "e", &col("c")), ["c/9/Put=nine"]);
+    assert_eq!(lookups(&cache) - before, 1);
+    assert_eq!(get(&h, "e", &col("c").versions(3)), ["c/9/Put=nine"]);
+}
+
+#[test]
+fn time_ranges_and_several_families_with_put_off_seeks() {
+    let mut e = ColumnFamilyDescriptor::new(b"e").unwrap();
+    e.max_versions = 3;
+    e.compression = Compression::Lz4;
+    let mut g = e.clone();
+    g.name = b"g".to_vec();
+    let t = TableDescriptor::new("t1", vec![e, g]).unwrap();
+    let cache = Arc::new(StoreFileBlockCache::new(64 << 20));
+    let h = Harness::new(Arc::new(MemFs::new()), t, RegionConfig::default(), false)
+        .with_block_cache(cache);
+    three_generations(&h);
+    let gput = |ts: i64, v: &str| Cell::put(b"r05", b"g", b"x", ts, v.as_bytes()).unwrap();
+    write(&h, vec![gput(1, "g1")]);
+    h.region().flush().unwrap();
+    write(&h, vec![gput(2, "g2")]);
+    h.region().flush().unwrap();
+    // A time range below the newest file's versions: the older files answer.
+    let range =
+        |min, max| col("c").time_range(regionkv_cell::TimeRange::between(min, max).unwrap());
+    assert_eq!(get(&h, "r05", &range(0, 3)), ["c/2/Put=v2"]);
+    assert_eq!(
+        get(&h, "r05", &range(0, 3).versions(3)),
+        ["c/2/Put=v2", "c/1/Put=v1"]
+    );
+    assert_eq!(get(&h, "r05", &range(1, 2)), ["c/1/Put=v1"]);
+    // Two families, each with a named column, in one get.
+    let q = col("c").column(b"g", b"x");
+    assert_eq!(get(&h, "r05", &q), ["c/3/Put=v3", "x/2/Put=g2"]);
+    assert_eq!(
+        get(&h, "r05", &q.versions(2)),
+        ["c/3/Put=v3", "c/2/Put=v2", "x/2/Put=g2", "x/1/Put=g1"]
+    );
 }
 
 #[test]

@@ -328,9 +328,15 @@ impl KeyValueScanner for StoreFileScanner {
     }
 
     fn reseek(&mut self, key: &KeyView<'_>) -> Result<bool> {
-        if self.delayed.take().is_some() {
-            // Not positioned yet: a reseek is a seek.
-            return self.seek_bytes(key.as_bytes());
+        if let Some(standing) = self.delayed.take() {
+            // Not positioned yet: a reseek is a seek, and never to before where the
+            // scanner stands (a reseek moves forward only).
+            let target = if compare_keys(key.as_bytes(), &standing).is_lt() {
+                &standing[..]
+            } else {
+                key.as_bytes()
+            };
+            return self.seek_bytes(target);
         }
         self.reseek_bytes(key.as_bytes())
     }
@@ -495,11 +501,15 @@ mod half_tests {
         s.request_seek(key_at(21, b"c"));
         s.advance().unwrap();
         assert_eq!(cell(&s), Some((row(22), b"a".to_vec())), "row 21 is absent");
-        // `reseek` and `seek` replace the put-off key.
+        // `reseek` moves forward from the put-off key, never back; `seek` goes anywhere.
         s.request_seek(key_at(40, b"a"));
         s.reseek(&KeyView::parse(&key_at(30, b"c")).unwrap())
             .unwrap();
-        assert_eq!(cell(&s), Some((row(30), b"c".to_vec())));
+        assert_eq!(cell(&s), Some((row(40), b"a".to_vec())));
+        s.request_seek(key_at(40, b"a"));
+        s.reseek(&KeyView::parse(&key_at(50, b"b")).unwrap())
+            .unwrap();
+        assert_eq!(cell(&s), Some((row(50), b"b".to_vec())));
         s.request_seek(key_at(40, b"a"));
         s.seek(&KeyView::parse(&key_at(10, b"a")).unwrap()).unwrap();
         assert_eq!(cell(&s), Some((row(10), b"a".to_vec())));

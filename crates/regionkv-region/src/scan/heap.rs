@@ -11,7 +11,8 @@
 //!    the smallest cell of all sources: it is no greater than every other entry's key,
 //!    and those are no greater than their real cells.
 //! 3. Ties between equal keys cannot arise between distinct cells, because keys include
-//!    the sequence id.
+//!    the sequence id. Put-off keys can tie (two files with the same newest timestamp);
+//!    which of them the heap settles first does not matter.
 
 use crate::error::{Error, Result};
 use regionkv_cell::{CellRef, KeyValueScanner, KeyView, compare_keys};
