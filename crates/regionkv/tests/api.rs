@@ -752,22 +752,22 @@ fn flushed_memstore_chunks_are_reused_through_the_pool() {
     let db = Db::open(dir.path(), opts(&clock)).unwrap();
     create(&db, "t", &[]);
     let t = db.table("t").unwrap();
-    let fill = |round: u32| {
-        // About 5 MiB of cells: three 2 MiB chunks.
+    // About 5 MiB of cells per round (three 2 MiB chunks), every value `byte` repeated.
+    let fill = |round: u32, byte: u8| {
         for i in 0..5_000u32 {
-            let v = vec![b'x'; 1000];
+            let v = vec![byte; 1000];
             t.put(&Put::new(format!("r{round}-{i:05}")).add_column("cf", "q", v))
                 .unwrap();
         }
     };
-    fill(0);
+    fill(0, b'x');
     let first = db.memstore_chunk_pool_stats().unwrap();
     assert!(first.created >= 3, "{first:?}");
     assert_eq!(first.reused, 0, "{first:?}");
     db.admin().flush("t").unwrap();
     let flushed = db.memstore_chunk_pool_stats().unwrap();
     assert!(flushed.returned >= 3 && flushed.pooled >= 3, "{flushed:?}");
-    fill(1);
+    fill(1, b'x');
     let second = db.memstore_chunk_pool_stats().unwrap();
     assert!(second.reused >= 3, "{second:?}");
     assert_eq!(
@@ -784,14 +784,7 @@ fn flushed_memstore_chunks_are_reused_through_the_pool() {
     let first = scanner.next().unwrap().unwrap();
     assert_eq!(first.row(), b"r1-00000");
     db.admin().flush("t").unwrap();
-    let fill2 = |round: u32| {
-        for i in 0..5_000u32 {
-            let v = vec![b'y'; 1000];
-            t.put(&Put::new(format!("r{round}-{i:05}")).add_column("cf", "q", v))
-                .unwrap();
-        }
-    };
-    fill2(2);
+    fill(2, b'y');
     let mut n = 1;
     for r in scanner.by_ref() {
         let r = r.unwrap();
