@@ -120,6 +120,15 @@ impl TableSpec {
     }
 }
 
+/// How a check-and-put writes when the check passes (HBase's `thenPut` or `thenMutate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThenWrite {
+    /// The put itself (PE's checkAndPut).
+    Put,
+    /// A row mutation holding the put (PE's checkAndMutate).
+    RowMutations,
+}
+
 /// One cell to write: family, qualifier, value.
 pub type CellRef<'a> = (&'a [u8], &'a [u8], &'a [u8]);
 
@@ -141,7 +150,9 @@ pub trait Engine: Send + Sync {
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8], delta: i64) -> Result<i64>;
     /// Appends `value` to a cell.
     fn append(&self, row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> Result<()>;
-    /// Writes `value` when the cell holds `expected`; returns whether it did.
+    /// Writes `value` when the cell holds `expected`; returns whether it did. `then`
+    /// says how regionkv applies the put (PE's checkAndPut or checkAndMutate); engines
+    /// without row mutations write the same put either way.
     fn check_and_put(
         &self,
         row: &[u8],
@@ -149,20 +160,8 @@ pub trait Engine: Send + Sync {
         qualifier: &[u8],
         expected: &[u8],
         value: &[u8],
+        then: ThenWrite,
     ) -> Result<bool>;
-    /// Like [`Engine::check_and_put`], with the put inside a row mutation (HBase's
-    /// `checkAndMutate(...).thenMutate(RowMutations)`, PE's checkAndMutate). Engines
-    /// without row mutations run the same check and put.
-    fn check_and_mutate(
-        &self,
-        row: &[u8],
-        family: &[u8],
-        qualifier: &[u8],
-        expected: &[u8],
-        value: &[u8],
-    ) -> Result<bool> {
-        self.check_and_put(row, family, qualifier, expected, value)
-    }
     /// Flushes in-memory data to files.
     fn flush(&self) -> Result<()>;
     /// Compacts everything into as few files as the engine makes.
@@ -379,26 +378,16 @@ impl Engine for RegionkvEngine {
         qualifier: &[u8],
         expected: &[u8],
         value: &[u8],
+        then: ThenWrite,
     ) -> Result<bool> {
-        let cam = regionkv::CheckAndMutate::builder(row)
-            .if_equals(family, qualifier, expected)
-            .then_put(self.put_of(row, &[(family, qualifier, value)]));
-        Ok(self.table.check_and_mutate(&cam)?.success)
-    }
-
-    fn check_and_mutate(
-        &self,
-        row: &[u8],
-        family: &[u8],
-        qualifier: &[u8],
-        expected: &[u8],
-        value: &[u8],
-    ) -> Result<bool> {
-        let mutations = regionkv::RowMutations::new(row)
-            .add_mutation(self.put_of(row, &[(family, qualifier, value)]));
-        let cam = regionkv::CheckAndMutate::builder(row)
-            .if_equals(family, qualifier, expected)
-            .then_mutate(mutations);
+        let put = self.put_of(row, &[(family, qualifier, value)]);
+        let check = regionkv::CheckAndMutate::builder(row).if_equals(family, qualifier, expected);
+        let cam = match then {
+            ThenWrite::Put => check.then_put(put),
+            ThenWrite::RowMutations => {
+                check.then_mutate(regionkv::RowMutations::new(row).add_mutation(put))
+            }
+        };
         Ok(self.table.check_and_mutate(&cam)?.success)
     }
 

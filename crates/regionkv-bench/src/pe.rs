@@ -8,7 +8,7 @@
 //! implied). Latency is measured per operation with hdrhistogram instead of PE's sampled
 //! Yammer reservoir, so the percentiles are over every operation.
 
-use crate::engine::{self, CellRef, Compression, Engine, EngineKind, TableSpec};
+use crate::engine::{self, CellRef, Compression, Engine, EngineKind, TableSpec, ThenWrite};
 use crate::stats::{Latency, LatencySummary, ProcessIo};
 use crate::{Error, Result};
 use rand::RngExt;
@@ -731,13 +731,14 @@ impl<'a> Client<'a> {
                 let row = format_row(i);
                 let f = self.families[0].clone();
                 self.engine.put(&row, &[(&f, &self.cas_qualifier, &row)])?;
-                let q = &self.cas_qualifier;
-                if self.command == PeCommand::CheckAndMutate {
-                    self.engine.check_and_mutate(&row, &f, q, &row, &row)
+                let then = if self.command == PeCommand::CheckAndMutate {
+                    ThenWrite::RowMutations
                 } else {
-                    self.engine.check_and_put(&row, &f, q, &row, &row)
-                }
-                .map(|_| ())
+                    ThenWrite::Put
+                };
+                self.engine
+                    .check_and_put(&row, &f, &self.cas_qualifier, &row, &row, then)
+                    .map(|_| ())
             }
         }
     }

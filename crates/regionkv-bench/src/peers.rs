@@ -17,7 +17,9 @@
 //! FSYNC_WAL. Without `wal`, RocksDB disables its WAL and fjall stops persisting its
 //! journal per write (it cannot turn the journal off).
 
-use crate::engine::{BufferedWriter, CellRef, Compression, Engine, EngineKind, TableSpec};
+use crate::engine::{
+    BufferedWriter, CellRef, Compression, Engine, EngineKind, TableSpec, ThenWrite,
+};
 use crate::{Error, Result};
 use parking_lot::{Mutex, MutexGuard};
 use std::path::Path;
@@ -393,6 +395,7 @@ impl Engine for RocksdbEngine {
         qualifier: &[u8],
         expected: &[u8],
         value: &[u8],
+        _then: ThenWrite,
     ) -> Result<bool> {
         rmw_check_and_put(self, row, family, qualifier, expected, value)
     }
@@ -616,6 +619,7 @@ impl Engine for FjallEngine {
         qualifier: &[u8],
         expected: &[u8],
         value: &[u8],
+        _then: ThenWrite,
     ) -> Result<bool> {
         rmw_check_and_put(self, row, family, qualifier, expected, value)
     }
@@ -723,8 +727,8 @@ mod tests {
                 assert_eq!(e.increment(b"ctr", b"cf", b"n", -2)?, 3);
                 e.append(b"ap", b"cf", b"x", b"ab")?;
                 e.append(b"ap", b"cf", b"x", b"cd")?;
-                assert!(!e.check_and_put(b"ap", b"cf", b"x", b"ab", b"z")?);
-                assert!(e.check_and_put(b"ap", b"cf", b"x", b"abcd", b"z")?);
+                assert!(!e.check_and_put(b"ap", b"cf", b"x", b"ab", b"z", ThenWrite::Put)?);
+                assert!(e.check_and_put(b"ap", b"cf", b"x", b"abcd", b"z", ThenWrite::Put)?);
                 e.compact()?;
                 assert_eq!(e.get(b"ap", Some((b"cf", b"x")))?, 1);
                 Ok(())
