@@ -28,8 +28,31 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(name = "regionkv", version, arg_required_else_help = true)]
 struct Cli {
+    /// What the engine logs to standard error: error, warn (the default), info, debug,
+    /// trace, or a filter such as `regionkv_wal=debug`; RUST_LOG works too, this wins
+    #[arg(long, global = true, value_name = "LEVEL")]
+    log_level: Option<String>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Sends the engine's `tracing` events to standard error: warnings and errors by default,
+/// so that damage the engine works around (a torn WAL tail dropped, a leftover directory
+/// removed, a file it kept aside) reaches the user; `--log-level` or RUST_LOG change it.
+/// `default` is the level without `--log-level` or RUST_LOG.
+fn init_logging(level: Option<&str>, default: &str) -> Result<(), String> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match level {
+        Some(l) => EnvFilter::try_new(l).map_err(|e| format!("--log-level {l}: {e}"))?,
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .without_time()
+        .try_init()
+        .map_err(|e| e.to_string())
 }
 
 /// The subcommands.
@@ -122,6 +145,15 @@ fn run_repair(args: &RepairArgs) -> ExitCode {
             }
             if r.wal_ranges_skipped > 0 {
                 println!("damaged WAL ranges skipped: {}", r.wal_ranges_skipped);
+            }
+            if r.catalog_rebuilt {
+                println!("catalog rebuilt from the region directories");
+            }
+            for t in &r.tables_adopted {
+                println!("adopted table {t} (its directory was not in the catalog)");
+            }
+            for note in &r.notes {
+                println!("note: {note}");
             }
             println!(
                 "{}",
@@ -347,6 +379,16 @@ fn main() -> ExitCode {
         );
     }));
     let cli = Cli::parse();
+    // The inspectors report the damage they find in their own words, line by line; the
+    // engine's warnings about the same bytes would only repeat them.
+    let default_level = match cli.command {
+        Command::Hfile(_) | Command::Wal(_) => "error",
+        _ => "warn",
+    };
+    if let Err(e) = init_logging(cli.log_level.as_deref(), default_level) {
+        eprintln!("ERROR: {e}");
+        return ExitCode::FAILURE;
+    }
     match cli.command {
         Command::Shell(args) => shell::run(&args),
         Command::Hfile(args) => run_hfile(&args),

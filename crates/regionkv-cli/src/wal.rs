@@ -166,9 +166,22 @@ impl Printer<'_> {
             return Ok(());
         }
         let h = reader.header();
+        // Format 3: the Db the log belongs to, and the previous log's recorded length.
+        let v3 = if h.version >= 3 {
+            format!(
+                ", db id={}, previous log length={}",
+                h.db_id
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>(),
+                h.prev_len
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             self.out,
-            "Log file: {}, number={}, version={}, origin={}, previous log={}, created at={}{}",
+            "Log file: {}, number={}, version={}, origin={}, previous log={}, created at={}{}{v3}",
             reader.path().display(),
             h.number,
             h.version,

@@ -326,7 +326,11 @@ fn clap_provides_help_and_version() {
     assert_eq!(out.status.code(), Some(0));
     let out = run_in(Path::new("."), &["--help"], b"");
     let text = stdout(&out);
-    assert!(text.contains("Usage: regionkv <COMMAND>"), "{text}");
+    assert!(
+        text.contains("Usage: regionkv [OPTIONS] <COMMAND>"),
+        "{text}"
+    );
+    assert!(text.contains("--log-level <LEVEL>"), "{text}");
     assert!(text.contains("shell"), "{text}");
     assert_eq!(out.status.code(), Some(0));
     let out = run_in(Path::new("."), &["shell", "--help"], b"");

@@ -35,6 +35,21 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A file that is not the one its place expects: a storefile copied or moved from
+    /// another region, family or table, a manifest swapped with another region's, a file
+    /// replaced by another of a different size or trailer. Says what the file claims to be
+    /// and where (as what) it was found.
+    #[error("{what} {} belongs elsewhere: it is {claims}, but was found as {found_as}", path.display())]
+    Misplaced {
+        /// Which kind of file.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What the file says it is.
+        claims: String,
+        /// What the place it was found in expects.
+        found_as: String,
+    },
     /// A descriptor option out of range, or a missing family.
     #[error("{0}")]
     InvalidDescriptor(String),

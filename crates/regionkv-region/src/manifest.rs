@@ -9,12 +9,13 @@
 //! storefile in its parent region's directory, read in place until the child's compaction
 //! rewrites it (HBase's reference files, kept here in the manifest rather than as files).
 //!
-//! Format (version 2; version 1, without references, is still read; `docs/manifest-format.md`):
+//! Format (version 3; versions 1, without references, and 2, without trailer checksums, are
+//! still read; `docs/manifest-format.md`):
 //!
 //! | offset | size | field                                    |
 //! |--------|------|------------------------------------------|
 //! | 0      | 8    | magic `RKVMANIF`                         |
-//! | 8      | 4    | format version (1)                       |
+//! | 8      | 4    | format version (3)                       |
 //! | 12     | 4    | body length `n`                          |
 //! | 16     | n    | body                                     |
 //! | 16+n   | 4    | CRC-32 of bytes `[0, 16+n)`              |
@@ -22,9 +23,10 @@
 //! Body: `table:str | start_key:bytes | end_key:bytes | region_id:u64 | next_file_id:u64 |
 //! store_count:u32 | store*`, where `store = family:bytes | flushed_seq_id:u64 |
 //! file_count:u32 | file*` and `file = name:str | size:u64 | max_seq_id:u64 |
-//! cell_count:u64 | kind:u8 [| parent_region:str | parent_file:str | split_row:bytes]`
-//! (kind 0: a file of this region; 1: bottom half, 2: top half of a parent's file; the
-//! reference fields only for kinds 1 and 2, and the kind byte only in version 2);
+//! cell_count:u64 | kind:u8 [| parent_region:str | parent_file:str | split_row:bytes]
+//! | has_checksum:u8 [| trailer_checksum:u32]` (kind 0: a file of this region; 1: bottom
+//! half, 2: top half of a parent's file; the reference fields only for kinds 1 and 2; the
+//! kind byte from version 2 on, the checksum fields from version 3 on);
 //! `bytes`/`str` are a u32 length and the bytes; integers big-endian.
 
 use crate::error::{Error, Result};
@@ -33,7 +35,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"RKVMANIF";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// File name of the manifest inside a region directory.
 pub const MANIFEST_FILE: &str = "MANIFEST";
 /// Largest manifest accepted (bounds allocation on a corrupt length).
@@ -119,6 +121,12 @@ pub struct StoreFileMeta {
     /// Set when the entry is a reference to half of another region's file; `name` is then
     /// only the entry's name (`<file>.<region>`, as HBase names reference files).
     pub reference: Option<Reference>,
+    /// The checksum of the file's trailer (for a reference: of the referenced file's), a
+    /// fingerprint checked with `size` when the file opens, so a file replaced by another
+    /// one (copied over, swapped, restored from elsewhere) is refused. `None` for entries
+    /// written before manifests recorded it (version 2 and older); the region fills it in
+    /// from the file when it opens and records it at its next manifest change.
+    pub trailer_checksum: Option<u32>,
 }
 
 /// One store's entry.
@@ -216,6 +224,12 @@ impl Manifest {
 
     /// Encodes the whole file.
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_version(VERSION)
+    }
+
+    /// Encodes the file in format `version` (older versions leave out the fields they did
+    /// not have; for tests of the readers of old files).
+    fn encode_version(&self, version: u32) -> Vec<u8> {
         let mut body = Vec::new();
         put_bytes(&mut body, self.region.table.as_bytes());
         put_bytes(&mut body, &self.region.start_key);
@@ -232,20 +246,31 @@ impl Manifest {
                 body.extend_from_slice(&f.size.to_be_bytes());
                 body.extend_from_slice(&f.max_seq_id.to_be_bytes());
                 body.extend_from_slice(&f.cell_count.to_be_bytes());
-                match &f.reference {
-                    None => body.push(0),
-                    Some(r) => {
-                        body.push(if r.top { 2 } else { 1 });
-                        put_bytes(&mut body, r.region.as_bytes());
-                        put_bytes(&mut body, r.file.as_bytes());
-                        put_bytes(&mut body, &r.split_row);
+                if version >= 2 {
+                    match &f.reference {
+                        None => body.push(0),
+                        Some(r) => {
+                            body.push(if r.top { 2 } else { 1 });
+                            put_bytes(&mut body, r.region.as_bytes());
+                            put_bytes(&mut body, r.file.as_bytes());
+                            put_bytes(&mut body, &r.split_row);
+                        }
+                    }
+                }
+                if version >= 3 {
+                    match f.trailer_checksum {
+                        None => body.push(0),
+                        Some(c) => {
+                            body.push(1);
+                            body.extend_from_slice(&c.to_be_bytes());
+                        }
                     }
                 }
             }
         }
         let mut out = Vec::with_capacity(body.len() + 20);
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_be_bytes());
+        out.extend_from_slice(&version.to_be_bytes());
         out.extend_from_slice(&(body.len() as u32).to_be_bytes());
         out.extend_from_slice(&body);
         let crc = crc32fast::hash(&out);
@@ -272,7 +297,11 @@ impl Manifest {
         if b.len() != 16 + n + 4 {
             return Err(corrupt(
                 12,
-                format!("body length {n} does not match the file length {}", b.len()),
+                format!(
+                    "a body of {n} bytes needs a file of {} bytes; the file has {}",
+                    n + 20,
+                    b.len()
+                ),
             ));
         }
         let stored = u32::from_be_bytes([b[16 + n], b[17 + n], b[18 + n], b[19 + n]]);
@@ -283,7 +312,7 @@ impl Manifest {
                 format!("checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"),
             ));
         }
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(corrupt(
                 8,
                 format!("unsupported manifest version {version}"),
@@ -327,12 +356,22 @@ impl Manifest {
                     }
                     k => return Err(d.err(format!("unknown storefile kind {k}"))),
                 };
+                let trailer_checksum = if version >= 3 {
+                    match d.take(1)?[0] {
+                        0 => None,
+                        1 => Some(d.u32()?),
+                        k => return Err(d.err(format!("bad checksum flag {k}"))),
+                    }
+                } else {
+                    None
+                };
                 files.push(StoreFileMeta {
                     name,
                     size,
                     max_seq_id,
                     cell_count,
                     reference,
+                    trailer_checksum,
                 });
             }
             stores.insert(
@@ -420,6 +459,7 @@ mod tests {
                 max_seq_id: 77,
                 cell_count: 10,
                 reference: None,
+                trailer_checksum: Some(0xdead_beef),
             });
         m.stores
             .get_mut(&b"cf2"[..])
@@ -436,6 +476,7 @@ mod tests {
                     split_row: b"g\x00".to_vec(),
                     top: true,
                 }),
+                trailer_checksum: None,
             });
         m.stores.get_mut(&b"cf1"[..]).unwrap().flushed_seq_id = 77;
         m
@@ -483,25 +524,31 @@ mod tests {
     }
 
     #[test]
-    fn version_1_manifests_without_kind_bytes_are_read() {
+    fn older_versions_without_kind_bytes_or_checksums_are_read() {
         let mut m = sample();
+        for f in m.stores.values_mut().flat_map(|s| s.files.iter_mut()) {
+            f.trailer_checksum = None;
+        }
+        // Version 2: references, no checksums.
+        let v2 = m.encode_version(2);
+        assert_eq!(&v2[8..12], &2u32.to_be_bytes());
+        assert_eq!(Manifest::decode(&v2, Path::new("/M")).unwrap(), m);
+        assert!(v2.len() < m.encode().len());
+        // Version 1: no kind bytes either, so no references.
         m.stores.get_mut(&b"cf2"[..]).unwrap().files.clear();
-        // Version 1: the same body without the per-file kind byte.
-        let v2 = m.encode();
-        let n = u32::from_be_bytes([v2[12], v2[13], v2[14], v2[15]]) as usize;
-        let body = &v2[16..16 + n];
-        // The only file entry ends with its kind byte (0) right before cf2's entry.
-        let cf2 = body.windows(3).position(|w| w == b"cf2").unwrap() - 4;
-        assert_eq!(body[cf2 - 1], 0);
-        let mut body1 = body[..cf2 - 1].to_vec();
-        body1.extend_from_slice(&body[cf2..]);
-        let mut v1 = b"RKVMANIF".to_vec();
-        v1.extend_from_slice(&1u32.to_be_bytes());
-        v1.extend_from_slice(&(body1.len() as u32).to_be_bytes());
-        v1.extend_from_slice(&body1);
-        let crc = crc32fast::hash(&v1);
-        v1.extend_from_slice(&crc.to_be_bytes());
+        let v1 = m.encode_version(1);
         assert_eq!(Manifest::decode(&v1, Path::new("/M")).unwrap(), m);
+        // A later version is refused.
+        let mut v4 = m.encode();
+        v4[8..12].copy_from_slice(&4u32.to_be_bytes());
+        let n = v4.len() - 4;
+        let crc = crc32fast::hash(&v4[..n]);
+        v4[n..].copy_from_slice(&crc.to_be_bytes());
+        let e = Manifest::decode(&v4, Path::new("/M")).unwrap_err();
+        assert!(
+            e.to_string().contains("unsupported manifest version 4"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -5,10 +5,16 @@
 //! Order matters: edits are read before the new log exists, and old logs are adopted only
 //! after the new log is open, so a crash at any point leaves every unflushed edit in some
 //! log that the next start reads again.
+//!
+//! Damage is never silent and never destroyed: the logs are read as the WAL of this Db
+//! (`config.db_id`: a log of another Db is refused), the new log records how long the
+//! newest old one was found to be (so a later truncation of it is an error, not a torn
+//! tail), and a log whose tail was dropped or whose stretches were skipped is copied to
+//! `<db>/corrupt/wal/` with a warning before the normal life of logs may delete it.
 
 use crate::error::Result;
 use regionkv_fs::Fs;
-use regionkv_wal::{RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay};
+use regionkv_wal::{RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay_for_db};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -32,11 +38,12 @@ pub fn recover_wal(
 ) -> Result<RecoveredWal> {
     let span = tracing::info_span!("recovery", wal = %dir.display());
     let _enter = span.enter();
-    let (edits, report) = replay(fs.as_ref(), dir, mode)?.read_all()?;
+    let (edits, report) = replay_for_db(fs.as_ref(), dir, mode, config.db_id)?.read_all()?;
+    keep_damaged_logs(fs.as_ref(), dir, &report)?;
     // Crash points (docs/reliability.md): old logs read, no new log; new log started,
     // old ones not yet adopted.
     fail::fail_point!("recovery-after-wal-read");
-    let wal = Arc::new(Wal::open(fs, dir, config)?);
+    let wal = Arc::new(Wal::open_after_replay(fs, dir, config, &report)?);
     fail::fail_point!("recovery-after-new-log");
     wal.adopt_replayed(&report)?;
     tracing::info!(
@@ -45,4 +52,44 @@ pub fn recover_wal(
         "WAL replayed"
     );
     Ok(RecoveredWal { wal, edits, report })
+}
+
+/// Copies every log whose tail replay dropped or whose stretches it skipped to
+/// `corrupt/wal/` beside the WAL directory (once: an existing copy is kept), so the damaged
+/// bytes outlive the log, which is deleted once its edits are flushed.
+fn keep_damaged_logs(fs: &dyn Fs, dir: &Path, report: &ReplayReport) -> Result<()> {
+    let damaged: std::collections::BTreeSet<&Path> = report
+        .dropped_tails
+        .iter()
+        .chain(&report.skipped)
+        .map(|d| d.path.as_path())
+        .collect();
+    if damaged.is_empty() {
+        return Ok(());
+    }
+    let aside = dir
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("corrupt")
+        .join("wal");
+    fs.create_dir_all(&aside)?;
+    for log in damaged {
+        let Some(name) = log.file_name() else {
+            continue;
+        };
+        let copy = aside.join(name);
+        if fs.exists(&copy)? || !fs.exists(log)? {
+            continue;
+        }
+        let bytes = fs
+            .open_read(log)?
+            .read_to_vec(0, fs.file_len(log)? as usize)?;
+        regionkv_fs::write_atomic(fs, &copy, &bytes)?;
+        tracing::warn!(
+            log = %log.display(),
+            copy = %copy.display(),
+            "the WAL log was damaged (see the warnings above); a copy of it is kept"
+        );
+    }
+    Ok(())
 }

@@ -33,7 +33,7 @@ use crate::read::ReadQuery;
 use crate::row_lock::RowLocks;
 use crate::scan::heap::KeyValueHeap;
 use crate::services::RegionServices;
-use crate::store::{STOREFILE_EXT, Store, StoreFileHandle};
+use crate::store::{STOREFILE_EXT, Store, StoreFileHandle, StoreOwner};
 use parking_lot::{Condvar, Mutex, RwLock};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
@@ -126,17 +126,41 @@ impl Region {
             )));
         }
         let families: Vec<Vec<u8>> = table.families.iter().map(|f| f.name.clone()).collect();
-        Manifest::new(info, &families).write(fs.as_ref(), dir)?;
+        Manifest::new(info.clone(), &families).write(fs.as_ref(), dir)?;
         if let Some(parent) = dir.parent() {
             fs.sync_dir(parent)?;
         }
-        Self::open(dir, table, services, &[])
+        Self::open_as(dir, &info, table, services, &[])
     }
 
     /// Opens the region in `dir`, replaying `edits` (the WAL's, for every region; only this
     /// region's and only those not yet flushed are applied).
     pub fn open(
         dir: &Path,
+        table: TableDescriptor,
+        services: RegionServices,
+        edits: &[WalEdit],
+    ) -> Result<Arc<Self>> {
+        Self::open_checked(dir, None, table, services, edits)
+    }
+
+    /// [`Self::open`] for a region the caller knows: the manifest in `dir` must say it is
+    /// region `expected` (table, key range and id, so its encoded name too). A manifest
+    /// copied or swapped from another region's directory is [`Error::Misplaced`], never
+    /// served as this region.
+    pub fn open_as(
+        dir: &Path,
+        expected: &RegionInfo,
+        table: TableDescriptor,
+        services: RegionServices,
+        edits: &[WalEdit],
+    ) -> Result<Arc<Self>> {
+        Self::open_checked(dir, Some(expected), table, services, edits)
+    }
+
+    fn open_checked(
+        dir: &Path,
+        expected: Option<&RegionInfo>,
         table: TableDescriptor,
         services: RegionServices,
         edits: &[WalEdit],
@@ -150,13 +174,33 @@ impl Region {
             offset: 0,
             reason: "the region directory has no manifest".to_string(),
         })?;
+        let describe = |r: &RegionInfo| {
+            format!(
+                "region {} of table {} [{}, {}) id {}",
+                r.encoded_name(),
+                r.table,
+                to_string_binary(&r.start_key),
+                to_string_binary(&r.end_key),
+                r.region_id
+            )
+        };
+        if let Some(want) = expected
+            && manifest.region != *want
+        {
+            return Err(Error::Misplaced {
+                what: "manifest",
+                path: Manifest::path(dir),
+                claims: describe(&manifest.region),
+                found_as: describe(want),
+            });
+        }
         if manifest.region.table != table.name {
-            return Err(Error::InvalidDescriptor(format!(
-                "region in {} belongs to table {}, not {}",
-                dir.display(),
-                manifest.region.table,
-                table.name
-            )));
+            return Err(Error::Misplaced {
+                what: "manifest",
+                path: Manifest::path(dir),
+                claims: describe(&manifest.region),
+                found_as: format!("a region of table {}", table.name),
+            });
         }
         let encoded = manifest.region.encoded_name();
         Self::reconcile_families(fs.as_ref(), dir, &mut manifest, &table)?;
@@ -170,14 +214,23 @@ impl Region {
                 .clone();
             max_seq = max_seq.max(sm.flushed_seq_id);
             max_seq = max_seq.max(sm.files.iter().map(|f| f.max_seq_id).max().unwrap_or(0));
+            let owner = StoreOwner {
+                table: table.name.clone(),
+                region: encoded.clone(),
+            };
             let store = Store::open(
                 fs.clone(),
                 dir,
+                owner,
                 family.clone(),
                 &sm,
                 services.block_cache.clone(),
                 services.memstore.clone(),
             )?;
+            // The entries as opened (with the checksums older manifests lacked).
+            if let Some(entry) = manifest.stores.get_mut(&family.name) {
+                entry.files = store.files().iter().map(|h| h.meta.clone()).collect();
+            }
             stores.insert(family.name.clone(), Arc::new(store));
         }
         let region = Self {

@@ -344,6 +344,7 @@ pub fn reference_meta(
             split_row: split_row.to_vec(),
             top,
         }),
+        trailer_checksum: meta.trailer_checksum,
     }
 }
 

@@ -21,7 +21,8 @@ use regionkv_cell::{CellRef, CellType, KeyValueScanner, KeyView, OwnedKey};
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
-    Half, ReaderOptions, StoreFileBlockCache, StoreFileReader, StoreFileScanner, StoreFileWriter,
+    Half, ReaderOptions, StoreFileBlockCache, StoreFileIdentity, StoreFileReader, StoreFileScanner,
+    StoreFileWriter,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -98,9 +99,20 @@ pub struct StoreMetrics {
     pub flushed_cells: AtomicU64,
 }
 
+/// Whose store this is: the table and the region (encoded name) its files must say they
+/// belong to, and that the files it writes record as their identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOwner {
+    /// The table (`ns:table`).
+    pub table: String,
+    /// The region's encoded name.
+    pub region: String,
+}
+
 /// One column family of a region.
 #[derive(Debug)]
 pub struct Store {
+    owner: StoreOwner,
     family: ColumnFamilyDescriptor,
     dir: PathBuf,
     fs: Arc<dyn Fs>,
@@ -117,9 +129,16 @@ impl Store {
     /// Opens the store of `family` in `region_dir`: creates its directory if needed, opens
     /// the files the manifest names and deletes every other file in the directory (the
     /// leftovers of an interrupted flush or compaction).
+    ///
+    /// Every file must be the one its manifest entry names: its identity (when it has
+    /// one: files written before identities existed have none) must say this table, this
+    /// region (a reference: the referenced region and file), this family and this name;
+    /// its length must be the recorded size and its trailer checksum the recorded one
+    /// (when recorded). Anything else is [`crate::Error::Misplaced`], never served.
     pub fn open(
         fs: Arc<dyn Fs>,
         region_dir: &Path,
+        owner: StoreOwner,
         family: ColumnFamilyDescriptor,
         manifest: &StoreManifest,
         cache: Option<Arc<StoreFileBlockCache>>,
@@ -129,24 +148,36 @@ impl Store {
         fs.create_dir_all(&dir)?;
         let mut removed = false;
         for name in fs.list(&dir)? {
-            if !manifest.files.iter().any(|f| f.name == name) {
-                tracing::info!(file = %dir.join(&name).display(), "removing storefile not in the manifest");
-                fs.remove_file(&dir.join(&name))?;
-                removed = true;
+            if manifest.files.iter().any(|f| f.name == name) {
+                continue;
             }
+            let path = dir.join(&name);
+            // The leftovers of an interrupted flush or compaction of this store are
+            // deleted; a whole storefile that says it belongs to another store is not
+            // ours to delete (it was put here by hand, or swapped): left for repair.
+            if let Some(claim) = foreign_identity(fs.as_ref(), &path, &owner, &family.name) {
+                tracing::warn!(file = %path.display(), %claim, "a storefile of another store, not in this one's manifest; left in place (run `regionkv repair`)");
+                continue;
+            }
+            tracing::info!(file = %path.display(), "removing storefile not in the manifest");
+            fs.remove_file(&path)?;
+            removed = true;
         }
         if removed {
             fs.sync_dir(&dir)?;
         }
         let mut files = Vec::with_capacity(manifest.files.len());
         for meta in &manifest.files {
-            let reader = Self::open_reader(fs.as_ref(), &dir, meta, cache.clone(), &family)?;
-            files.push(StoreFileHandle {
-                meta: meta.clone(),
-                reader,
-            });
+            let reader =
+                Self::open_reader(fs.as_ref(), &dir, meta, cache.clone(), &family, &owner)?;
+            let mut meta = meta.clone();
+            // Entries of older manifests learn their file's checksum now; the region's next
+            // manifest change records it.
+            meta.trailer_checksum = Some(reader.trailer().checksum());
+            files.push(StoreFileHandle { meta, reader });
         }
         Ok(Self {
+            owner,
             family,
             dir,
             fs,
@@ -164,6 +195,7 @@ impl Store {
         meta: &StoreFileMeta,
         cache: Option<Arc<StoreFileBlockCache>>,
         family: &ColumnFamilyDescriptor,
+        owner: &StoreOwner,
     ) -> Result<Arc<StoreFileReader>> {
         let cache = cache.filter(|_| family.block_cache_enabled);
         let path = match &meta.reference {
@@ -179,6 +211,7 @@ impl Store {
                 in_memory: family.in_memory,
             },
         )?;
+        check_file_is_the_entry(&reader, meta, &family.name, owner)?;
         let reader = match &meta.reference {
             None => reader,
             Some(r) => reader.with_half(Half {
@@ -335,6 +368,12 @@ impl Store {
         let path = self.dir.join(name);
         let mut options = self.family.writer_options(major);
         options.include_tags = include_tags;
+        options.identity = Some(StoreFileIdentity {
+            table: self.owner.table.clone(),
+            region: self.owner.region.clone(),
+            family: self.family.name.clone(),
+            file: name.to_string(),
+        });
         options
             .extra
             .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
@@ -365,6 +404,7 @@ impl Store {
             max_seq_id: written.file_info.max_seq_id,
             cell_count: written.file_info.cell_count,
             reference: None,
+            trailer_checksum: Some(written.trailer.checksum()),
         };
         let reader = Self::open_reader(
             self.fs.as_ref(),
@@ -372,6 +412,7 @@ impl Store {
             &meta,
             self.cache.clone(),
             &self.family,
+            &self.owner,
         )?;
         Ok(Some(StoreFileHandle { meta, reader }))
     }
@@ -542,6 +583,82 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// The identity of the storefile at `path` when it is a readable storefile that names
+/// another store than `family` of `owner`; `None` otherwise (ours, unreadable, or without
+/// an identity).
+fn foreign_identity(
+    fs: &dyn Fs,
+    path: &Path,
+    owner: &StoreOwner,
+    family: &[u8],
+) -> Option<StoreFileIdentity> {
+    if path.extension().and_then(|e| e.to_str()) != Some(STOREFILE_EXT) {
+        return None;
+    }
+    let id = NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed);
+    let reader = StoreFileReader::open(fs, path, id, None, ReaderOptions::default()).ok()?;
+    let id = reader.file_info().identity.clone()?;
+    (id.table != owner.table || id.region != owner.region || id.family != family).then_some(id)
+}
+
+/// What the manifest entry `meta` of store `family` of `owner` expects its file to say,
+/// as an identity: a reference's file belongs to the referenced region.
+pub fn expected_identity(
+    meta: &StoreFileMeta,
+    family: &[u8],
+    owner: &StoreOwner,
+) -> StoreFileIdentity {
+    let (region, file) = match &meta.reference {
+        None => (owner.region.clone(), meta.name.clone()),
+        Some(r) => (r.region.clone(), r.file.clone()),
+    };
+    StoreFileIdentity {
+        table: owner.table.clone(),
+        region,
+        family: family.to_vec(),
+        file,
+    }
+}
+
+/// Checks that the file `reader` opened is the one the manifest entry `meta` names: its
+/// identity (when it has one), its length and its trailer checksum (when recorded).
+pub fn check_file_is_the_entry(
+    reader: &StoreFileReader,
+    meta: &StoreFileMeta,
+    family: &[u8],
+    owner: &StoreOwner,
+) -> Result<()> {
+    let expected = expected_identity(meta, family, owner);
+    let misplaced = |claims: String, found_as: String| crate::Error::Misplaced {
+        what: "storefile",
+        path: reader.path().to_path_buf(),
+        claims,
+        found_as,
+    };
+    if let Some(id) = &reader.file_info().identity
+        && *id != expected
+    {
+        return Err(misplaced(id.to_string(), expected.to_string()));
+    }
+    let checksum = reader.trailer().checksum();
+    if reader.len() != meta.size || meta.trailer_checksum.is_some_and(|c| c != checksum) {
+        return Err(misplaced(
+            format!(
+                "a file of {} bytes with trailer checksum {checksum:#010x}",
+                reader.len()
+            ),
+            format!(
+                "{expected}, which the manifest records as {} bytes{}",
+                meta.size,
+                meta.trailer_checksum
+                    .map(|c| format!(" with trailer checksum {c:#010x}"))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The split row of one storefile (`StoreUtils.getFileSplitPoint` on the mid-key HBase's

@@ -26,7 +26,17 @@
 //! | 16  | average value length | u32                                     |
 //! | 17  | delete count         | u64 (all delete markers)                |
 //! | 18  | max tags length      | u32, longest tag run (only in files that include tags; HBase's `MAX_TAGS_LEN`) |
+//! | 19  | identity: table      | UTF-8, `ns:table`                       |
+//! | 20  | identity: region     | the region's encoded name               |
+//! | 21  | identity: family     | the family name                         |
+//! | 22  | identity: file       | the file's name in its family directory |
 //! | 100 | extra entry          | `key_len:u16 | key | value`, repeatable |
+//!
+//! The identity (tags 19–22, all four or none) says whose file this is: which table,
+//! region, family and name it was written as. A reader compares it with where the file
+//! was found, so a file copied or moved into another region, family or table is refused
+//! instead of served. Files that carry it say so in their trailer (byte 74, bit 0), so an
+//! identity cannot go missing unnoticed; files written before it existed have neither.
 //!
 //! The time range follows HBase's `TimeRangeTracker.includeTimestamp(Cell)`: every cell's
 //! timestamp widens it, and a DeleteColumn or DeleteFamily marker also widens the minimum
@@ -35,6 +45,43 @@
 use crate::bloom::BloomType;
 use crate::format::{Compression, DataBlockEncoding};
 use std::collections::BTreeMap;
+
+/// Whose file a storefile is: where it was written (file info tags 19–22).
+///
+/// ```
+/// use regionkv_storefile::StoreFileIdentity;
+/// let id = StoreFileIdentity {
+///     table: "ns:t".into(),
+///     region: "0123456789abcdef0123456789abcdef".into(),
+///     family: b"cf".to_vec(),
+///     file: "7.sf".into(),
+/// };
+/// assert_eq!(id.to_string(), "table ns:t, region 0123456789abcdef0123456789abcdef, family cf, file 7.sf");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreFileIdentity {
+    /// The table (`ns:table`).
+    pub table: String,
+    /// The encoded name of the region whose directory the file was written in.
+    pub region: String,
+    /// The column family.
+    pub family: Vec<u8>,
+    /// The file's name in its family directory (`<id>.sf`).
+    pub file: String,
+}
+
+impl std::fmt::Display for StoreFileIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "table {}, region {}, family {}, file {}",
+            self.table,
+            self.region,
+            String::from_utf8_lossy(&self.family),
+            self.file
+        )
+    }
+}
 
 /// Metadata of one storefile.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +122,8 @@ pub struct FileInfo {
     pub avg_value_len: u32,
     /// Longest tag run of any cell, present when the file includes tags.
     pub max_tags_len: Option<u32>,
+    /// Whose file this is (absent in files written before identities existed).
+    pub identity: Option<StoreFileIdentity>,
     /// Entries added by upper layers (bulk-load markers, compaction provenance ...).
     pub extra: BTreeMap<String, Vec<u8>>,
 }
@@ -100,6 +149,7 @@ impl Default for FileInfo {
             avg_key_len: 0,
             avg_value_len: 0,
             max_tags_len: None,
+            identity: None,
             extra: BTreeMap::new(),
         }
     }
@@ -140,6 +190,12 @@ impl FileInfo {
         if let Some(n) = self.max_tags_len {
             put(&mut out, 18, &n.to_be_bytes());
         }
+        if let Some(id) = &self.identity {
+            put(&mut out, 19, id.table.as_bytes());
+            put(&mut out, 20, id.region.as_bytes());
+            put(&mut out, 21, &id.family);
+            put(&mut out, 22, id.file.as_bytes());
+        }
         for (k, v) in &self.extra {
             let mut e = Vec::with_capacity(2 + k.len() + v.len());
             e.extend_from_slice(&(k.len() as u16).to_be_bytes());
@@ -153,6 +209,8 @@ impl FileInfo {
     /// Decodes a verified body; errors carry the body offset of the bad record.
     pub fn decode(body: &[u8]) -> Result<Self, (usize, String)> {
         let mut fi = FileInfo::default();
+        // Identity parts (tags 19-22): all four or none.
+        let mut identity: [Option<Vec<u8>>; 4] = Default::default();
         let mut p = 0usize;
         while p < body.len() {
             let at = p;
@@ -214,6 +272,7 @@ impl FileInfo {
                 16 => fi.avg_value_len = u32v(fixed(4)?),
                 17 => fi.delete_count = u64v(fixed(8)?),
                 18 => fi.max_tags_len = Some(u32v(fixed(4)?)),
+                19..=22 => identity[usize::from(tag - 19)] = Some(v.to_vec()),
                 100 => {
                     let kl = v
                         .get(..2)
@@ -230,6 +289,21 @@ impl FileInfo {
                 _ => {} // a newer writer's field: skip it
             }
         }
+        fi.identity = match identity {
+            [None, None, None, None] => None,
+            [Some(table), Some(region), Some(family), Some(file)] => {
+                let text = |b: Vec<u8>, what: &str| {
+                    String::from_utf8(b).map_err(|_| (0, format!("identity {what} is not UTF-8")))
+                };
+                Some(StoreFileIdentity {
+                    table: text(table, "table")?,
+                    region: text(region, "region")?,
+                    family,
+                    file: text(file, "file")?,
+                })
+            }
+            _ => return Err((0, "incomplete identity (tags 19-22)".to_string())),
+        };
         Ok(fi)
     }
 }
@@ -260,6 +334,12 @@ mod tests {
             avg_key_len: 40,
             avg_value_len: 100,
             max_tags_len: Some(11),
+            identity: Some(StoreFileIdentity {
+                table: "ns:t".into(),
+                region: "00112233445566778899aabbccddeeff".into(),
+                family: b"cf".to_vec(),
+                file: "12.sf".into(),
+            }),
             extra: BTreeMap::new(),
         };
         fi.extra
@@ -282,5 +362,11 @@ mod tests {
         let mut bad = Vec::new();
         put(&mut bad, 11, &[9]);
         assert!(FileInfo::decode(&bad).is_err());
+        // An identity is all four parts or none.
+        let mut partial = FileInfo::default().encode();
+        put(&mut partial, 19, b"t");
+        put(&mut partial, 20, b"region");
+        let e = FileInfo::decode(&partial).unwrap_err();
+        assert!(e.1.contains("incomplete identity"), "{e:?}");
     }
 }

@@ -44,7 +44,7 @@ pub mod writer;
 
 pub use bloom::BloomType;
 pub use error::{Error, Result};
-pub use file_info::FileInfo;
+pub use file_info::{FileInfo, StoreFileIdentity};
 pub use format::{Compression, DataBlockEncoding};
 pub use reader::{Half, ReaderOptions, StoreFileBlockCache, StoreFileReader};
 pub use scanner::StoreFileScanner;

@@ -186,6 +186,13 @@ impl StoreFileReader {
             offset: trailer.file_info_offset + HEADER_LEN as u64 + at as u64,
             reason,
         })?;
+        if trailer.has_identity && reader.info.identity.is_none() {
+            return Err(reader.corrupt(
+                trailer.file_info_offset,
+                "the trailer says the file info carries the file's identity; it has none"
+                    .to_string(),
+            ));
+        }
         if reader.info.cell_count != trailer.cell_count {
             return Err(reader.corrupt(
                 trailer.file_info_offset,

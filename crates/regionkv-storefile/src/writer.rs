@@ -11,7 +11,7 @@
 use crate::block::BlockBuilder;
 use crate::bloom::{BloomBuilder, BloomType, DEFAULT_ERROR_RATE, rowcol_key};
 use crate::error::{Error, Result};
-use crate::file_info::FileInfo;
+use crate::file_info::{FileInfo, StoreFileIdentity};
 use crate::format::block_header::{MAX_BODY_LEN, frame_block};
 use crate::format::trailer::Trailer;
 use crate::format::{BlockType, Compression, DataBlockEncoding};
@@ -53,6 +53,9 @@ pub struct StoreFileWriterOptions {
     /// `HFileContext.includesTags`). Flushes set it when the memstore snapshot holds a
     /// tagged cell, compactions when an input file includes tags.
     pub include_tags: bool,
+    /// Whose file this is, recorded in the file info and checked by readers that know
+    /// where the file should be (`None`: no identity, as files before it existed).
+    pub identity: Option<StoreFileIdentity>,
 }
 
 impl Default for StoreFileWriterOptions {
@@ -67,6 +70,7 @@ impl Default for StoreFileWriterOptions {
             major_compaction: false,
             extra: BTreeMap::new(),
             include_tags: false,
+            identity: None,
         }
     }
 }
@@ -151,6 +155,7 @@ impl StoreFileWriter {
             block_size: options.block_size as u32,
             major_compaction: options.major_compaction,
             extra: options.extra.clone(),
+            identity: options.identity.clone(),
             ..FileInfo::default()
         };
         Ok(Self {
@@ -422,6 +427,7 @@ impl StoreFileWriter {
             compression: self.options.compression,
             encoding: self.options.encoding,
             includes_tags: self.options.include_tags,
+            has_identity: self.info.identity.is_some(),
         };
         self.frame.clear();
         self.frame.extend_from_slice(&trailer.encode());

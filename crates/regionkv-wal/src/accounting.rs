@@ -290,6 +290,8 @@ mod tests {
             created_ms: 0,
             prev_log: 3,
             preallocated: false,
+            db_id: [0; 16],
+            prev_len: 0,
         };
         a.adopt(&[LogSummary {
             path: "/w/4".into(),
@@ -297,6 +299,7 @@ mod tests {
             edits: 1,
             valid_len: 100,
             max_seq_by_region: [(b"A".to_vec(), 2)].into_iter().collect(),
+            sealed: false,
         }]);
         assert_eq!(numbers(&a.take_deletable()), [4, 5]);
     }

@@ -122,6 +122,10 @@ pub struct WalConfig {
     /// in 400 for the comparison suite's 160-byte edits (1 MiB measured the same within the
     /// noise), and little to read past when a crashed log is replayed.
     pub preallocate: u64,
+    /// The Db the WAL belongs to, written into every log header (format version 3) so that
+    /// a log copied into another Db's directory is refused by its replay
+    /// ([`replay_for_db`](crate::replay_for_db)). `None`: the logs name no Db.
+    pub db_id: Option<[u8; 16]>,
 }
 
 impl WalConfig {
@@ -156,6 +160,7 @@ impl Default for WalConfig {
             async_sync_interval: WalConfig::DEFAULT_ASYNC_SYNC_INTERVAL,
             max_logs: WalConfig::DEFAULT_MAX_LOGS,
             preallocate: WalConfig::DEFAULT_PREALLOCATE,
+            db_id: None,
         }
     }
 }

@@ -36,6 +36,39 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// Records are missing from a log that later evidence proves were written: a later
+    /// log recorded this one as longer (when it rolled from it, or when a recovery read
+    /// it), or a log that was rolled from ends without its seal. Not a torn tail: the
+    /// default recovery refuses it; the salvage (`RecoveryMode::SkipAnyCorrupted`, what
+    /// `regionkv repair` uses) replays what is left.
+    #[error(
+        "WAL {} is truncated: its records end at offset {offset} ({last}), but {evidence}",
+        path.display()
+    )]
+    Truncated {
+        /// The log file.
+        path: PathBuf,
+        /// Where its valid records end.
+        offset: u64,
+        /// The last edit recovered from it (region and sequence id), as text.
+        last: String,
+        /// What proves more was written.
+        evidence: String,
+    },
+    /// A log written by another Db (its header names another Db id), found in this Db's
+    /// WAL directory.
+    #[error(
+        "WAL {} belongs to another database (db id {belongs_to}), not to this one ({found_in})",
+        path.display()
+    )]
+    ForeignLog {
+        /// The log file.
+        path: PathBuf,
+        /// The Db id the log names, in hex.
+        belongs_to: String,
+        /// This Db's id, in hex.
+        found_in: String,
+    },
     /// A log file of a format version this build does not read.
     #[error(
         "WAL {} has unsupported format version {version} (this build reads version {supported})",
@@ -84,7 +117,11 @@ impl Error {
     pub fn is_corruption(&self) -> bool {
         matches!(
             self,
-            Error::Corrupt { .. } | Error::NotAWal { .. } | Error::UnsupportedVersion { .. }
+            Error::Corrupt { .. }
+                | Error::NotAWal { .. }
+                | Error::UnsupportedVersion { .. }
+                | Error::Truncated { .. }
+                | Error::ForeignLog { .. }
         )
     }
 
@@ -99,7 +136,9 @@ impl Error {
             Error::Fs(e) => Some(e.path()),
             Error::Corrupt { path, .. }
             | Error::NotAWal { path, .. }
-            | Error::UnsupportedVersion { path, .. } => Some(path),
+            | Error::UnsupportedVersion { path, .. }
+            | Error::Truncated { path, .. }
+            | Error::ForeignLog { path, .. } => Some(path),
             Error::Poisoned { cause } => Some(cause.path()),
             Error::Closed
             | Error::EditTooLarge { .. }
@@ -111,8 +150,10 @@ impl Error {
     /// The byte offset of the bad record, for [`Error::Corrupt`].
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Error::Corrupt { offset, .. } => Some(*offset),
-            Error::NotAWal { .. } | Error::UnsupportedVersion { .. } => Some(0),
+            Error::Corrupt { offset, .. } | Error::Truncated { offset, .. } => Some(*offset),
+            Error::NotAWal { .. } | Error::UnsupportedVersion { .. } | Error::ForeignLog { .. } => {
+                Some(0)
+            }
             _ => None,
         }
     }

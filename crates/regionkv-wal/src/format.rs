@@ -2,7 +2,7 @@
 //! header, record framing and the edit payload. Everything here is pure: bytes in, bytes out.
 //!
 //! ```text
-//! file   = header(44) record*
+//! file   = header(76; 44 in versions 1 and 2) record* [seal]
 //! record = len:u32 | type:u8 | header_crc:u32 | record_crc:u32 | payload[len]
 //! ```
 //!
@@ -24,12 +24,15 @@ use crate::error::{Error, Result};
 /// The first 8 bytes of every log file.
 pub const MAGIC: [u8; 8] = *b"RKWALLOG";
 /// The format version this build writes: version 2 adds the region declaration and the
-/// compact edit (record types 3 to 5).
-pub const FORMAT_VERSION: u32 = 2;
+/// compact edit (record types 3 to 5); version 3 the Db id and the previous log's length in
+/// the header, and the seal record (type 6).
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this build reads (version 1 logs hold types 1 and 2 only).
 pub const MIN_FORMAT_VERSION: u32 = 1;
-/// Bytes of the file header.
-pub const HEADER_LEN: usize = 44;
+/// Bytes of the file header this build writes (format version 3).
+pub const HEADER_LEN: usize = 76;
+/// Bytes of the file header of format versions 1 and 2.
+pub const HEADER_LEN_V2: usize = 44;
 /// Bytes of a record's frame header (length, type, two CRCs).
 pub const FRAME_HEADER_LEN: usize = 13;
 /// The largest payload a record may carry (256 MiB).
@@ -48,10 +51,13 @@ pub const RECORD_TYPE_DECLARE: u8 = 3;
 pub const RECORD_TYPE_COMPACT_EDIT: u8 = 4;
 /// A compact edit whose cells carry tag runs.
 pub const RECORD_TYPE_COMPACT_EDIT_TAGS: u8 = 5;
+/// Record type of a seal (format version 3): the last record of a log that was rolled from
+/// or closed, naming its own offset. A sealed log is complete: it ends there.
+pub const RECORD_TYPE_SEAL: u8 = 6;
 
 /// True for the record types this build reads.
 fn known_record_type(t: u8) -> bool {
-    (RECORD_TYPE_EDIT..=RECORD_TYPE_COMPACT_EDIT_TAGS).contains(&t)
+    (RECORD_TYPE_EDIT..=RECORD_TYPE_SEAL).contains(&t)
 }
 
 /// Added to the rotated CRC by [`mask_crc`] (LevelDB's `kMaskDelta`).
@@ -170,15 +176,35 @@ pub struct LogHeader {
     /// end in zero bytes that are not records: a zero tail at a record boundary is the end
     /// of the log, not damage.
     pub preallocated: bool,
+    /// The Db the log belongs to (format version 3; all zeros: unknown). A log found in
+    /// another Db's directory is refused.
+    pub db_id: [u8; 16],
+    /// How long `prev_log` was, as far as it was known to hold records (format version 3; 0:
+    /// unknown): for [`LogOrigin::Roll`], its final length, seal included; for
+    /// [`LogOrigin::Open`], the length of its valid records as this process's recovery read
+    /// them. Evidence against truncation: `prev_log` may never be found shorter.
+    pub prev_len: u64,
 }
 
 /// Bit of the header's flags byte (offset 13): the log may end in a reserved zero tail.
 const FLAG_PREALLOCATED: u8 = 1;
 
 impl LogHeader {
-    /// The header's bytes.
-    pub fn encode(&self) -> [u8; HEADER_LEN] {
-        let mut out = [0u8; HEADER_LEN];
+    /// Bytes of this header (by its version).
+    pub fn len(&self) -> usize {
+        header_len(self.version)
+    }
+
+    /// Never true: a header has bytes (for clippy's `len` without `is_empty` rule).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The header's bytes, in the layout of its version (versions 1 and 2 leave out the Db
+    /// id and the previous log's length).
+    pub fn encode(&self) -> Vec<u8> {
+        let len = self.len();
+        let mut out = vec![0u8; len];
         let fields: [(usize, &[u8]); 7] = [
             (0, &MAGIC),
             (8, &self.version.to_be_bytes()),
@@ -200,8 +226,17 @@ impl LogHeader {
                 slot.copy_from_slice(bytes);
             }
         }
-        let crc = masked_crc(&[out.get(..40).unwrap_or_default()]);
-        if let Some(slot) = out.get_mut(40..) {
+        if self.version >= 3 {
+            if let Some(slot) = out.get_mut(40..56) {
+                slot.copy_from_slice(&self.db_id);
+            }
+            if let Some(slot) = out.get_mut(56..64) {
+                slot.copy_from_slice(&self.prev_len.to_be_bytes());
+            }
+        }
+        let crc_at = len - 4;
+        let crc = masked_crc(&[out.get(..crc_at).unwrap_or_default()]);
+        if let Some(slot) = out.get_mut(crc_at..) {
             slot.copy_from_slice(&crc.to_be_bytes());
         }
         out
@@ -225,13 +260,18 @@ impl LogHeader {
                 },
             });
         }
-        let Some(h) = bytes.get(..HEADER_LEN) else {
+        // The version decides the header's length; it is checked with the rest by the
+        // checksum (a damaged version reads the checksum from the wrong place, and fails).
+        let claimed = bytes.get(8..12).map_or(0, |_| be_u32(bytes, 8));
+        let header_len = header_len(claimed);
+        let Some(h) = bytes.get(..header_len) else {
             return Err(corrupt(format!(
-                "file of {file_len} bytes is too short for the {HEADER_LEN}-byte WAL header"
+                "file of {file_len} bytes is too short for the {header_len}-byte WAL header"
             )));
         };
-        let stored = be_u32(h, 40);
-        let computed = masked_crc(&[h.get(..40).unwrap_or_default()]);
+        let crc_at = header_len - 4;
+        let stored = be_u32(h, crc_at);
+        let computed = masked_crc(&[h.get(..crc_at).unwrap_or_default()]);
         if stored != computed {
             return Err(corrupt(format!(
                 "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
@@ -248,6 +288,14 @@ impl LogHeader {
         let origin_code = h.get(12).copied().unwrap_or_default();
         let origin = LogOrigin::from_code(origin_code)
             .ok_or_else(|| corrupt(format!("unknown log origin code {origin_code}")))?;
+        let mut db_id = [0u8; 16];
+        let mut prev_len = 0;
+        if version >= 3 {
+            if let Some(id) = h.get(40..56) {
+                db_id.copy_from_slice(id);
+            }
+            prev_len = be_u64(h, 56);
+        }
         Ok(LogHeader {
             version,
             origin,
@@ -256,8 +304,30 @@ impl LogHeader {
             prev_log: be_u64(h, 32),
             // Other flag bits are reserved: written zero, ignored.
             preallocated: h.get(13).is_some_and(|f| f & FLAG_PREALLOCATED != 0),
+            db_id,
+            prev_len,
         })
     }
+}
+
+/// Bytes of the header of format `version` (a version this build does not know is given
+/// the current length; its header is refused after the checksum).
+pub fn header_len(version: u32) -> usize {
+    if version < 3 {
+        HEADER_LEN_V2
+    } else {
+        HEADER_LEN
+    }
+}
+
+/// Encodes a seal (type 6): the log ends here; `offset` is where the seal starts (the
+/// length of everything before it). Returns the record's length.
+pub fn encode_seal_into(out: &mut Vec<u8>, offset: u64) -> usize {
+    let start = out.len();
+    out.extend_from_slice(&[0; FRAME_HEADER_LEN]);
+    out.extend_from_slice(&offset.to_be_bytes());
+    // Eight bytes of payload: within every limit.
+    finish_frame(out, start, RECORD_TYPE_SEAL).unwrap_or_default()
 }
 
 /// Reads a big-endian u32 at `at` (0 if out of range; callers check lengths first).
@@ -609,6 +679,8 @@ pub enum Record {
     Declare(Declaration),
     /// A compact edit (types 4 and 5), to resolve with the log's declarations.
     Compact(CompactEdit),
+    /// A seal (type 6): the log ends here; the offset the seal says it starts at.
+    Seal(u64),
 }
 
 /// Parses the record starting at `pos` of a log file's bytes `data`: the decoded record and
@@ -768,6 +840,12 @@ fn decode_typed(payload: &[u8], record_type: u8) -> std::result::Result<Record, 
         RECORD_TYPE_DECLARE => decode_declaration(payload).map(Record::Declare),
         RECORD_TYPE_COMPACT_EDIT => decode_compact(payload, false).map(Record::Compact),
         RECORD_TYPE_COMPACT_EDIT_TAGS => decode_compact(payload, true).map(Record::Compact),
+        RECORD_TYPE_SEAL => {
+            let offset: [u8; 8] = payload
+                .try_into()
+                .map_err(|_| format!("a seal of {} bytes (8 expected)", payload.len()))?;
+            Ok(Record::Seal(u64::from_be_bytes(offset)))
+        }
         t => Err(format!("unknown record type {t}")),
     }
 }
@@ -1000,37 +1078,53 @@ mod tests {
             created_ms: 1_700_000_000_123,
             prev_log: 2,
             preallocated: false,
+            db_id: *b"0123456789abcdef",
+            prev_len: 4242,
         };
         let b = h.encode();
+        assert_eq!(b.len(), HEADER_LEN);
         assert_eq!(&b[..8], b"RKWALLOG");
-        assert_eq!(&b[8..12], &2u32.to_be_bytes());
+        assert_eq!(&b[8..12], &3u32.to_be_bytes());
         assert_eq!(b[12], 1);
         assert_eq!(&b[13..16], &[0, 0, 0]);
+        assert_eq!(&b[16..24], &3u64.to_be_bytes());
+        assert_eq!(&b[32..40], &2u64.to_be_bytes());
+        assert_eq!(&b[40..56], b"0123456789abcdef");
+        assert_eq!(&b[56..64], &4242u64.to_be_bytes());
+        assert_eq!(&b[64..72], &[0; 8], "reserved");
         let pre = LogHeader {
             preallocated: true,
             ..h
         };
         let pb = pre.encode();
         assert_eq!(&pb[13..16], &[1, 0, 0], "flag bit 0 of byte 13");
-        assert_eq!(LogHeader::decode(Path::new("/w/x"), &pb, 44).unwrap(), pre);
-        assert_eq!(&b[16..24], &3u64.to_be_bytes());
-        assert_eq!(&b[32..40], &2u64.to_be_bytes());
         let p = Path::new("/w/x");
-        assert_eq!(LogHeader::decode(p, &b, 44).unwrap(), h);
+        assert_eq!(LogHeader::decode(p, &pb, 76).unwrap(), pre);
+        assert_eq!(LogHeader::decode(p, &b, 76).unwrap(), h);
         for i in 0..HEADER_LEN {
-            let mut bad = b;
+            let mut bad = b.clone();
             bad[i] ^= 0x10;
-            let err = LogHeader::decode(p, &bad, 44).unwrap_err();
+            let err = LogHeader::decode(p, &bad, 76).unwrap_err();
             assert!(err.is_corruption(), "byte {i}: {err}");
         }
         assert!(matches!(
-            LogHeader::decode(p, &b[..20], 20),
+            LogHeader::decode(p, &b[..50], 50),
             Err(Error::Corrupt { offset: 0, .. })
         ));
         assert!(matches!(
             LogHeader::decode(p, b"hello", 5),
             Err(Error::NotAWal { .. })
         ));
+        // Versions 1 and 2: the 44-byte header, without the Db id and previous length.
+        let v2 = LogHeader {
+            version: 2,
+            db_id: [0; 16],
+            prev_len: 0,
+            ..h
+        };
+        let b2 = v2.encode();
+        assert_eq!(b2.len(), HEADER_LEN_V2);
+        assert_eq!(LogHeader::decode(p, &b2, 44).unwrap(), v2);
     }
 
     #[test]
@@ -1043,14 +1137,16 @@ mod tests {
                 created_ms: 0,
                 prev_log: 0,
                 preallocated: false,
+                db_id: [0; 16],
+                prev_len: 0,
             }
             .encode()
         };
         // encode() writes whatever version it is given; the CRC is valid.
-        let mut b = header(3);
-        let err = LogHeader::decode(Path::new("/w/x"), &b, 44).unwrap_err();
+        let mut b = header(4);
+        let err = LogHeader::decode(Path::new("/w/x"), &b, 76).unwrap_err();
         assert!(
-            matches!(err, Error::UnsupportedVersion { version: 3, .. }),
+            matches!(err, Error::UnsupportedVersion { version: 4, .. }),
             "{err}"
         );
         assert!(LogHeader::decode(Path::new("/w/x"), &header(0), 44).is_err());
@@ -1063,9 +1159,19 @@ mod tests {
         );
         b[0] = b'X';
         assert!(matches!(
-            LogHeader::decode(Path::new("/w/x"), &b, 44),
+            LogHeader::decode(Path::new("/w/x"), &b, 76),
             Err(Error::NotAWal { .. })
         ));
+    }
+
+    #[test]
+    fn seals_round_trip_and_name_their_offset() {
+        let mut out = vec![7u8; 3];
+        let len = encode_seal_into(&mut out, 1234);
+        assert_eq!(len, FRAME_HEADER_LEN + 8);
+        let (record, end) = parse_record(&out, 3).unwrap();
+        assert_eq!(record, Record::Seal(1234));
+        assert_eq!(end, out.len());
     }
 
     #[test]

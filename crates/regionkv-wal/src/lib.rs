@@ -65,5 +65,5 @@ pub use edit::{WalEdit, WalKey, WalKeyRef};
 pub use error::{Error, Result};
 pub use format::{LogHeader, LogOrigin};
 pub use reader::{DamagedRange, LogSummary, WalReader};
-pub use replay::{Replay, ReplayReport, replay};
+pub use replay::{Replay, ReplayReport, replay, replay_for_db, verify_logs};
 pub use wal::{Wal, WalStats};

@@ -10,6 +10,7 @@ use crate::config::RecoveryMode;
 use crate::edit::WalEdit;
 use crate::error::{Error, Result};
 use crate::format::{self, Damage, HEADER_LEN, LogHeader, LogName, Record};
+use regionkv_cell::bytes::to_string_binary;
 
 /// A stretch of a log file that replay did not use: a dropped torn tail, or a range skipped
 /// by [`RecoveryMode::SkipAnyCorrupted`].
@@ -40,6 +41,8 @@ pub struct LogSummary {
     /// (what [`Wal::adopt_replayed`](crate::Wal::adopt_replayed) needs to know when the log
     /// may be deleted).
     pub max_seq_by_region: BTreeMap<Vec<u8>, u64>,
+    /// The log ended with its seal (format version 3: it was rolled from or closed).
+    pub sealed: bool,
 }
 
 /// Where the reader is.
@@ -77,6 +80,14 @@ pub struct WalReader {
     /// The region declarations read so far in this file: id → (region, table).
     declared: HashMap<u64, (Vec<u8>, String)>,
     state: State,
+    /// A seal was read: the log is complete.
+    sealed: bool,
+    /// The length later evidence says the log's records reach, and that evidence.
+    expected_len: Option<(u64, String)>,
+    /// The log must end with a seal (it was rolled from; see [`Self::must_be_sealed`]).
+    must_be_sealed: bool,
+    /// The last edit read: (region, sequence id).
+    last_edit: Option<(Vec<u8>, u64)>,
 }
 
 impl WalReader {
@@ -89,6 +100,7 @@ impl WalReader {
         let mut head = vec![0; head_len];
         file.read_at(0, &mut head)?;
         let header = LogHeader::decode(path, &head, len)?;
+        let header_len = header.len();
         let named = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -110,17 +122,41 @@ impl WalReader {
             owned: None,
             path: path.to_path_buf(),
             header,
-            pos: HEADER_LEN,
+            pos: header_len,
             mode: RecoveryMode::default(),
             tail_may_be_torn: true,
             skipped: Vec::new(),
             dropped_tail: None,
             edits: 0,
-            valid_len: HEADER_LEN,
+            valid_len: header_len,
             max_seq_by_region: BTreeMap::new(),
             declared: HashMap::new(),
             state: State::Reading,
+            sealed: false,
+            expected_len: None,
+            must_be_sealed: false,
+            last_edit: None,
         })
+    }
+
+    /// Says how long later evidence proves the log's records to be (a later log's record
+    /// of it, `LogHeader::prev_len`), and what that evidence is, for the message. Records
+    /// ending before `len` are [`Error::Truncated`], not a torn tail.
+    #[must_use]
+    pub fn expect_len(mut self, len: u64, evidence: String) -> Self {
+        if len > self.expected_len.as_ref().map_or(0, |e| e.0) {
+            self.expected_len = Some((len, evidence));
+        }
+        self
+    }
+
+    /// Says the log must end with a seal: it is of format version 3 and was rolled from
+    /// (a later log exists that did not start after a crash of its writer). Without one,
+    /// its end was cut off: [`Error::Truncated`].
+    #[must_use]
+    pub fn must_be_sealed(mut self, sealed: bool) -> Self {
+        self.must_be_sealed = sealed && self.header.version >= 3;
+        self
     }
 
     /// Sets the recovery mode.
@@ -182,6 +218,7 @@ impl WalReader {
             edits: self.edits,
             valid_len: self.valid_len as u64,
             max_seq_by_region: self.max_seq_by_region.clone(),
+            sealed: self.sealed,
         }
     }
 
@@ -225,9 +262,24 @@ impl WalReader {
         }
         loop {
             let len = self.data().len();
-            if self.pos >= len {
-                self.state = State::Done;
-                return Ok(None);
+            if self.pos >= len || self.reserved_tail_at(self.pos) {
+                // The end of the file, or the zeros a preallocating writer reserved.
+                return self.finish().map(|()| None);
+            }
+            if self.sealed {
+                // A sealed log is complete: nothing but reserved zeros may follow its seal.
+                let at = self.pos;
+                let rest = (len - at) as u64;
+                if self.mode == RecoveryMode::SkipAnyCorrupted {
+                    self.skip_range(at, rest, "bytes after the log's seal".to_string());
+                    self.pos = len;
+                    continue;
+                }
+                self.state = State::Failed;
+                return Err(self.corrupt(
+                    at,
+                    format!("{rest} bytes after the log's seal (a sealed log ends there)"),
+                ));
             }
             let parsed = format::parse_record(self.data(), self.pos)
                 .and_then(|(record, end)| self.resolve(record).map(|edit| (edit, end)));
@@ -241,6 +293,7 @@ impl WalReader {
                     self.pos = end;
                     self.valid_len = end;
                     self.edits += 1;
+                    self.last_edit = Some((edit.key.region.clone(), edit.key.seq_id));
                     let region = &edit.key.region;
                     match self.max_seq_by_region.get_mut(region) {
                         Some(max) => *max = (*max).max(edit.key.seq_id),
@@ -251,18 +304,14 @@ impl WalReader {
                     }
                     return Ok(Some(edit));
                 }
-                Err(_) if self.reserved_tail_at(self.pos) => {
-                    // The zeros a preallocating writer reserved: the end of the log.
-                    self.state = State::Done;
-                    return Ok(None);
-                }
                 Err(damage) => {
                     if let Err(e) = self.on_damage(damage) {
                         self.state = State::Failed;
                         return Err(e);
                     }
                     if self.state != State::Reading {
-                        return Ok(None);
+                        // A dropped torn tail: the end, if no evidence says otherwise.
+                        return self.finish().map(|()| None);
                     }
                 }
             }
@@ -293,6 +342,18 @@ impl WalReader {
             )));
         }
         match record {
+            Record::Seal(_) if self.header.version < 3 => Err(Damage::BadPayload(format!(
+                "a seal (format version 3) in a version {} log",
+                self.header.version
+            ))),
+            Record::Seal(offset) if offset != self.pos as u64 => Err(Damage::BadPayload(format!(
+                "the seal says it starts at offset {offset}, but it is at {}: bytes before it are missing or extra",
+                self.pos
+            ))),
+            Record::Seal(_) => {
+                self.sealed = true;
+                Ok(None)
+            }
             Record::Edit(edit) => Ok(Some(edit)),
             Record::Declare(d) => match self.declared.get(&d.id) {
                 Some((region, table)) if *region != d.region || *table != d.table => {
@@ -325,13 +386,23 @@ impl WalReader {
     fn on_damage(&mut self, damage: Damage) -> Result<()> {
         let at = self.pos;
         let rest = self.data().len() - at;
+        // Damage before the length later evidence recorded is not a crash's torn tail:
+        // those bytes were whole when that evidence was written.
+        let before_evidence = self
+            .expected_len
+            .as_ref()
+            .is_some_and(|(len, _)| (at as u64) < *len);
         match self.mode {
             RecoveryMode::AbsoluteConsistency => Err(self.corrupt(at, damage.to_string())),
+            RecoveryMode::TolerateCorruptedTail if before_evidence && damage.is_torn() => {
+                Err(self.truncated(at))
+            }
             // Torn, or damage after which no record verifies: a power cut can garble the
             // unsynced end of the last page (a complete-length record whose checksum
             // fails), and nothing valid can follow what the crash cut.
             RecoveryMode::TolerateCorruptedTail
                 if self.tail_may_be_torn
+                    && !before_evidence
                     && (damage.is_torn()
                         || format::find_next_record(self.data(), at + 1) == self.data().len()) =>
             {
@@ -361,23 +432,82 @@ impl WalReader {
             RecoveryMode::TolerateCorruptedTail => Err(self.corrupt(at, damage.to_string())),
             RecoveryMode::SkipAnyCorrupted => {
                 let next = format::find_next_record(self.data(), at + 1);
-                tracing::warn!(
-                    path = %self.path.display(),
-                    offset = at,
-                    bytes = next - at,
-                    %damage,
-                    "skipping a damaged stretch of the log"
-                );
-                self.skipped.push(DamagedRange {
-                    path: self.path.clone(),
-                    offset: at as u64,
-                    len: (next - at) as u64,
-                    reason: damage.to_string(),
-                });
+                self.skip_range(at, (next - at) as u64, damage.to_string());
                 self.pos = next;
                 Ok(())
             }
         }
+    }
+
+    /// Records a stretch [`RecoveryMode::SkipAnyCorrupted`] passes over.
+    fn skip_range(&mut self, at: usize, len: u64, reason: String) {
+        tracing::warn!(
+            path = %self.path.display(),
+            offset = at,
+            bytes = len,
+            %reason,
+            "skipping a damaged stretch of the log"
+        );
+        self.skipped.push(DamagedRange {
+            path: self.path.clone(),
+            offset: at as u64,
+            len,
+            reason,
+        });
+    }
+
+    /// The last edit read, for messages.
+    fn last_edit_text(&self) -> String {
+        match &self.last_edit {
+            Some((region, seq)) => format!(
+                "the last edit recovered from it: sequence id {seq} of region {}",
+                to_string_binary(region)
+            ),
+            None => "no edit recovered from it".to_string(),
+        }
+    }
+
+    /// The error for records missing from `at` on, which the evidence proves were written.
+    fn truncated(&self, at: usize) -> Error {
+        let evidence = match (&self.expected_len, self.must_be_sealed && !self.sealed) {
+            (Some((len, why)), _) if (at as u64) < *len => why.clone(),
+            _ => "the log was rolled from (a later log follows it) and a rolled-from log \
+                  ends with its seal, which is missing"
+                .to_string(),
+        };
+        Error::Truncated {
+            path: self.path.clone(),
+            offset: at as u64,
+            last: self.last_edit_text(),
+            evidence,
+        }
+    }
+
+    /// The end of the readable records: checks them against the evidence of how long the
+    /// log is ([`Self::expect_len`], [`Self::must_be_sealed`]). Missing records are an
+    /// error, except under [`RecoveryMode::SkipAnyCorrupted`], which reports them.
+    fn finish(&mut self) -> Result<()> {
+        let end = self.valid_len;
+        let short = self
+            .expected_len
+            .as_ref()
+            .is_some_and(|(len, _)| (end as u64) < *len);
+        let unsealed = self.must_be_sealed && !self.sealed;
+        if short || unsealed {
+            let e = self.truncated(end);
+            if self.mode == RecoveryMode::SkipAnyCorrupted {
+                let missing = self
+                    .expected_len
+                    .as_ref()
+                    .map_or(0, |(len, _)| len.saturating_sub(end as u64));
+                self.skip_range(end, missing, e.to_string());
+            } else {
+                self.state = State::Failed;
+                return Err(e);
+            }
+        }
+        self.state = State::Done;
+        Ok(())
     }
 }
 

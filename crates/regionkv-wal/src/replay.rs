@@ -68,7 +68,86 @@ pub(crate) fn list_logs(fs: &dyn Fs, dir: &Path) -> Result<Vec<(u64, PathBuf)>> 
 /// as the iterator is advanced. The caller filters edits by sequence id (an edit at or below
 /// its region's flushed sequence id is already in a storefile).
 pub fn replay(fs: &dyn Fs, dir: &Path, mode: RecoveryMode) -> Result<Replay> {
+    replay_for_db(fs, dir, mode, None)
+}
+
+/// [`replay`] of the WAL of the Db whose id is `db_id`: a log whose header names another
+/// Db is [`Error::ForeignLog`](crate::Error::ForeignLog) (skipped whole and reported under
+/// [`RecoveryMode::SkipAnyCorrupted`]). Logs that name no Db (format versions 1 and 2, or
+/// written with no id) are read.
+///
+/// Besides the damage a reader finds on its own, replay checks each log against what later
+/// logs recorded of it (format version 3): a log a later one names as its previous log must
+/// be at least as long as that later header says (`LogHeader::prev_len`), and a log that was
+/// rolled from must end with its seal. Records missing against that evidence are
+/// [`Error::Truncated`](crate::Error::Truncated), never a torn tail.
+pub fn replay_for_db(
+    fs: &dyn Fs,
+    dir: &Path,
+    mode: RecoveryMode,
+    db_id: Option<[u8; 16]>,
+) -> Result<Replay> {
     let mut report = ReplayReport::default();
+    let pending = readers(fs, dir, mode, db_id, &mut report)?;
+    Ok(Replay {
+        pending,
+        current: None,
+        report,
+        failed: false,
+    })
+}
+
+/// Reads every log of `dir` to its end on its own, as [`replay_for_db`] would under
+/// [`RecoveryMode::TolerateCorruptedTail`] (the same evidence between logs), and returns
+/// each log that fails with its error: what `regionkv repair` must salvage. Logs whose
+/// header is unreadable are among them.
+pub fn verify_logs(
+    fs: &dyn Fs,
+    dir: &Path,
+    db_id: Option<[u8; 16]>,
+) -> Result<Vec<(PathBuf, crate::Error)>> {
+    let mut failed = Vec::new();
+    // Headers first: a damaged one is a failed log, and the others are read without it.
+    let mut report = ReplayReport::default();
+    let readers = readers(fs, dir, RecoveryMode::SkipAnyCorrupted, db_id, &mut report)?;
+    for skipped in report.skipped {
+        let reason = skipped.reason.clone();
+        failed.push((
+            skipped.path.clone(),
+            crate::Error::Corrupt {
+                path: skipped.path,
+                offset: 0,
+                reason,
+            },
+        ));
+    }
+    for reader in readers {
+        let path = reader.path().to_path_buf();
+        let mut reader = reader.with_mode(RecoveryMode::TolerateCorruptedTail);
+        loop {
+            match reader.next_edit() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => {
+                    failed.push((path, e));
+                    break;
+                }
+            }
+        }
+    }
+    Ok(failed)
+}
+
+/// Opens the logs of `dir` as replay reads them: each checked against the Db id, and told
+/// what later logs recorded of it. Headers that fail are reported (and left out) under
+/// [`RecoveryMode::SkipAnyCorrupted`], and fail the call otherwise.
+fn readers(
+    fs: &dyn Fs,
+    dir: &Path,
+    mode: RecoveryMode,
+    db_id: Option<[u8; 16]>,
+    report: &mut ReplayReport,
+) -> Result<VecDeque<WalReader>> {
     let logs = if fs.exists(dir)? {
         list_logs(fs, dir)?
     } else {
@@ -76,7 +155,21 @@ pub fn replay(fs: &dyn Fs, dir: &Path, mode: RecoveryMode) -> Result<Replay> {
     };
     let mut readers = Vec::with_capacity(logs.len());
     for (_, path) in logs {
-        match WalReader::open(fs, &path) {
+        let opened = WalReader::open(fs, &path).and_then(|r| match db_id {
+            Some(id)
+                if r.header().version >= 3
+                    && r.header().db_id != [0; 16]
+                    && r.header().db_id != id =>
+            {
+                Err(crate::Error::ForeignLog {
+                    path: path.clone(),
+                    belongs_to: hex(&r.header().db_id),
+                    found_in: hex(&id),
+                })
+            }
+            _ => Ok(r),
+        });
+        match opened {
             Ok(r) => readers.push(r.with_mode(mode)),
             Err(e) if mode == RecoveryMode::SkipAnyCorrupted && e.is_corruption() => {
                 tracing::warn!(path = %path.display(), error = %e, "skipping a log whose header is damaged");
@@ -96,20 +189,39 @@ pub fn replay(fs: &dyn Fs, dir: &Path, mode: RecoveryMode) -> Result<Replay> {
         .filter(|r| r.header().origin == LogOrigin::Open)
         .map(|r| r.header().prev_log)
         .collect();
-    let pending = readers
+    // What later logs recorded of each log's length: (log, length, evidence).
+    let recorded: Vec<(u64, u64, String)> = readers
+        .iter()
+        .filter(|r| r.header().version >= 3 && r.header().prev_len > 0)
+        .map(|r| {
+            let h = r.header();
+            let when = match h.origin {
+                LogOrigin::Roll => "when it rolled from it",
+                LogOrigin::Open => "when recovery read it before starting the log",
+            };
+            (
+                h.prev_log,
+                h.prev_len,
+                format!(
+                    "log {} recorded it as {} bytes long {when}",
+                    h.number, h.prev_len
+                ),
+            )
+        })
+        .collect();
+    let pending: VecDeque<WalReader> = readers
         .into_iter()
         .map(|r| {
             let n = r.header().number;
             let torn_ok = Some(n) == newest || ended_by_crash.contains(&n);
-            r.tail_may_be_torn(torn_ok)
+            let mut r = r.tail_may_be_torn(torn_ok).must_be_sealed(!torn_ok);
+            for (_, len, evidence) in recorded.iter().filter(|(log, ..)| *log == n) {
+                r = r.expect_len(*len, evidence.clone());
+            }
+            r
         })
         .collect();
-    Ok(Replay {
-        pending,
-        current: None,
-        report,
-        failed: false,
-    })
+    Ok(pending)
 }
 
 impl Replay {
@@ -180,4 +292,9 @@ impl Iterator for Replay {
             }
         }
     }
+}
+
+/// Lower-case hex of a Db id, for messages.
+pub(crate) fn hex(id: &[u8]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
 }

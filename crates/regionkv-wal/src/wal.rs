@@ -170,6 +170,20 @@ impl LogWriter {
         Ok(true)
     }
 
+    /// Ends a log that is done (rolled from, or closed): appends its seal, cuts off the
+    /// reserved zero tail, and syncs. Returns the log's final length. After this the log is
+    /// complete: replay refuses it if it is later found shorter, or with bytes after the
+    /// seal.
+    fn seal(&mut self) -> regionkv_fs::Result<u64> {
+        let mut seal = Vec::with_capacity(format::FRAME_HEADER_LEN + 8);
+        format::encode_seal_into(&mut seal, self.file.len());
+        self.file.append(&seal)?;
+        // Before the sync, so that the log ends at its seal for good.
+        self.trim();
+        self.file.sync_data()?;
+        Ok(self.file.len())
+    }
+
     /// Cuts a reserved zero tail off a log that is done (rolled from, or closed). A failure
     /// costs nothing but the zeros, which readers take for the log's end.
     fn trim(&mut self) {
@@ -259,13 +273,14 @@ fn now_ms() -> i64 {
 
 /// Creates log `number` in `dir`: header written under a temporary name and synced, renamed
 /// into place, directory synced. Returns it open for appending.
+/// `prev_len` is what is known of `prev_log`'s length (see [`LogHeader::prev_len`]).
 fn create_log(
     fs: &dyn Fs,
     dir: &Path,
     number: u64,
     origin: LogOrigin,
-    prev_log: u64,
-    preallocated: bool,
+    (prev_log, prev_len): (u64, u64),
+    config: &WalConfig,
 ) -> regionkv_fs::Result<LogWriter> {
     let header = LogHeader {
         version: FORMAT_VERSION,
@@ -273,7 +288,9 @@ fn create_log(
         number,
         created_ms: now_ms(),
         prev_log,
-        preallocated,
+        preallocated: config.preallocate > 0,
+        db_id: config.db_id.unwrap_or_default(),
+        prev_len,
     };
     let tmp = temp_log_path(dir, number);
     let path = log_path(dir, number);
@@ -300,6 +317,27 @@ impl Wal {
     /// what [`replay`](crate::replay) found to [`adopt_replayed`](Wal::adopt_replayed), or
     /// they are kept for ever.
     pub fn open(fs: Arc<dyn Fs>, dir: &Path, config: WalConfig) -> Result<Self> {
+        Self::open_with(fs, dir, config, None)
+    }
+
+    /// [`Self::open`] after `replayed` read the directory's logs: the new log's header
+    /// records how long the newest of them was found to be (its valid records), so that a
+    /// later truncation of it is told from a torn tail ([`LogHeader::prev_len`]).
+    pub fn open_after_replay(
+        fs: Arc<dyn Fs>,
+        dir: &Path,
+        config: WalConfig,
+        replayed: &ReplayReport,
+    ) -> Result<Self> {
+        Self::open_with(fs, dir, config, Some(replayed))
+    }
+
+    fn open_with(
+        fs: Arc<dyn Fs>,
+        dir: &Path,
+        config: WalConfig,
+        replayed: Option<&ReplayReport>,
+    ) -> Result<Self> {
         config.validate()?;
         fs.create_dir_all(dir)?;
         let mut accounting = Accounting::default();
@@ -323,13 +361,16 @@ impl Wal {
             }
         }
         let number = newest_any + 1;
+        let prev_len = replayed
+            .and_then(|r| r.logs.iter().find(|l| l.header.number == newest_log))
+            .map_or(0, |l| l.valid_len);
         let writer = create_log(
             &*fs,
             dir,
             number,
             LogOrigin::Open,
-            newest_log,
-            config.preallocate > 0,
+            (newest_log, prev_len),
+            &config,
         )?;
         accounting.add_current(number, log_path(dir, number), LogOrigin::Open);
         let shared = Arc::new(Shared {
@@ -575,7 +616,11 @@ impl Wal {
             shared.progress.wait(&mut st);
         }
         if let Some(mut writer) = st.writer.take() {
-            writer.trim();
+            // Closed cleanly: the log is complete. (Not after a failure: the writer is
+            // gone then, and the log's end is left to replay.)
+            if let Err(e) = writer.seal() {
+                tracing::warn!(error = %e, "sealing the WAL log at close failed");
+            }
         }
     }
 }
@@ -785,19 +830,17 @@ impl Shared {
         let written = st.written;
         let sync_old = st.synced < written;
         let result = MutexGuard::unlocked(st, || {
-            // Before the sync, so that a rolled-from log ends at its last record for good.
-            old.trim();
-            if sync_old {
-                old.file.sync_data()?;
-            }
+            // Sealed and synced before the next log exists: a log that has a successor is
+            // complete, and the successor records its length.
+            let sealed_len = old.seal()?;
             fail::fail_point!("wal-roll-before-create");
             let new = create_log(
                 &*self.fs,
                 &self.dir,
                 number,
                 LogOrigin::Roll,
-                old.number,
-                self.config.preallocate > 0,
+                (old.number, sealed_len),
+                &self.config,
             )?;
             drop(old);
             fail::fail_point!("wal-roll-after-create");
@@ -805,8 +848,8 @@ impl Shared {
         });
         match result {
             Ok(new) => {
+                st.synced = st.synced.max(written);
                 if sync_old {
-                    st.synced = st.synced.max(written);
                     st.stats.syncs += 1;
                 }
                 st.accounting
@@ -922,10 +965,12 @@ mod tests {
         );
         assert!(!fs.exists(&temp_log_path(dir, 2)).unwrap());
         drop(wal);
-        // A log name always has a complete, durable header: nothing is lost by a crash.
+        // A log name always has a complete, durable header, and a closed log its seal:
+        // nothing is lost by a crash.
         fs.crash(regionkv_fs::CrashMode::DropUnsynced);
+        let sealed = format::HEADER_LEN + format::FRAME_HEADER_LEN + 8;
         for f in fs.files() {
-            assert_eq!(fs.contents(&f).unwrap().len(), format::HEADER_LEN, "{f:?}");
+            assert_eq!(fs.contents(&f).unwrap().len(), sealed, "{f:?}");
         }
     }
 

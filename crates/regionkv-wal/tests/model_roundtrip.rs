@@ -200,6 +200,8 @@ proptest! {
             created_ms: 0,
             prev_log: 0,
             preallocated: false,
+            db_id: [0; 16],
+            prev_len: 0,
         };
         // Random bytes with a valid record spliced in somewhere.
         let record = regionkv_wal::format::encode_record(&WalEdit::new(

@@ -8,7 +8,10 @@
 mod support;
 
 use regionkv_fs::{CrashMode, Fs, MemFs};
-use regionkv_wal::format::HEADER_LEN;
+use regionkv_wal::format::{FRAME_HEADER_LEN, HEADER_LEN};
+
+/// Bytes of the seal a closed or rolled-from log ends with.
+const SEAL_LEN: u64 = FRAME_HEADER_LEN as u64 + 8;
 use regionkv_wal::{Durability, Error, RecoveryMode, WalConfig, WalReader};
 use support::*;
 
@@ -55,8 +58,8 @@ fn a_log_reserves_ahead_once_per_chunk_and_the_header_says_so() {
     wal.close().unwrap();
     assert_eq!(
         fs.file_len(&path).unwrap(),
-        log_bytes,
-        "close cuts the tail"
+        log_bytes + SEAL_LEN,
+        "close seals the log and cuts the tail"
     );
     assert_eq!(
         replay_all(&fs, RecoveryMode::AbsoluteConsistency)

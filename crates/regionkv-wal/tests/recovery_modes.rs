@@ -7,7 +7,10 @@
 mod support;
 
 use regionkv_fs::{Fs, MemFs};
-use regionkv_wal::format::HEADER_LEN;
+use regionkv_wal::format::{FRAME_HEADER_LEN, HEADER_LEN};
+
+/// Bytes of the seal a closed or rolled-from log ends with.
+const SEAL_LEN: u64 = FRAME_HEADER_LEN as u64 + 8;
 use regionkv_wal::{Durability, Error, RecoveryMode, WalReader, replay};
 use support::*;
 
@@ -187,10 +190,29 @@ fn a_torn_tail_in_a_log_that_was_rolled_away_from_is_corruption() {
     wal.close().unwrap();
     let first = &logs[0];
     let len = fs.file_len(first).unwrap();
-    fs.truncate(first, len - 5).unwrap();
+    // The seal, and 5 bytes of the last edit before it, cut off.
+    fs.truncate(first, len - SEAL_LEN - 5).unwrap();
     let (_, offsets) = expected_records(&[edit("r1", 1, 2), edit("r1", 2, 2), edit("r1", 3, 2)]);
-    let msg = expect_corrupt(replay_all(&fs, TOLERATE), first, offsets[2]);
-    assert!(msg.contains("not the last one its process wrote"), "{msg}");
+    match replay_all(&fs, TOLERATE) {
+        Err(e @ Error::Truncated { .. }) => {
+            assert_eq!(e.path(), Some(first.as_path()));
+            assert_eq!(e.offset(), Some(offsets[2]));
+            let msg = e.to_string();
+            assert!(
+                msg.contains(&format!(
+                    "recorded it as {len} bytes long when it rolled from it"
+                )) && msg.contains("sequence id 2 of region r1"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected Truncated, got {other:?}"),
+    }
+    // Cut exactly at a record boundary (only the seal gone): still truncated.
+    fs.truncate(first, offsets[2]).unwrap();
+    assert!(matches!(
+        replay_all(&fs, TOLERATE),
+        Err(Error::Truncated { .. })
+    ));
     // Salvage still reads everything else.
     assert_eq!(replay_all(&fs, SALVAGE).unwrap().len(), 3);
 }
@@ -205,7 +227,8 @@ fn the_torn_tail_a_crashed_process_left_stays_tolerated_after_restarts() {
     let first = wal.log_files()[0].clone();
     drop(wal);
     let len = fs.file_len(&first).unwrap();
-    fs.truncate(&first, len - 3).unwrap(); // the process died mid-append
+    // The process died mid-append: the last record is cut, and it never sealed the log.
+    fs.truncate(&first, len - SEAL_LEN - 3).unwrap();
 
     // A new process replays, opens (a new log), writes, rolls and dies again.
     let (edits, report) = replay(&fs, dir(), TOLERATE).unwrap().read_all().unwrap();
@@ -311,6 +334,8 @@ fn log_header(version: u32) -> Vec<u8> {
         created_ms: 0,
         prev_log: 0,
         preallocated: false,
+        db_id: [0; 16],
+        prev_len: 0,
     }
     .encode()
     .to_vec()
@@ -339,7 +364,7 @@ fn a_compact_edit_without_its_declaration_is_corruption() {
     let fs = MemFs::new();
     fs.create_dir_all(dir()).unwrap();
     let edits = four_edits();
-    let mut bytes = log_header(2);
+    let mut bytes = log_header(3);
     let (records, offsets) = expected_records(&edits);
     // Everything but the declaration (the log's first record).
     bytes.extend_from_slice(&records[(offsets[0] as usize - HEADER_LEN)..]);

@@ -26,6 +26,7 @@ use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
 use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
 use crate::region_map::{RegionMap, RegionMapSlot};
+use crate::table_info::{TableInfo, TableInfoState};
 use arc_swap::ArcSwap;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
@@ -405,7 +406,13 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.insert(name.to_string());
-        self.inner().write_catalog(&cat, &next)?;
+        // The directory first, so a rebuilt catalog (`regionkv repair`) finds the namespace
+        // even while it holds no table.
+        let inner = self.inner();
+        inner
+            .fs
+            .create_dir_all(&crate::layout::namespace_dir(&inner.dir, name))?;
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
         Ok(())
     }
@@ -456,8 +463,13 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.remove(name);
-        self.inner().write_catalog(&cat, &next)?;
+        let inner = self.inner();
+        inner.write_catalog(&cat, &next)?;
         *cat = next;
+        let ns_dir = crate::layout::namespace_dir(&inner.dir, name);
+        if inner.fs.exists(&ns_dir)? && inner.fs.list(&ns_dir)?.is_empty() {
+            inner.fs.remove_dir_all(&ns_dir)?;
+        }
         Ok(())
     }
 
@@ -577,11 +589,31 @@ impl Admin {
         if cat.tables.contains_key(&desc.name) {
             return Err(Error::TableExists(desc.name.clone()));
         }
-        // Leftovers of a create that crashed before its catalog write.
+        // A directory the catalog does not list: the leftover of a create or drop that
+        // crashed (removed), or data whose catalog entry was lost (refused: never
+        // deleted without an explicit repair).
         let table_dir = inner.table_dir(&desc.name);
         if inner.fs.exists(&table_dir)? {
-            inner.fs.remove_dir_all(&table_dir)?;
+            match inner.unlisted_table_leftover(&table_dir)? {
+                Some(why) => {
+                    tracing::info!(dir = %table_dir.display(), why, "removing a leftover table directory");
+                    inner.fs.remove_dir_all(&table_dir)?;
+                }
+                None => {
+                    let regions = crate::layout::region_dirs(inner.fs.as_ref(), &table_dir)?;
+                    return Err(Error::OrphanTable {
+                        path: table_dir,
+                        reason: format!("{} region directories", regions.len()),
+                    });
+                }
+            }
         }
+        // Marks the directory as a create in progress until the catalog names the table.
+        TableInfo {
+            descriptor: desc.clone(),
+            state: TableInfoState::Creating,
+        }
+        .write(inner.fs.as_ref(), &table_dir)?;
         let mut next = cat.clone();
         let regions = inner.create_regions(&mut next, &desc, &keys)?;
         next.tables.insert(
@@ -590,6 +622,7 @@ impl Admin {
         );
         inner.write_catalog(&cat, &next)?;
         *cat = next;
+        inner.refresh_table_info(&desc, TableInfoState::Enabled);
         inner.tables.write().insert(
             desc.name.clone(),
             Arc::new(TableHandle {
@@ -807,8 +840,10 @@ impl Admin {
             inner.undo_closed_change(&mut regions, &old_desc, &e);
             return Err(e);
         }
+        let state = next.tables.get(&desc.name).map(|e| e.state.into());
         *cat = next;
         handle.descriptor.store(Arc::new(desc.clone()));
+        inner.refresh_table_info(&desc, state.unwrap_or(TableInfoState::Enabled));
         if let Some(closed) = regions.clone() {
             // Committed: the regions serve only with the new descriptor. One that does not
             // open stays offline (reads fail at once) until the Db is reopened.
@@ -985,6 +1020,7 @@ impl Admin {
             }
         }
         *cat = next;
+        inner.refresh_table_info(&handle.descriptor.load(), state.into());
         Ok(())
     }
 
@@ -1094,6 +1130,7 @@ impl Admin {
         );
         inner.write_catalog(&cat, &next)?;
         *cat = next;
+        inner.refresh_table_info(&desc, TableInfoState::Enabled);
         for d in old_dirs {
             if inner.fs.exists(&d)? {
                 inner.fs.remove_dir_all(&d)?;
@@ -1132,10 +1169,24 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.tables.remove(&handle.name);
-        inner.write_catalog(&cat, &next)?;
+        // Marks the directory so that, once the catalog no longer names the table, a crash
+        // before the directory is gone leaves a recognisable leftover (the next open
+        // finishes the drop) rather than an unlisted table.
+        let dir = inner.table_dir(&handle.name);
+        let desc = handle.descriptor.load_full();
+        TableInfo {
+            descriptor: (*desc).clone(),
+            state: TableInfoState::Dropping,
+        }
+        .write(inner.fs.as_ref(), &dir)?;
+        if let Err(e) = inner.write_catalog(&cat, &next) {
+            // Not dropped (or uncertain: the next open rewrites the file from whichever
+            // catalog survived).
+            inner.refresh_table_info(&desc, TableInfoState::Disabled);
+            return Err(e);
+        }
         *cat = next;
         inner.tables.write().remove(&handle.name);
-        let dir = inner.table_dir(&handle.name);
         if inner.fs.exists(&dir)? {
             inner.fs.remove_dir_all(&dir)?;
         }

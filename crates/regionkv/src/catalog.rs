@@ -188,6 +188,122 @@ fn attrs_json(attrs: Vec<(&'static str, String)>, config: &BTreeMap<String, Stri
     json!({"attributes": m, "configuration": cfg})
 }
 
+fn state_name(state: TableState) -> &'static str {
+    match state {
+        TableState::Enabled => "ENABLED",
+        TableState::Disabled => "DISABLED",
+    }
+}
+
+/// A table's descriptor as the catalog (and the table's `.tableinfo`) stores it: HBase's
+/// attribute names and string forms, its configuration and metadata, its families, and
+/// `state`.
+pub(crate) fn descriptor_json(d: &TableDescriptor, state: &str) -> Value {
+    let families: Vec<Value> = d
+        .families
+        .iter()
+        .map(|f| attrs_json(f.attributes(), &f.configuration))
+        .collect();
+    let mut v = attrs_json(d.attributes(true), &d.configuration);
+    v["name"] = Value::String(d.name.clone());
+    v["metadata"] = Value::Object(
+        d.metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    );
+    v["state"] = Value::String(state.to_string());
+    v["families"] = Value::Array(families);
+    v
+}
+
+/// Parses what [`descriptor_json`] wrote: the descriptor (validated, its options through
+/// the shell's `set_attribute`) and the state string.
+pub(crate) fn descriptor_from_json(
+    t: &Value,
+) -> std::result::Result<(TableDescriptor, String), String> {
+    let name = t["name"].as_str().ok_or("table without a name")?;
+    let mut families = Vec::new();
+    for f in t["families"].as_array().ok_or("no families")? {
+        let fam_name = f["attributes"]["NAME"]
+            .as_str()
+            .ok_or("family without NAME")?;
+        let mut fd = ColumnFamilyDescriptor::new(fam_name.as_bytes()).map_err(|e| e.to_string())?;
+        apply_attrs(f, |k, v| fd.set_attribute(k, v))?;
+        fd.configuration = config_of(f)?;
+        families.push(fd);
+    }
+    let mut d = TableDescriptor::new(name, families).map_err(|e| e.to_string())?;
+    d.metadata = string_map(&t["metadata"], "metadata")?;
+    apply_attrs(t, |k, v| d.set_attribute(k, v))?;
+    d.configuration = config_of(t)?;
+    d.validate().map_err(|e| e.to_string())?;
+    let state = t["state"]
+        .as_str()
+        .ok_or_else(|| format!("table {name}: no state"))?;
+    Ok((d, state.to_string()))
+}
+
+/// `magic | body length (u32 BE) | body | CRC-32 of everything before it`: the framing of
+/// the catalog and of a table's `.tableinfo` (docs/catalog-format.md).
+pub(crate) fn frame(magic: &[u8; 8], body: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 16);
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    out.extend_from_slice(body.as_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// Checks [`frame`]'s framing and parses the JSON body; every defect is
+/// [`Error::Corrupt`] naming `path` and the offset.
+pub(crate) fn unframe(magic: &[u8; 8], b: &[u8], path: &Path) -> Result<Value> {
+    let corrupt = |offset: usize, reason: String| Error::Corrupt {
+        path: path.to_path_buf(),
+        offset: offset as u64,
+        reason,
+    };
+    if b.len() < 16 {
+        return Err(corrupt(0, format!("{} bytes is too short", b.len())));
+    }
+    if &b[..8] != magic {
+        return Err(corrupt(0, "bad magic".to_string()));
+    }
+    let len = u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as usize;
+    if len > MAX_LEN || 12 + len + 4 != b.len() {
+        return Err(corrupt(
+            8,
+            format!(
+                "a body of {len} bytes needs a file of {} bytes; the file has {}",
+                len.saturating_add(16),
+                b.len()
+            ),
+        ));
+    }
+    let crc_at = 12 + len;
+    let stored = u32::from_be_bytes([b[crc_at], b[crc_at + 1], b[crc_at + 2], b[crc_at + 3]]);
+    if crc32fast::hash(&b[..crc_at]) != stored {
+        return Err(corrupt(crc_at, "checksum mismatch".to_string()));
+    }
+    serde_json::from_slice(&b[12..crc_at])
+        .map_err(|e| corrupt(12 + e.column(), format!("bad JSON: {e}")))
+}
+
+/// Reads a whole small file (catalog, `.tableinfo`), refusing one larger than any such file.
+pub(crate) fn read_small(fs: &dyn Fs, path: &Path) -> Result<Vec<u8>> {
+    let file = fs.open_read(path)?;
+    let len = file.len() as usize;
+    if len > MAX_LEN + 16 {
+        return Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            offset: 0,
+            reason: format!("{len} bytes is larger than any catalog"),
+        });
+    }
+    Ok(file.read_to_vec(0, len)?)
+}
+
 impl Catalog {
     /// The catalog's path in `dir`.
     ///
@@ -222,12 +338,7 @@ impl Catalog {
             .tables
             .values()
             .map(|t| {
-                let d = &t.descriptor;
-                let families: Vec<Value> = d
-                    .families
-                    .iter()
-                    .map(|f| attrs_json(f.attributes(), &f.configuration))
-                    .collect();
+                let mut v = descriptor_json(&t.descriptor, state_name(t.state));
                 let regions: Vec<Value> = t
                     .regions
                     .iter()
@@ -239,22 +350,6 @@ impl Catalog {
                         })
                     })
                     .collect();
-                let mut v = attrs_json(d.attributes(true), &d.configuration);
-                v["name"] = Value::String(d.name.clone());
-                v["metadata"] = Value::Object(
-                    d.metadata
-                        .iter()
-                        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                        .collect(),
-                );
-                v["state"] = Value::String(
-                    match t.state {
-                        TableState::Enabled => "ENABLED",
-                        TableState::Disabled => "DISABLED",
-                    }
-                    .to_string(),
-                );
-                v["families"] = Value::Array(families);
                 v["regions"] = Value::Array(regions);
                 v
             })
@@ -266,13 +361,7 @@ impl Catalog {
             "tables": tables,
         })
         .to_string();
-        let mut out = Vec::with_capacity(body.len() + 16);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(body.len() as u32).to_be_bytes());
-        out.extend_from_slice(body.as_bytes());
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_be_bytes());
-        out
+        frame(MAGIC, &body)
     }
 
     /// Parses a catalog; every defect is an error naming `path` and an offset.
@@ -291,32 +380,12 @@ impl Catalog {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode(b: &[u8], path: &Path) -> Result<Self> {
-        let corrupt = |offset: usize, reason: String| Error::Corrupt {
+        let v = unframe(MAGIC, b, path)?;
+        Self::from_json(&v).map_err(|reason| Error::Corrupt {
             path: path.to_path_buf(),
-            offset: offset as u64,
+            offset: 12,
             reason,
-        };
-        if b.len() < 16 {
-            return Err(corrupt(0, format!("{} bytes is too short", b.len())));
-        }
-        if &b[..8] != MAGIC {
-            return Err(corrupt(0, "bad magic".to_string()));
-        }
-        let len = u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as usize;
-        if len > MAX_LEN || 12 + len + 4 != b.len() {
-            return Err(corrupt(
-                8,
-                format!("length {len} does not match a file of {} bytes", b.len()),
-            ));
-        }
-        let crc_at = 12 + len;
-        let stored = u32::from_be_bytes([b[crc_at], b[crc_at + 1], b[crc_at + 2], b[crc_at + 3]]);
-        if crc32fast::hash(&b[..crc_at]) != stored {
-            return Err(corrupt(crc_at, "checksum mismatch".to_string()));
-        }
-        let v: Value = serde_json::from_slice(&b[12..crc_at])
-            .map_err(|e| corrupt(12 + e.column(), format!("bad JSON: {e}")))?;
-        Self::from_json(&v).map_err(|reason| corrupt(12, reason))
+        })
     }
 
     fn from_json(v: &Value) -> std::result::Result<Self, String> {
@@ -333,26 +402,11 @@ impl Catalog {
         let next_region_id = v["next_region_id"].as_u64().ok_or("no next_region_id")?;
         let mut tables = BTreeMap::new();
         for t in v["tables"].as_array().ok_or("no tables")? {
-            let name = t["name"].as_str().ok_or("table without a name")?;
-            let mut families = Vec::new();
-            for f in t["families"].as_array().ok_or("no families")? {
-                let fam_name = f["attributes"]["NAME"]
-                    .as_str()
-                    .ok_or("family without NAME")?;
-                let mut fd =
-                    ColumnFamilyDescriptor::new(fam_name.as_bytes()).map_err(|e| e.to_string())?;
-                apply_attrs(f, |k, v| fd.set_attribute(k, v))?;
-                fd.configuration = config_of(f)?;
-                families.push(fd);
-            }
-            let mut d = TableDescriptor::new(name, families).map_err(|e| e.to_string())?;
-            d.metadata = string_map(&t["metadata"], "metadata")?;
-            apply_attrs(t, |k, v| d.set_attribute(k, v))?;
-            d.configuration = config_of(t)?;
-            d.validate().map_err(|e| e.to_string())?;
-            let state = match t["state"].as_str() {
-                Some("ENABLED") => TableState::Enabled,
-                Some("DISABLED") => TableState::Disabled,
+            let (d, state) = descriptor_from_json(t)?;
+            let name = d.name.as_str();
+            let state = match state.as_str() {
+                "ENABLED" => TableState::Enabled,
+                "DISABLED" => TableState::Disabled,
                 other => return Err(format!("table {name}: bad state {other:?}")),
             };
             let mut regions = Vec::new();
@@ -372,7 +426,7 @@ impl Catalog {
                 });
             }
             tables.insert(
-                name.to_string(),
+                d.name.clone(),
                 TableEntry {
                     descriptor: d,
                     state,
@@ -410,16 +464,7 @@ impl Catalog {
         if !fs.exists(&path)? {
             return Ok(None);
         }
-        let file = fs.open_read(&path)?;
-        let len = file.len() as usize;
-        if len > MAX_LEN + 16 {
-            return Err(Error::Corrupt {
-                path,
-                offset: 0,
-                reason: format!("{len} bytes is larger than any catalog"),
-            });
-        }
-        let bytes = file.read_to_vec(0, len)?;
+        let bytes = read_small(fs, &path)?;
         Self::decode(&bytes, &path).map(Some)
     }
 

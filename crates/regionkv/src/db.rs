@@ -28,6 +28,7 @@ use crate::catalog::{Catalog, TableState};
 use crate::error::{Error, Result};
 use crate::options::DbOptions;
 use crate::region_map::{RegionMap, RegionMapSlot};
+use crate::table_info::{TableInfo, TableInfoState};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
 use regionkv_fs::{FileLock, Fs, RealFs};
@@ -51,7 +52,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
 /// let identity = std::fs::read_to_string(db.dir().join(IDENTITY_FILE))?;
-/// assert_eq!(identity, format!("regionkv\nformat {FORMAT_VERSION}\n"));
+/// let mut lines = identity.lines();
+/// assert_eq!(lines.next(), Some("regionkv"));
+/// assert_eq!(lines.next(), Some(format!("format {FORMAT_VERSION}").as_str()));
+/// // The Db's id: 32 hex digits, also in every WAL log header.
+/// let id = lines.next().and_then(|l| l.strip_prefix("id ")).ok_or("no id")?;
+/// assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const IDENTITY_FILE: &str = "REGIONKV";
@@ -114,6 +120,10 @@ pub(crate) struct DbInner {
     /// Held (never used) so the directory stays locked while the Db is open; released by
     /// [`shutdown`](DbInner::shutdown). In a Mutex because a lock handle is Send but not Sync.
     lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// Encoded names of the regions that had edits in the WAL at open. A region directory
+    /// the catalog does not list is only ever deleted as a leftover when it holds nothing
+    /// (no file, no WAL edit): edits of a region the catalog lost must survive to a repair.
+    pub(crate) wal_edit_regions: BTreeSet<String>,
 }
 
 /// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
@@ -218,23 +228,11 @@ impl DbInner {
     }
 
     pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
-        let (ns, q) = match info.table.split_once(':') {
-            Some((ns, q)) => (ns, q),
-            None => ("default", info.table.as_str()),
-        };
-        self.dir
-            .join("data")
-            .join(ns)
-            .join(q)
-            .join(info.encoded_name())
+        self.table_dir(&info.table).join(info.encoded_name())
     }
 
     pub(crate) fn table_dir(&self, name: &str) -> PathBuf {
-        let (ns, q) = match name.split_once(':') {
-            Some((ns, q)) => (ns, q),
-            None => ("default", name),
-        };
-        self.dir.join("data").join(ns).join(q)
+        crate::layout::table_dir(&self.dir, name)
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {
@@ -264,8 +262,9 @@ impl DbInner {
         let mut regions = Vec::with_capacity(infos.len());
         for info in infos {
             let dir = self.region_dir(info);
-            regions.push(Region::open(
+            regions.push(Region::open_as(
                 &dir,
+                info,
                 desc.clone(),
                 self.services.clone(),
                 edits,
@@ -287,6 +286,95 @@ impl DbInner {
         let id = catalog.next_region_id.max(now);
         catalog.next_region_id = id + 1;
         id
+    }
+
+    /// Rewrites a listed table's `.tableinfo` after a committed change. The catalog is the
+    /// commit point, so a failure here does not undo the change: it is logged, and the
+    /// next open writes the file again.
+    pub(crate) fn refresh_table_info(&self, desc: &TableDescriptor, state: TableInfoState) {
+        let info = TableInfo {
+            descriptor: desc.clone(),
+            state,
+        };
+        if let Err(e) = info.write(self.fs.as_ref(), &self.table_dir(&desc.name)) {
+            tracing::warn!(table = %desc.name, error = %e, "could not rewrite the table's .tableinfo; the next open will");
+        }
+    }
+
+    /// At open: brings every listed table's `.tableinfo` up to date with the catalog (and
+    /// writes it for directories made before it existed), makes sure every namespace has
+    /// its directory, finishes the creates and drops a crash interrupted, and warns about
+    /// any other table directory the catalog does not list (never deleting it: it may be
+    /// a table whose catalog entry was lost; `regionkv repair` adopts it).
+    fn reconcile_table_dirs(&self, catalog: &Catalog) -> Result<()> {
+        let fs = self.fs.as_ref();
+        for ns in &catalog.namespaces {
+            fs.create_dir_all(&crate::layout::namespace_dir(&self.dir, ns))?;
+        }
+        for (name, entry) in &catalog.tables {
+            let tdir = self.table_dir(name);
+            let want = TableInfo {
+                descriptor: entry.descriptor.clone(),
+                state: entry.state.into(),
+            };
+            let have = match TableInfo::read(fs, &tdir) {
+                Ok(have) => have,
+                Err(e) => {
+                    tracing::warn!(table = %name, error = %e, "unreadable .tableinfo; rewriting it from the catalog");
+                    None
+                }
+            };
+            if have.as_ref() != Some(&want) {
+                want.write(fs, &tdir)?;
+            }
+        }
+        for (name, tdir) in crate::layout::table_dirs(fs, &self.dir)? {
+            if catalog.tables.contains_key(&name) {
+                continue;
+            }
+            match self.unlisted_table_leftover(&tdir)? {
+                Some(why) => {
+                    tracing::info!(dir = %tdir.display(), why, "removing the leftover of an interrupted table change");
+                    fs.remove_dir_all(&tdir)?;
+                    if let Some(parent) = tdir.parent() {
+                        fs.sync_dir(parent)?;
+                    }
+                }
+                None => tracing::warn!(
+                    dir = %tdir.display(),
+                    "a table directory the catalog does not list; kept (run `regionkv repair` to adopt it)"
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the unlisted table directory `tdir` is the leftover of an interrupted create or
+    /// drop and may be removed; `None` when it may hold a table whose catalog entry was
+    /// lost. A directory whose `.tableinfo` says CREATING or DROPPING is a leftover; so is
+    /// one without a readable `.tableinfo` (written by a build before the file existed, or
+    /// a create interrupted before it) that holds no storefile and no region with WAL
+    /// edits.
+    pub(crate) fn unlisted_table_leftover(&self, tdir: &Path) -> Result<Option<&'static str>> {
+        let fs = self.fs.as_ref();
+        match TableInfo::read(fs, tdir) {
+            Ok(Some(info)) if info.state == TableInfoState::Creating => {
+                return Ok(Some("a create interrupted before its catalog commit"));
+            }
+            Ok(Some(info)) if info.state == TableInfoState::Dropping => {
+                return Ok(Some("a drop interrupted after its catalog commit"));
+            }
+            Ok(Some(_)) => return Ok(None),
+            Ok(None) | Err(_) => {}
+        }
+        for region in crate::layout::region_dirs(fs, tdir)? {
+            if self.wal_edit_regions.contains(&region)
+                || crate::layout::holds_files(fs, &tdir.join(&region))?
+            {
+                return Ok(None);
+            }
+        }
+        Ok(Some("a table directory with no data and no .tableinfo"))
     }
 
     fn shutdown(&self) -> Result<()> {
@@ -348,11 +436,16 @@ impl Drop for DbInner {
     }
 }
 
-/// Reads the identity file; `Ok(false)` when there is none.
-fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<bool> {
+/// A Db's id: 128 random bits, written in its identity file at creation and in the
+/// header of every WAL log it writes, so a log found in another Db's directory is refused.
+pub type DbId = [u8; 16];
+
+/// Reads the identity file: `None` when there is none, else the Db's id — given one (and
+/// the file rewritten) when it was written before ids existed.
+fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
     let path = dir.join(IDENTITY_FILE);
     if !fs.exists(&path)? {
-        return Ok(false);
+        return Ok(None);
     }
     let f = fs.open_read(&path)?;
     let len = (f.len() as usize).min(4096);
@@ -378,7 +471,64 @@ fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<bool> {
             "written by a newer regionkv (format {version}; this build reads up to {FORMAT_VERSION})"
         )));
     }
-    Ok(true)
+    match lines.next().and_then(|l| l.strip_prefix("id ")) {
+        Some(hex) => parse_db_id(hex.trim())
+            .map(Some)
+            .ok_or_else(|| not_db(format!("{IDENTITY_FILE} has a malformed id {hex:?}"))),
+        None => {
+            let id = new_db_id();
+            write_identity(fs, dir, &id)?;
+            tracing::info!(id = %db_id_hex(&id), "gave the database an id");
+            Ok(Some(id))
+        }
+    }
+}
+
+/// The id of the Db in `dir` (`None`: no identity file), giving it one if it has none.
+pub(crate) fn read_db_id(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
+    check_identity(fs, dir)
+}
+
+fn write_identity(fs: &dyn Fs, dir: &Path, id: &DbId) -> Result<()> {
+    regionkv_fs::write_atomic(
+        fs,
+        &dir.join(IDENTITY_FILE),
+        format!("regionkv\nformat {FORMAT_VERSION}\nid {}\n", db_id_hex(id)).as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// A fresh Db id from the operating system's random source (with the time, the process id
+/// and a counter mixed in should that fail: unique enough to tell Dbs apart).
+fn new_db_id() -> DbId {
+    let mut id = [0u8; 16];
+    if getrandom::fill(&mut id).is_err() || id == [0; 16] {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let seed = nanos ^ (u64::from(std::process::id()) << 32);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        id[..8].copy_from_slice(&seed.to_be_bytes());
+        id[8..].copy_from_slice(&(n ^ 0x9e37_79b9_7f4a_7c15).to_be_bytes());
+    }
+    id
+}
+
+/// A Db id as 32 lower-case hex digits.
+pub fn db_id_hex(id: &DbId) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn parse_db_id(hex: &str) -> Option<DbId> {
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut id = [0u8; 16];
+    for (i, slot) in id.iter_mut().enumerate() {
+        *slot = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    (id != [0; 16]).then_some(id)
 }
 
 impl Db {
@@ -423,27 +573,28 @@ impl Db {
             }
             fs.create_dir_all(&dir)?;
         }
-        if !check_identity(fs.as_ref(), &dir)? {
-            // A crash during the very first open may leave the identity file's temporary
-            // copy and nothing else: that directory is still ours to create (found by
-            // tests/crash_points.rs killing a first open).
-            let leftover = format!("{IDENTITY_FILE}.tmp");
-            let entries = fs.list(&dir)?;
-            if entries.iter().any(|e| *e != leftover) {
-                return Err(Error::NotADb {
-                    dir,
-                    reason: format!(
-                        "not a regionkv database: it holds other files ({}) and no {IDENTITY_FILE}",
-                        entries.join(", ")
-                    ),
-                });
+        let db_id = match check_identity(fs.as_ref(), &dir)? {
+            Some(id) => id,
+            None => {
+                // A crash during the very first open may leave the identity file's
+                // temporary copy and nothing else: that directory is still ours to create
+                // (found by tests/crash_points.rs killing a first open).
+                let leftover = format!("{IDENTITY_FILE}.tmp");
+                let entries = fs.list(&dir)?;
+                if entries.iter().any(|e| *e != leftover) {
+                    return Err(Error::NotADb {
+                        dir,
+                        reason: format!(
+                            "not a regionkv database: it holds other files ({}) and no {IDENTITY_FILE}",
+                            entries.join(", ")
+                        ),
+                    });
+                }
+                let id = new_db_id();
+                write_identity(fs.as_ref(), &dir, &id)?;
+                id
             }
-            regionkv_fs::write_atomic(
-                fs.as_ref(),
-                &dir.join(IDENTITY_FILE),
-                format!("regionkv\nformat {FORMAT_VERSION}\n").as_bytes(),
-            )?;
-        }
+        };
         let lock_path = dir.join(LOCK_FILE);
         let lock = fs.lock(&lock_path).map_err(|e| match e {
             regionkv_fs::Error::Locked { .. } => Error::Locked {
@@ -453,10 +604,28 @@ impl Db {
             e => e.into(),
         })?;
 
+        // Before anything is written (the WAL's new log): a directory whose catalog is
+        // lost is refused, never taken for a new, empty database.
+        let catalog = match Catalog::read(fs.as_ref(), &dir)? {
+            Some(c) => c,
+            None => {
+                let regions = crate::layout::count_region_dirs(fs.as_ref(), &dir)?;
+                if regions > 0 {
+                    return Err(Error::CatalogMissing { dir, regions });
+                }
+                let c = Catalog::default();
+                c.write(fs.as_ref(), &dir)?;
+                c
+            }
+        };
+
         let recovered = recover_wal(
             fs.clone(),
             &dir.join("wal"),
-            options.wal.clone(),
+            regionkv_wal::WalConfig {
+                db_id: Some(db_id),
+                ..options.wal.clone()
+            },
             options.wal_recovery,
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
@@ -484,14 +653,6 @@ impl Db {
             global,
             ..RegionServices::new(fs.clone(), recovered.wal.clone(), options.clock.clone())
         };
-        let catalog = match Catalog::read(fs.as_ref(), &dir)? {
-            Some(c) => c,
-            None => {
-                let c = Catalog::default();
-                c.write(fs.as_ref(), &dir)?;
-                c
-            }
-        };
         let inner = DbInner {
             dir,
             fs,
@@ -503,6 +664,11 @@ impl Db {
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
             lock: Mutex::new(Some(lock)),
+            wal_edit_regions: recovered
+                .edits
+                .iter()
+                .map(|e| String::from_utf8_lossy(&e.key.region).into_owned())
+                .collect(),
         };
         let mut tables = BTreeMap::new();
         for (name, entry) in &catalog.tables {
@@ -530,6 +696,7 @@ impl Db {
         }
         *inner.tables.write() = tables;
         let inner = Arc::new(inner);
+        inner.reconcile_table_dirs(&catalog)?;
         // Directories of split or merge parents nothing refers to any more, and children
         // of a split or merge that did not commit before a crash.
         for name in catalog.tables.keys() {

@@ -274,6 +274,90 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// The directory holds regions but no catalog: the catalog was lost. The open refuses
+    /// rather than start an empty database over the data (whose next `create` could then
+    /// collide with it); `regionkv repair DIR` rebuilds the catalog from the region
+    /// manifests and the tables' `.tableinfo` files.
+    ///
+    /// ```
+    /// use regionkv::catalog::CATALOG_FILE;
+    /// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Error, TableDescriptor};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let db = Db::open(dir.path(), DbOptions::default().background(false))?;
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// db.admin().create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+    /// drop(db);
+    /// std::fs::remove_file(dir.path().join(CATALOG_FILE))?;
+    /// match Db::open(dir.path(), DbOptions::default().background(false)) {
+    ///     Err(e @ Error::CatalogMissing { regions: 2, .. }) => {
+    ///         assert!(e.to_string().contains("regionkv repair"), "{e}");
+    ///     }
+    ///     other => panic!("expected CatalogMissing, got {other:?}"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error(
+        "{}: catalog missing ({}/CATALOG); {regions} region directories present; run `regionkv repair {}` to rebuild the catalog from them",
+        dir.display(),
+        dir.display(),
+        dir.display()
+    )]
+    CatalogMissing {
+        /// The Db directory.
+        dir: PathBuf,
+        /// Region directories found under `data/`.
+        regions: usize,
+    },
+    /// A table directory the catalog does not list, that is not the leftover of an
+    /// interrupted create or drop: it may hold a table whose catalog entry was lost, so
+    /// nothing deletes or overwrites it; `regionkv repair` adopts it.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// use std::path::PathBuf;
+    ///
+    /// let e = Error::OrphanTable {
+    ///     path: PathBuf::from("/db/data/default/t"),
+    ///     reason: "2 region directories".into(),
+    /// };
+    /// assert!(e.to_string().starts_with("/db/data/default/t holds data the catalog does not list"));
+    /// ```
+    #[error(
+        "{} holds data the catalog does not list ({reason}); run `regionkv repair` to adopt it, or move it away",
+        path.display()
+    )]
+    OrphanTable {
+        /// The table directory.
+        path: PathBuf,
+        /// What it holds.
+        reason: String,
+    },
+    /// `regionkv repair` found directories it cannot turn into a consistent catalog
+    /// (regions that overlap and both hold data, a gap in a table's key space, a manifest
+    /// found in another region's directory ...). Nothing was changed; each problem is
+    /// listed.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// use std::path::PathBuf;
+    ///
+    /// let e = Error::RepairRefused {
+    ///     dir: PathBuf::from("/db"),
+    ///     problems: vec!["table t: a gap between 6d and region 0123 [x, end)".into()],
+    /// };
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "/db: repair refused, nothing was changed:\n  table t: a gap between 6d and region 0123 [x, end)"
+    /// );
+    /// ```
+    #[error("{}: repair refused, nothing was changed:{}", dir.display(), problems.iter().map(|p| format!("\n  {p}")).collect::<String>())]
+    RepairRefused {
+        /// The Db directory.
+        dir: PathBuf,
+        /// What is inconsistent, one line each.
+        problems: Vec<String>,
+    },
     /// A catalog commit whose outcome is uncertain: the new catalog file was renamed
     /// into place but its directory could not be fsynced, so a crash may bring the old
     /// one back. The Db makes no further catalog change (create, alter, split, merge ...)

@@ -37,6 +37,7 @@ pub mod catalog;
 pub mod crash_points;
 pub mod db;
 mod error;
+mod layout;
 pub mod mutation;
 pub mod options;
 pub mod read;
@@ -44,6 +45,7 @@ pub mod region_map;
 pub mod repair;
 mod split;
 pub mod table;
+pub mod table_info;
 
 pub use admin::{Admin, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;

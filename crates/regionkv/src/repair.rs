@@ -2,10 +2,17 @@
 //! one place where regionkv trades data for availability — never done on a normal open,
 //! which reports damage as an error naming the file and offset instead.
 //!
-//! What it does, in order (HBase's hbck `-sidelineCorruptHFiles` and WAL splitting with
-//! `hbase.hlog.split.skip.errors`, in regionkv's terms):
-//! 1. reads the catalog and every region's manifest; these it cannot rebuild, so damage to
-//!    them stops the repair with the error (nothing is changed);
+//! What it does, in order (HBase's hbck `-sidelineCorruptHFiles`, `OfflineMetaRepair` and
+//! WAL splitting with `hbase.hlog.split.skip.errors`, in regionkv's terms):
+//! 1. reads the catalog. A missing or unreadable one (the damaged file is moved aside to
+//!    `DIR/corrupt/`) is rebuilt from the directories: each region's MANIFEST knows its
+//!    table, key range and id, each table's `.tableinfo` its descriptor and state
+//!    ([`rebuild`]); a table directory the catalog does not list, that is no leftover of
+//!    an interrupted create or drop, is adopted the same way. Directories that do not make
+//!    a consistent table (overlapping regions that both hold data, a gap in the key
+//!    space, a manifest in another region's directory) refuse the repair with
+//!    [`Error::RepairRefused`] listing each problem, and nothing is changed. A damaged
+//!    region manifest stops the repair with its error;
 //! 2. verifies every storefile a manifest lists (its own files and the parent files its
 //!    references point into) by reading every block; an unreadable one is moved aside to
 //!    `DIR/corrupt/<its path>` and dropped from every manifest that lists it (its cells
@@ -22,6 +29,7 @@ use crate::catalog::Catalog;
 use crate::{Db, DbOptions, Error, Result};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_region::Manifest;
+use regionkv_region::store::{StoreOwner, check_file_is_the_entry, expected_identity};
 use regionkv_storefile::{StoreFileReader, StoreFileScanner};
 use regionkv_wal::{RecoveryMode, WalReader};
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,37 +49,173 @@ pub struct RepairReport {
     pub manifest_entries_dropped: usize,
     /// Damaged WAL byte ranges skipped by the salvage replay.
     pub wal_ranges_skipped: usize,
+    /// The catalog was missing or unreadable and was rebuilt from the directories.
+    pub catalog_rebuilt: bool,
+    /// Tables found in directories the catalog did not list, added to it.
+    pub tables_adopted: Vec<String>,
+    /// What the repair decided on the way (regions left out of a rebuilt table and why,
+    /// options that could not be recovered ...), one line each.
+    pub notes: Vec<String>,
+    /// Files (manifests, storefiles) found in another's place and put back where their
+    /// identity says they belong: (from, to).
+    pub restored: Vec<(PathBuf, PathBuf)>,
 }
 
 impl RepairReport {
-    /// True when nothing was damaged.
+    /// True when nothing was damaged or missing.
     pub fn is_clean(&self) -> bool {
         self.moved_aside.is_empty()
+            && !self.catalog_rebuilt
+            && self.tables_adopted.is_empty()
+            && self.restored.is_empty()
     }
 }
+
+mod rebuild;
 
 fn region_err(e: impl Into<regionkv_region::Error>) -> Error {
     Error::Region(e.into())
 }
 
-/// Reads every cell of the storefile at `path`; the first error says why it is unreadable.
-fn verify_storefile(fs: &dyn Fs, path: &Path) -> std::result::Result<(), String> {
-    let reader =
-        StoreFileReader::open(fs, path, 1, None, Default::default()).map_err(|e| e.to_string())?;
-    let mut scanner = StoreFileScanner::new(Arc::new(reader));
-    use regionkv_cell::KeyValueScanner;
-    let mut more = scanner.seek_to_first().map_err(|e| e.to_string())?;
-    while more {
-        scanner.advance().map_err(|e| e.to_string())?;
-        more = scanner.peek().is_some();
-    }
-    Ok(())
+/// What a manifest entry's place holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Found {
+    /// The file the entry names, every block readable.
+    Right,
+    /// No file.
+    Missing,
+    /// Another file: what its identity says it is (`None`: it has none).
+    Misplaced(Option<String>, String),
+    /// Unreadable: why.
+    Bad(String),
 }
 
-/// The directory of `table`'s regions.
-fn table_dir(dir: &Path, table: &str) -> PathBuf {
-    let (ns, q) = table.split_once(':').unwrap_or(("default", table));
-    dir.join("data").join(ns).join(q)
+/// Checks the file at `path` against the manifest entry `meta` of `family` of `owner`
+/// (identity, size, trailer checksum), then reads every cell.
+fn verify_entry(
+    fs: &dyn Fs,
+    path: &Path,
+    meta: &regionkv_region::manifest::StoreFileMeta,
+    family: &[u8],
+    owner: &StoreOwner,
+) -> Result<Found> {
+    if !fs.exists(path)? {
+        return Ok(Found::Missing);
+    }
+    let reader = match StoreFileReader::open(fs, path, 1, None, Default::default()) {
+        Ok(r) => r,
+        Err(e) => return Ok(Found::Bad(e.to_string())),
+    };
+    if let Err(e) = check_file_is_the_entry(&reader, meta, family, owner) {
+        let claim = reader.file_info().identity.as_ref().map(|i| i.to_string());
+        return Ok(Found::Misplaced(claim, e.to_string()));
+    }
+    let mut scanner = StoreFileScanner::new(Arc::new(reader));
+    use regionkv_cell::KeyValueScanner;
+    let mut read_all = || -> regionkv_storefile::Result<()> {
+        let mut more = scanner.seek_to_first()?;
+        while more {
+            scanner.advance()?;
+            more = scanner.peek().is_some();
+        }
+        Ok(())
+    };
+    Ok(match read_all() {
+        Ok(()) => Found::Right,
+        Err(e) => Found::Bad(e.to_string()),
+    })
+}
+
+/// Puts files found in each other's places back where they belong. `slots` lists each place
+/// a file is expected: (its path, the identity expected there, what it holds). A misplaced
+/// file whose identity names another slot that does not hold its right file is moved
+/// there (through a temporary name, so swaps work); a file displaced by it that no slot
+/// claims is moved aside first. Returns the moves made.
+fn restore_misplaced(
+    fs: &dyn Fs,
+    dir: &Path,
+    slots: &[(PathBuf, String, Found)],
+    report: &mut RepairReport,
+) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let home: BTreeMap<&str, (&PathBuf, &Found)> = slots
+        .iter()
+        .map(|(p, want, found)| (want.as_str(), (p, found)))
+        .collect();
+    let mut moves: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut taken: BTreeSet<&PathBuf> = BTreeSet::new();
+    for (path, _, found) in slots {
+        let Found::Misplaced(Some(claim), _) = found else {
+            continue;
+        };
+        if let Some((dest, dest_found)) = home.get(claim.as_str())
+            && *dest != path
+            && **dest_found != Found::Right
+            && taken.insert(dest)
+        {
+            moves.push((path.clone(), (*dest).clone()));
+        }
+    }
+    let sources: BTreeSet<&PathBuf> = moves.iter().map(|(from, _)| from).collect();
+    let tmp = |p: &Path| {
+        let mut s = p.as_os_str().to_owned();
+        s.push(".repair");
+        PathBuf::from(s)
+    };
+    for (from, _) in &moves {
+        fs.rename(from, &tmp(from))?;
+    }
+    for (from, to) in &moves {
+        if !sources.contains(to) && fs.exists(to)? {
+            // What was there is not what belongs there, and no slot claims it.
+            let aside = move_aside(fs, dir, to)?;
+            report.moved_aside.push((
+                aside,
+                "displaced by the file that belongs in its place".to_string(),
+            ));
+        }
+        if let Some(parent) = to.parent() {
+            fs.create_dir_all(parent)?;
+        }
+        fs.rename(&tmp(from), to)?;
+        for d in [from.parent(), to.parent()].into_iter().flatten() {
+            fs.sync_dir(d)?;
+        }
+        tracing::warn!(from = %from.display(), to = %to.display(), "put a misplaced file back where it belongs");
+        report.restored.push((from.clone(), to.clone()));
+    }
+    Ok(moves)
+}
+
+/// Swaps region manifests back into the directories they name. A manifest says which
+/// region it is (table, key range, id: the encoded name); one found in another region's
+/// directory is moved to its own, when that one holds no manifest of its own. Works
+/// without the catalog, so it runs before the catalog is read or rebuilt.
+fn restore_manifests(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<()> {
+    let mut slots = Vec::new();
+    for (table, tdir) in crate::layout::table_dirs(fs, dir)? {
+        for region in crate::layout::region_dirs(fs, &tdir)? {
+            let rdir = tdir.join(&region);
+            let want = format!("region {region} of table {table}");
+            let found = match Manifest::read(fs, &rdir) {
+                Ok(None) => Found::Missing,
+                Ok(Some(m)) if m.region.table == table && m.region.encoded_name() == region => {
+                    Found::Right
+                }
+                Ok(Some(m)) => Found::Misplaced(
+                    Some(format!(
+                        "region {} of table {}",
+                        m.region.encoded_name(),
+                        m.region.table
+                    )),
+                    String::new(),
+                ),
+                Err(e) => Found::Bad(e.to_string()),
+            };
+            slots.push((Manifest::path(&rdir), want, found));
+        }
+    }
+    restore_misplaced(fs, dir, &slots, report)?;
+    Ok(())
 }
 
 /// Moves `path` to `DIR/corrupt/<path relative to DIR>`.
@@ -124,13 +268,11 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
             },
             e => e.into(),
         })?;
-        let catalog = Catalog::read(fs.as_ref(), &dir)?.ok_or_else(|| Error::Corrupt {
-            path: dir.join("CATALOG"),
-            offset: 0,
-            reason: "no catalog: not a regionkv database, or its catalog is lost".into(),
-        })?;
+        restore_manifests(fs.as_ref(), &dir, &mut report)?;
+        let catalog = repair_catalog(fs.as_ref(), &dir, &mut report)?;
         repair_storefiles(fs.as_ref(), &dir, &catalog, &mut report)?;
-        check_wal(fs.as_ref(), &dir, &mut report)?
+        let db_id = crate::db::read_db_id(fs.as_ref(), &dir)?;
+        check_wal(fs.as_ref(), &dir, db_id, &mut report)?
     };
     if !damaged_logs.is_empty() {
         let opts = DbOptions {
@@ -157,17 +299,175 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
     Ok(report)
 }
 
+/// The highest sequence id of each region's edits in the WAL (every record that still
+/// verifies), by encoded name: evidence of data a region holds outside its storefiles.
+fn wal_max_seq_ids(fs: &dyn Fs, dir: &Path) -> Result<BTreeMap<String, u64>> {
+    let wal_dir = dir.join("wal");
+    let mut out = BTreeMap::new();
+    if !fs.exists(&wal_dir)? {
+        return Ok(out);
+    }
+    let mut replay =
+        regionkv_wal::replay(fs, &wal_dir, RecoveryMode::SkipAnyCorrupted).map_err(region_err)?;
+    for edit in replay.by_ref() {
+        let edit = edit.map_err(region_err)?;
+        let seq = out
+            .entry(String::from_utf8_lossy(&edit.key.region).into_owned())
+            .or_insert(0);
+        *seq = (*seq).max(edit.key.seq_id);
+    }
+    Ok(out)
+}
+
+/// Reads the catalog, rebuilding it when it is missing or unreadable, and adopts the
+/// table directories it does not list (see the module docs). Writes the catalog only when
+/// every table came out consistent.
+fn repair_catalog(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<Catalog> {
+    let existing = match Catalog::read(fs, dir) {
+        Ok(c) => c,
+        Err(e @ Error::Corrupt { .. }) => {
+            let path = Catalog::path(dir);
+            let to = move_aside(fs, dir, &path)?;
+            tracing::warn!(error = %e, "unreadable catalog moved aside; rebuilding it");
+            report.moved_aside.push((to, e.to_string()));
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    if existing.is_none() && !fs.exists(&dir.join(crate::db::IDENTITY_FILE))? {
+        return Err(Error::NotADb {
+            dir: dir.to_path_buf(),
+            reason: "no REGIONKV identity file and no catalog: not a regionkv database".into(),
+        });
+    }
+    let rebuilding = existing.is_none();
+    let mut catalog = existing.unwrap_or_default();
+    let wal_seq = wal_max_seq_ids(fs, dir)?;
+    let mut problems = Vec::new();
+    let mut changed = rebuilding;
+    if rebuilding {
+        for ns in fs.list(&dir.join("data")).unwrap_or_default() {
+            if regionkv_cell::limits::check_namespace_name(&ns).is_ok() {
+                catalog.namespaces.insert(ns);
+            }
+        }
+    }
+    for (name, tdir) in crate::layout::table_dirs(fs, dir)? {
+        if catalog.tables.contains_key(&name) {
+            continue;
+        }
+        match rebuild::rebuild_table(fs, &name, &tdir, &wal_seq)? {
+            rebuild::Rebuilt::Table(entry, notes) => {
+                report.notes.extend(notes);
+                catalog
+                    .namespaces
+                    .insert(crate::db::namespace_of(&name).to_string());
+                catalog.tables.insert(name.clone(), entry);
+                if !rebuilding {
+                    report.tables_adopted.push(name);
+                }
+                changed = true;
+            }
+            rebuild::Rebuilt::Leftover(note) => report.notes.push(note),
+            rebuild::Rebuilt::Refused(p) => problems.extend(p),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::RepairRefused {
+            dir: dir.to_path_buf(),
+            problems,
+        });
+    }
+    if changed {
+        let max_id = rebuild::max_region_id(fs, dir)?;
+        catalog.next_region_id = catalog.next_region_id.max(max_id.saturating_add(1));
+        catalog.write(fs, dir)?;
+        report.catalog_rebuilt = rebuilding;
+        tracing::warn!(
+            rebuilt = rebuilding,
+            adopted = report.tables_adopted.len(),
+            tables = catalog.tables.len(),
+            "catalog written from the region directories"
+        );
+    }
+    Ok(catalog)
+}
+
 fn repair_storefiles(
     fs: &dyn Fs,
     dir: &Path,
     catalog: &Catalog,
     report: &mut RepairReport,
 ) -> Result<()> {
-    // Verdict per storefile path: a parent's file is verified once for both daughters.
-    let mut verdicts: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
-    let mut moved: BTreeSet<PathBuf> = BTreeSet::new();
+    // Every place a file is expected: (path, expected identity, entry, family, owner).
+    // A parent's file is one place for both daughters.
+    let mut places: BTreeMap<
+        PathBuf,
+        (
+            String,
+            regionkv_region::manifest::StoreFileMeta,
+            Vec<u8>,
+            StoreOwner,
+        ),
+    > = BTreeMap::new();
     for (table, entry) in &catalog.tables {
-        let tdir = table_dir(dir, table);
+        let tdir = crate::layout::table_dir(dir, table);
+        for region in &entry.regions {
+            let encoded = region.info.encoded_name();
+            let rdir = tdir.join(&encoded);
+            let Some(manifest) = Manifest::read(fs, &rdir).map_err(region_err)? else {
+                continue;
+            };
+            let owner = StoreOwner {
+                table: table.clone(),
+                region: encoded,
+            };
+            for (family, store) in &manifest.stores {
+                for f in &store.files {
+                    let path = entry_path(&tdir, &rdir, family, f);
+                    let want = expected_identity(f, family, &owner).to_string();
+                    places
+                        .entry(path)
+                        .or_insert_with(|| (want, f.clone(), family.clone(), owner.clone()));
+                }
+            }
+        }
+    }
+    let mut verdicts: BTreeMap<PathBuf, Found> = BTreeMap::new();
+    for (path, (_, meta, family, owner)) in &places {
+        verdicts.insert(path.clone(), verify_entry(fs, path, meta, family, owner)?);
+    }
+    let slots: Vec<(PathBuf, String, Found)> = places
+        .iter()
+        .map(|(p, (want, ..))| (p.clone(), want.clone(), verdicts[p].clone()))
+        .collect();
+    for (from, to) in restore_misplaced(fs, dir, &slots, report)? {
+        for p in [from, to] {
+            if let Some((_, meta, family, owner)) = places.get(&p) {
+                verdicts.insert(p.clone(), verify_entry(fs, &p, meta, family, owner)?);
+            }
+        }
+    }
+    report.storefiles_checked = verdicts.len();
+    // What still is not right is moved aside and dropped from every manifest naming it.
+    for (path, found) in &verdicts {
+        let why = match found {
+            Found::Right => continue,
+            Found::Missing => "missing".to_string(),
+            Found::Misplaced(_, why) | Found::Bad(why) => why.clone(),
+        };
+        tracing::warn!(file = %path.display(), %why, "unusable storefile");
+        if fs.exists(path)? {
+            let to = move_aside(fs, dir, path)?;
+            report.moved_aside.push((to, why));
+        } else {
+            report
+                .notes
+                .push(format!("storefile {} is {why}", path.display()));
+        }
+    }
+    for (table, entry) in &catalog.tables {
+        let tdir = crate::layout::table_dir(dir, table);
         for region in &entry.regions {
             let rdir = tdir.join(region.info.encoded_name());
             let Some(mut manifest) = Manifest::read(fs, &rdir).map_err(region_err)? else {
@@ -175,40 +475,12 @@ fn repair_storefiles(
             };
             let mut dropped = 0;
             for (family, store) in manifest.stores.iter_mut() {
-                let fam = String::from_utf8_lossy(family).into_owned();
-                let mut keep = Vec::with_capacity(store.files.len());
-                for f in store.files.drain(..) {
-                    let file = match &f.reference {
-                        Some(r) => tdir.join(&r.region).join(&fam).join(&r.file),
-                        None => rdir.join(&fam).join(&f.name),
-                    };
-                    let verdict = verdicts
-                        .entry(file.clone())
-                        .or_insert_with(|| {
-                            if moved.contains(&file) {
-                                return Some("moved aside".into());
-                            }
-                            verify_storefile(fs, &file).err()
-                        })
-                        .clone();
-                    match verdict {
-                        None => {
-                            keep.push(f);
-                        }
-                        Some(why) => {
-                            tracing::warn!(file = %file.display(), %why, "unreadable storefile");
-                            if !moved.contains(&file) && fs.exists(&file)? {
-                                let to = move_aside(fs, dir, &file)?;
-                                report.moved_aside.push((to, why));
-                                moved.insert(file.clone());
-                            }
-                            dropped += 1;
-                        }
-                    }
-                }
-                store.files = keep;
+                let before = store.files.len();
+                store.files.retain(|f| {
+                    verdicts.get(&entry_path(&tdir, &rdir, family, f)) == Some(&Found::Right)
+                });
+                dropped += before - store.files.len();
             }
-            report.storefiles_checked = verdicts.len();
             if dropped > 0 {
                 manifest.write(fs, &rdir).map_err(region_err)?;
                 report.manifest_entries_dropped += dropped;
@@ -218,46 +490,60 @@ fn repair_storefiles(
     Ok(())
 }
 
-/// Reads every log strictly; copies the damaged ones to `corrupt/wal/` and returns them.
-fn check_wal(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<Vec<PathBuf>> {
+/// Where the file of manifest entry `f` of `family` of the region in `rdir` is: its own
+/// family directory, or, for a reference, the referenced region's.
+fn entry_path(
+    tdir: &Path,
+    rdir: &Path,
+    family: &[u8],
+    f: &regionkv_region::manifest::StoreFileMeta,
+) -> PathBuf {
+    let fam = String::from_utf8_lossy(family).into_owned();
+    match &f.reference {
+        Some(r) => tdir.join(&r.region).join(&fam).join(&r.file),
+        None => rdir.join(&fam).join(&f.name),
+    }
+}
+
+/// Reads every log strictly (as the default recovery would, with the evidence between
+/// logs and the Db's id); copies the damaged ones to `corrupt/wal/` and returns them.
+fn check_wal(
+    fs: &dyn Fs,
+    dir: &Path,
+    db_id: Option<crate::db::DbId>,
+    report: &mut RepairReport,
+) -> Result<Vec<PathBuf>> {
     let wal_dir = dir.join("wal");
     if !fs.exists(&wal_dir)? {
         return Ok(Vec::new());
     }
-    let mut logs: Vec<String> = fs
+    report.wal_logs_checked = fs
         .list(&wal_dir)?
-        .into_iter()
+        .iter()
         .filter(|n| n.ends_with(".log"))
-        .collect();
-    logs.sort();
+        .count();
     let mut damaged = Vec::new();
-    for (i, name) in logs.iter().enumerate() {
-        let path = wal_dir.join(name);
-        report.wal_logs_checked += 1;
-        let last = i + 1 == logs.len();
-        let strict = || -> regionkv_wal::Result<()> {
-            let mut r = WalReader::open(fs, &path)?
-                .with_mode(RecoveryMode::TolerateCorruptedTail)
-                .tail_may_be_torn(last);
-            while r.next_edit()?.is_some() {}
-            Ok(())
-        };
-        if let Err(e) = strict() {
-            // How much the salvage will skip.
-            if let Ok(r) = WalReader::open(fs, &path) {
-                let mut r = r.with_mode(RecoveryMode::SkipAnyCorrupted);
-                while let Ok(Some(_)) = r.next_edit() {}
-                report.wal_ranges_skipped += r.skipped().len();
-            }
-            let copy = dir.join("corrupt").join("wal").join(name);
-            fs.create_dir_all(&dir.join("corrupt").join("wal"))?;
-            let bytes = fs
-                .open_read(&path)?
-                .read_to_vec(0, fs.file_len(&path)? as usize)?;
-            regionkv_fs::write_atomic(fs, &copy, &bytes)?;
-            report.moved_aside.push((copy, e.to_string()));
-            damaged.push(path);
+    for (path, e) in regionkv_wal::verify_logs(fs, &wal_dir, db_id).map_err(region_err)? {
+        tracing::warn!(log = %path.display(), error = %e, "damaged WAL log");
+        // How much the salvage will skip.
+        if let Ok(r) = WalReader::open(fs, &path) {
+            let mut r = r.with_mode(RecoveryMode::SkipAnyCorrupted);
+            while let Ok(Some(_)) = r.next_edit() {}
+            report.wal_ranges_skipped += r.skipped().len().max(1);
+        } else {
+            report.wal_ranges_skipped += 1;
         }
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        let copy = dir.join("corrupt").join("wal").join(name);
+        fs.create_dir_all(&dir.join("corrupt").join("wal"))?;
+        let bytes = fs
+            .open_read(&path)?
+            .read_to_vec(0, fs.file_len(&path)? as usize)?;
+        regionkv_fs::write_atomic(fs, &copy, &bytes)?;
+        report.moved_aside.push((copy, e.to_string()));
+        damaged.push(path);
     }
     Ok(damaged)
 }

@@ -20,8 +20,12 @@
 //! file of both parents.
 //!
 //! The janitor's rule (checked at `Db::open` and whenever a region rewrote its last
-//! reference): a directory in the table's directory is kept if the catalog lists it as a
-//! region or a listed region's manifest refers to it; anything else is deleted.
+//! reference): a region directory in the table's directory is kept if the catalog lists
+//! it or a listed region's manifest refers to it; of the others, only a recognised
+//! leftover is deleted (a parent superseded by newer regions, an uncommitted child that
+//! refers to a listed region, a region holding nothing: `region_leftover`). Anything
+//! else — a region the catalog may have lost, a name that is no region's — is kept and
+//! reported, for `regionkv repair`.
 
 use crate::catalog::{Catalog, RegionEntry};
 use crate::db::{DbInner, TableHandle};
@@ -223,8 +227,9 @@ impl DbInner {
         info: &RegionInfo,
         desc: &regionkv_region::TableDescriptor,
     ) -> Result<Arc<Region>> {
-        Ok(Region::open(
+        Ok(Region::open_as(
             &self.region_dir(info),
+            info,
             desc.clone(),
             self.services.clone(),
             &[],
@@ -645,6 +650,66 @@ impl DbInner {
 
     /// The janitor: deletes the directories in the table's directory that are neither
     /// regions of the catalog nor referred to by one. Returns how many it removed.
+    /// Why the region directory `path` (named `name`), which the catalog does not list
+    /// and no listed region refers to, is a leftover the janitor may delete; `None` when it
+    /// may hold data the catalog lost (it is kept, for `regionkv repair`). Leftovers:
+    /// * a split or merge parent, or a truncated table's old region: every listed region
+    ///   overlapping its key range is newer (a higher region id);
+    /// * an uncommitted split or merge child: its manifest refers to a listed region;
+    /// * a region holding nothing: no file and no WAL edit (an uncommitted truncate's new
+    ///   region, a create interrupted before the manifest).
+    fn region_leftover(
+        &self,
+        path: &std::path::Path,
+        name: &str,
+        listed: &[RegionEntry],
+    ) -> Result<Option<&'static str>> {
+        let empty = !self.wal_edit_regions.contains(name)
+            && !crate::layout::holds_files(self.fs.as_ref(), path)?;
+        let manifest = match Manifest::read(self.fs.as_ref(), path) {
+            Ok(Some(m)) => m,
+            Ok(None) if empty => return Ok(Some("an empty region directory without a manifest")),
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                tracing::warn!(dir = %path.display(), error = %e, "unreadable manifest in an unlisted region directory");
+                return Ok(None);
+            }
+        };
+        let info = &manifest.region;
+        if info.encoded_name() != name || !listed.iter().all(|r| r.info.table == info.table) {
+            // Not what its directory says it is: only a repair decides.
+            return Ok(None);
+        }
+        let overlapping: Vec<&RegionEntry> = listed
+            .iter()
+            .filter(|r| ranges_overlap(&r.info, info))
+            .collect();
+        if !overlapping.is_empty()
+            && overlapping
+                .iter()
+                .all(|r| r.info.region_id > info.region_id)
+        {
+            return Ok(Some(
+                "superseded by newer regions (a split or merge parent, or a truncated region)",
+            ));
+        }
+        let listed_names: BTreeSet<String> = listed.iter().map(|r| r.info.encoded_name()).collect();
+        let refers_to_listed = manifest.stores.values().any(|sm| {
+            sm.files.iter().any(|f| {
+                f.reference
+                    .as_ref()
+                    .is_some_and(|r| listed_names.contains(&r.region))
+            })
+        });
+        if refers_to_listed {
+            return Ok(Some("an uncommitted split or merge child"));
+        }
+        if empty && manifest.stores.values().all(|sm| sm.files.is_empty()) {
+            return Ok(Some("a region holding no data"));
+        }
+        Ok(None)
+    }
+
     pub(crate) fn clean_table_dir(&self, table: &str) -> Result<usize> {
         let catalog = self.catalog.lock();
         if self.catalog_uncertain() {
@@ -675,13 +740,20 @@ impl DbInner {
             }
         }
         let mut removed = 0;
-        for name in self.fs.list(&dir)? {
+        for name in crate::layout::region_dirs(self.fs.as_ref(), &dir)? {
             if keep.contains(&name) {
                 continue;
             }
             let path = dir.join(&name);
+            let Some(why) = self.region_leftover(&path, &name, &entry.regions)? else {
+                tracing::warn!(
+                    dir = %path.display(),
+                    "a region directory the catalog does not list and that is no known leftover; kept (run `regionkv repair`)"
+                );
+                continue;
+            };
             fail::fail_point!("janitor-before-remove");
-            tracing::info!(dir = %path.display(), "removing a region directory nothing refers to (split/merge parent or uncommitted child)");
+            tracing::info!(dir = %path.display(), why, "removing a region directory nothing refers to");
             self.fs.remove_dir_all(&path)?;
             removed += 1;
         }
@@ -690,4 +762,10 @@ impl DbInner {
         }
         Ok(removed)
     }
+}
+
+/// True when the key ranges of `a` and `b` share a row (an empty end key is the table's end).
+fn ranges_overlap(a: &RegionInfo, b: &RegionInfo) -> bool {
+    let starts_before_end = |start: &[u8], end: &[u8]| end.is_empty() || start < end;
+    starts_before_end(&a.start_key, &b.end_key) && starts_before_end(&b.start_key, &a.end_key)
 }

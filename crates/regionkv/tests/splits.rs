@@ -170,6 +170,8 @@ fn region_dirs(root: &Path, table: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(root.join("data/default").join(table))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        // Region directories only, not the table's `.tableinfo`.
+        .filter(|n| !n.starts_with('.'))
         .collect();
     v.sort();
     v
@@ -538,6 +540,8 @@ fn live_dirs(mem: &MemFs) -> Vec<PathBuf> {
             let s = p.strip_prefix("/db/data/default/t").ok()?;
             s.components().next().map(|c| PathBuf::from(c.as_os_str()))
         })
+        // Region directories only, not the table's `.tableinfo`.
+        .filter(|d| !d.to_string_lossy().starts_with('.'))
         .collect();
     dirs.sort();
     dirs.dedup();

@@ -15,7 +15,8 @@
 //! | 64     | 8    | uncompressed bytes of all data block bodies       |
 //! | 72     | 1    | compression code of data blocks                   |
 //! | 73     | 1    | data block encoding code                          |
-//! | 74     | 10   | reserved, zero                                    |
+//! | 74     | 1    | flags: bit 0 = the file info carries the file's identity |
+//! | 75     | 9    | reserved, zero                                    |
 //! | 84     | 4    | format version (1; 2 when entries carry tags)     |
 //! | 88     | 4    | CRC-32 of bytes [0, 88)                           |
 //! | 92     | 8    | magic `RKVSFTRL`                                  |
@@ -62,7 +63,14 @@ pub struct Trailer {
     pub encoding: DataBlockEncoding,
     /// Data block entries carry tags (format version 2).
     pub includes_tags: bool,
+    /// The file info carries the file's identity (flag bit 0 of byte 74). Older builds
+    /// ignore the byte and read such files; this build refuses a flagged file whose file
+    /// info has no identity.
+    pub has_identity: bool,
 }
+
+/// Trailer flag (byte 74): the file info carries the identity.
+const FLAG_IDENTITY: u8 = 1;
 
 /// Why the trailer was rejected; the reader adds the path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +107,7 @@ impl Trailer {
         b[64..72].copy_from_slice(&self.uncompressed_data_bytes.to_be_bytes());
         b[72] = self.compression.code();
         b[73] = self.encoding.code();
+        b[74] = if self.has_identity { FLAG_IDENTITY } else { 0 };
         let version = if self.includes_tags {
             FORMAT_VERSION_TAGS
         } else {
@@ -109,6 +118,14 @@ impl Trailer {
         b[88..92].copy_from_slice(&crc.to_be_bytes());
         b[92..100].copy_from_slice(TRAILER_MAGIC);
         b
+    }
+
+    /// The trailer's checksum (bytes 88..92 of its encoding): a fingerprint of the file's
+    /// layout and counts, which a region manifest records beside the file's size so that a
+    /// file replaced by another is noticed at open.
+    pub fn checksum(&self) -> u32 {
+        let b = self.encode();
+        u32::from_be_bytes([b[88], b[89], b[90], b[91]])
     }
 
     /// Decodes the trailer from the tail of a file of `file_len` bytes; `tail` holds the
@@ -156,6 +173,7 @@ impl Trailer {
             encoding: DataBlockEncoding::from_code(b[73])
                 .ok_or_else(|| TrailerError::Bad(format!("encoding code {}", b[73])))?,
             includes_tags: version == FORMAT_VERSION_TAGS,
+            has_identity: b[74] & FLAG_IDENTITY != 0,
         };
         t.check_extents(file_len - TRAILER_LEN_V1 as u64)?;
         Ok(t)
@@ -227,6 +245,7 @@ mod tests {
             compression: Compression::Lz4,
             encoding: DataBlockEncoding::Prefix,
             includes_tags: false,
+            has_identity: false,
         }
     }
 
@@ -244,6 +263,19 @@ mod tests {
         let b = tagged.encode();
         assert_eq!(&b[84..88], &[0, 0, 0, 2], "files with tags are version 2");
         assert_eq!(Trailer::decode(&b, 1190).unwrap(), tagged);
+        let owned = Trailer {
+            has_identity: true,
+            ..sample()
+        };
+        let b = owned.encode();
+        assert_eq!(b[74], 1, "the identity flag");
+        assert_eq!(
+            &b[84..88],
+            &[0, 0, 0, 1],
+            "an identity does not change the version"
+        );
+        assert_eq!(Trailer::decode(&b, 1190).unwrap(), owned);
+        assert_ne!(owned.checksum(), sample().checksum());
     }
 
     #[test]

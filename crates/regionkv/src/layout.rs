@@ -1,0 +1,135 @@
+//! Where things live in a Db directory, and how the engine recognises its own entries
+//! there (docs/catalog-format.md, "Db directory"): `data/<ns>/<table>/<region>/`, region
+//! directories named by their 32-hex-digit encoded name, the table's `.tableinfo`.
+//!
+//! The engine deletes only entries it recognises: a name that is not an encoded region
+//! name is never a region directory, so a user's file in a table directory is left alone.
+
+use crate::error::Result;
+use regionkv_fs::Fs;
+use std::path::{Path, PathBuf};
+
+/// The directory of `table` (`ns:q`, or `q` in the default namespace) under `dir`.
+pub(crate) fn table_dir(dir: &Path, table: &str) -> PathBuf {
+    let (ns, q) = table.split_once(':').unwrap_or(("default", table));
+    dir.join("data").join(ns).join(q)
+}
+
+/// The directory of namespace `ns` under `dir`.
+pub(crate) fn namespace_dir(dir: &Path, ns: &str) -> PathBuf {
+    dir.join("data").join(ns)
+}
+
+/// True for a region directory's name: 32 lower-case hex digits (`RegionInfo::encoded_name`).
+pub(crate) fn is_encoded_name(name: &str) -> bool {
+    name.len() == 32
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Every table directory under `dir/data`, as (canonical table name, path), sorted. Names
+/// that no table can have (e.g. starting with `.`) are skipped.
+pub(crate) fn table_dirs(fs: &dyn Fs, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let data = dir.join("data");
+    if !fs.exists(&data)? {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for ns in fs.list(&data)? {
+        if regionkv_cell::limits::check_namespace_name(&ns).is_err() {
+            continue;
+        }
+        let ns_dir = data.join(&ns);
+        for q in list_dir(fs, &ns_dir)? {
+            let name = if ns == "default" {
+                q.clone()
+            } else {
+                format!("{ns}:{q}")
+            };
+            if regionkv_cell::limits::parse_table_name(&name).is_err() {
+                continue;
+            }
+            out.push((name, ns_dir.join(q)));
+        }
+    }
+    Ok(out)
+}
+
+/// The names of the region directories in `table_dir` (entries named like one), sorted.
+pub(crate) fn region_dirs(fs: &dyn Fs, table_dir: &Path) -> Result<Vec<String>> {
+    Ok(list_dir(fs, table_dir)?
+        .into_iter()
+        .filter(|n| is_encoded_name(n))
+        .collect())
+}
+
+/// Every region directory under `dir/data`.
+pub(crate) fn count_region_dirs(fs: &dyn Fs, dir: &Path) -> Result<usize> {
+    let mut n = 0;
+    for (_, tdir) in table_dirs(fs, dir)? {
+        n += region_dirs(fs, &tdir)?.len();
+    }
+    Ok(n)
+}
+
+/// True when some family directory of `region_dir` holds a file (a storefile, or
+/// anything else a deletion would lose).
+pub(crate) fn holds_files(fs: &dyn Fs, region_dir: &Path) -> Result<bool> {
+    for entry in list_dir(fs, region_dir)? {
+        let path = region_dir.join(&entry);
+        if entry == regionkv_region::manifest::MANIFEST_FILE || entry.ends_with(".tmp") {
+            continue;
+        }
+        // A family directory lists its files; a plain file (not ours) counts itself.
+        match fs.list(&path) {
+            Ok(files) if files.is_empty() => {}
+            _ => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
+/// The entries of `dir`; none when `dir` is not a directory (a stray file where a
+/// namespace or table directory would be is not ours to read).
+fn list_dir(fs: &dyn Fs, dir: &Path) -> Result<Vec<String>> {
+    match fs.list(dir) {
+        Ok(names) => Ok(names),
+        Err(e) if is_not_a_directory(&e) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn is_not_a_directory(e: &regionkv_fs::Error) -> bool {
+    matches!(e, regionkv_fs::Error::Io { source, .. }
+        if source.kind() == std::io::ErrorKind::NotADirectory || source.raw_os_error() == Some(20))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoded_names_are_32_lower_case_hex_digits() {
+        let info = regionkv_region::RegionInfo::whole_table("t", 7);
+        assert!(is_encoded_name(&info.encoded_name()));
+        assert!(!is_encoded_name(".tableinfo"));
+        assert!(!is_encoded_name(&"A".repeat(32)));
+        assert!(!is_encoded_name(&"a".repeat(31)));
+    }
+
+    #[test]
+    fn table_dirs_name_tables_as_the_catalog_does() {
+        let fs = regionkv_fs::MemFs::new();
+        for d in ["/db/data/default/t1", "/db/data/ns/t2", "/db/data/.junk/t3"] {
+            fs.create_dir_all(Path::new(d)).unwrap();
+        }
+        let names: Vec<String> = table_dirs(&fs, Path::new("/db"))
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["t1", "ns:t2"]);
+    }
+}
