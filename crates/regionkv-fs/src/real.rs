@@ -18,6 +18,13 @@
 //! directories that other programs may modify. In pread mode such a truncation surfaces as an
 //! [`Error`].
 //!
+//! **No mapped holes.** A mapped page that is a hole in its file (a sparse tail, as a WAL log
+//! reserves ahead of its appends) is allocated when touched on some file systems, tmpfs
+//! among them; on a full one that fails and the process gets `SIGBUS`. So mmap mode maps
+//! only files without holes (`lseek(SEEK_HOLE)` on Linux, the allocated block count
+//! elsewhere) and reads any other with `pread`, which reads a hole as zeros without
+//! allocating.
+//!
 //! **Engine files are regular files.** Files are opened with `O_NOFOLLOW | O_NONBLOCK` and
 //! checked with `fstat` (see `open.rs`): a symbolic link, FIFO, directory, socket or device
 //! in place of one is [`Error::NotAFile`], never followed, never waited on.
@@ -44,7 +51,8 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
     /// Memory-map the whole file; [`ReadableFile::as_slice`] gives zero-copy access. Fast, but
-    /// see the SIGBUS caveat in the module docs.
+    /// see the SIGBUS caveat in the module docs. A file with holes is read with `pread`
+    /// instead (its `as_slice` is `None`).
     #[default]
     Mmap,
     /// Read with positioned reads (`pread`); [`ReadableFile::as_slice`] returns `None`. Safe
@@ -170,6 +178,10 @@ impl Fs for RealFs {
             (None, ReadMode::Pread) => Backing::Pread(file),
             // A zero-length mapping is an error on some platforms, and there is nothing to map.
             (None, ReadMode::Mmap) if len == 0 => Backing::Empty,
+            (None, ReadMode::Mmap) if may_have_holes(&file, &meta) => {
+                tracing::debug!(path = %path.display(), "the file has holes: reading it with pread");
+                Backing::Pread(file)
+            }
             (None, ReadMode::Mmap) => {
                 // SAFETY: memmap2 requires that the mapped file is not modified or truncated
                 // while mapped, or reads through the map may change or fault. The engine only
@@ -323,6 +335,33 @@ fn try_lock(op: &'static str, file: File, path: &Path, follow: bool) -> Result<B
     }
 }
 
+/// Whether a mapping of `file` could touch a hole: a page the file system would have to
+/// allocate on first touch, which fails with `SIGBUS` when it is full (see the module
+/// docs). When unsure, says yes: `pread` is always safe.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn may_have_holes(file: &File, meta: &Metadata) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: lseek on a descriptor `file` keeps open for the call; no memory is passed. It
+    // moves this descriptor's offset, which nothing uses: reads are positioned or mapped.
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    // Every file ends in a virtual hole at its end; one before it is a real hole. A file
+    // system that cannot say fails the call, or reports the end.
+    u64::try_from(hole).map_or(true, |hole| hole < meta.len())
+}
+
+/// Whether a mapping of `file` could touch a hole: fewer blocks allocated than its length
+/// needs (compression can make this say yes needlessly, which costs only the mapping).
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+fn may_have_holes(_file: &File, meta: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.blocks().saturating_mul(512) < meta.len()
+}
+
+/// Sparse files are rare outside Unix and not made by the engine there.
+#[cfg(not(unix))]
+fn may_have_holes(_file: &File, _meta: &Metadata) -> bool {
+    false
+}
 
 /// A real file open for appending, unbuffered. Appends are positioned writes (`pwrite`) at
 /// `len`, the one owner's append position (`&mut self`), so they can fill a reserved tail.
@@ -918,6 +957,25 @@ mod tests {
                 .capacity,
             1
         );
+    }
+
+    #[test]
+    fn a_file_with_holes_is_read_with_pread_even_in_mmap_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let sparse = dir.path().join("sparse");
+        let mut w = fs.create_new(&sparse).unwrap();
+        w.append(b"head").unwrap();
+        w.reserve(1 << 20).unwrap();
+        drop(w);
+        let dense = dir.path().join("dense");
+        fs.create_new(&dense).unwrap().append(&[7; 10_000]).unwrap();
+        let r = fs.open_read(&sparse).unwrap();
+        assert_eq!(r.as_slice(), None, "a file with holes was mapped");
+        assert_eq!(r.read_to_vec(0, 6).unwrap(), b"head\0\0");
+        assert_eq!(r.read_to_vec((1 << 20) - 2, 2).unwrap(), [0, 0]);
+        let r = fs.open_read(&dense).unwrap();
+        assert_eq!(r.as_slice().map(<[u8]>::len), Some(10_000));
     }
 
     #[cfg(unix)]
