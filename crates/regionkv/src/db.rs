@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! <dir>/REGIONKV                     identity: "regionkv" and the on-disk format version
-//! <dir>/LOCK                         held while open (one process at a time)
+//! <dir>/LOCK                         held while open, with the directory itself (dir_lock.rs)
 //! <dir>/CATALOG                      namespaces, tables, regions (atomic replace)
 //! <dir>/wal/                         the write-ahead log of every region
 //! <dir>/data/<ns>/<table>/<region>/  one directory per region (MANIFEST, family dirs)
@@ -25,16 +25,17 @@
 //! ```
 
 use crate::catalog::{Catalog, TableState};
+use crate::dir_lock::DirLock;
 use crate::error::{Error, Result};
 use crate::options::DbOptions;
 use crate::region_map::{RegionMap, RegionMapSlot};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
-use regionkv_fs::{FileLock, Fs, RealFs};
+use regionkv_fs::{Fs, RealFs};
 use regionkv_memstore::{ChunkPool, ChunkPoolStats, MemStoreConfig};
 use regionkv_region::{
     CompactSplit, Flusher, GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor,
-    recover_wal,
+    recover_owned_wal,
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::WalEdit;
@@ -70,7 +71,6 @@ pub const IDENTITY_FILE: &str = "REGIONKV";
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const FORMAT_VERSION: u32 = 1;
-const LOCK_FILE: &str = "LOCK";
 
 /// An open table: its descriptor and, while enabled, its regions.
 #[derive(Debug)]
@@ -111,9 +111,9 @@ pub(crate) struct DbInner {
     /// be reopened, or the commit is uncertain). Operations on them fail at once instead
     /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
     offline: Mutex<BTreeSet<String>>,
-    /// Held (never used) so the directory stays locked while the Db is open; released by
-    /// [`shutdown`](DbInner::shutdown). In a Mutex because a lock handle is Send but not Sync.
-    lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// Holds the directory while the Db is open (the WAL checks it before deleting logs);
+    /// released by [`shutdown`](DbInner::shutdown).
+    lock: Arc<DirLock>,
 }
 
 /// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
@@ -315,7 +315,7 @@ impl DbInner {
         }
         // The directory is free for the next open once this returns, even while a
         // background thread still holds this (closed) DbInner for a moment.
-        drop(self.lock.lock().take());
+        self.lock.release();
         match first_err {
             Some(e) => Err(e.into()),
             None => Ok(()),
@@ -444,20 +444,14 @@ impl Db {
                 format!("regionkv\nformat {FORMAT_VERSION}\n").as_bytes(),
             )?;
         }
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = fs.lock(&lock_path).map_err(|e| match e {
-            regionkv_fs::Error::Locked { .. } => Error::Locked {
-                dir: dir.clone(),
-                lock: lock_path.clone(),
-            },
-            e => e.into(),
-        })?;
+        let lock = DirLock::acquire(fs.clone(), &dir)?;
 
-        let recovered = recover_wal(
+        let recovered = recover_owned_wal(
             fs.clone(),
             &dir.join("wal"),
             options.wal.clone(),
             options.wal_recovery,
+            lock.clone(),
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
         let (flusher, compact_split) = if options.background {
@@ -502,7 +496,7 @@ impl Db {
             closed: AtomicBool::new(false),
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
-            lock: Mutex::new(Some(lock)),
+            lock,
         };
         let mut tables = BTreeMap::new();
         for (name, entry) in &catalog.tables {

@@ -19,6 +19,7 @@
 //! how many WAL ranges were skipped.
 
 use crate::catalog::Catalog;
+use crate::dir_lock::DirLock;
 use crate::{Db, DbOptions, Error, Result};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_region::Manifest;
@@ -116,14 +117,8 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
     let _span = tracing::info_span!("repair", dir = %dir.display()).entered();
     let mut report = RepairReport::default();
     let damaged_logs = {
-        // No Db may run on the directory while files move.
-        let _lock = fs.lock(&dir.join("LOCK")).map_err(|e| match e {
-            regionkv_fs::Error::Locked { .. } => Error::Locked {
-                dir: dir.clone(),
-                lock: dir.join("LOCK"),
-            },
-            e => e.into(),
-        })?;
+        // No Db may run on the directory while files move: the same locks a Db takes.
+        let _lock = DirLock::acquire(fs.clone(), &dir)?;
         let catalog = Catalog::read(fs.as_ref(), &dir)?.ok_or_else(|| Error::Corrupt {
             path: dir.join("CATALOG"),
             offset: 0,
