@@ -10,8 +10,8 @@
 //! file before using it; anything else is `regionkv_fs::Error::NotAFile`, naming the path
 //! and what is there.
 //!
-//! Every case runs its `Db::open` on a thread and fails if it has not returned within
-//! `TIMEOUT`, so a hang is a failure, not a stuck test run.
+//! Every case runs its `Db::open`, then a `repair`, on a thread and fails if it has not
+//! returned within `TIMEOUT`, so a hang is a failure, not a stuck test run.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -129,17 +129,27 @@ fn chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Opens the Db at `dir` on a thread: `None` if it has not returned within `TIMEOUT`.
-fn open_with_timeout(dir: &Path) -> Option<Result<(), String>> {
+/// Runs `f` on a thread: `None` if it has not returned within `TIMEOUT`.
+fn with_timeout<T: Send + 'static>(
+    f: impl FnOnce() -> regionkv::Result<T> + Send + 'static,
+) -> Option<Result<T, String>> {
     let (tx, rx) = mpsc::channel();
-    let dir = dir.to_path_buf();
     std::thread::spawn(move || {
-        let r = Db::open(&dir, DbOptions::default().background(false))
-            .map(drop)
-            .map_err(|e| chain(&e));
-        let _ = tx.send(r);
+        let _ = tx.send(f().map_err(|e| chain(&e)));
     });
     rx.recv_timeout(TIMEOUT).ok()
+}
+
+/// Opens the Db at `dir` on a thread: `None` if it has not returned within `TIMEOUT`.
+fn open_with_timeout(dir: &Path) -> Option<Result<(), String>> {
+    let dir = dir.to_path_buf();
+    with_timeout(move || Db::open(&dir, DbOptions::default().background(false)).map(drop))
+}
+
+/// Repairs the Db at `dir` on a thread: `None` if it has not returned within `TIMEOUT`.
+fn repair_with_timeout(dir: &Path) -> Option<Result<regionkv::repair::RepairReport, String>> {
+    let dir = dir.to_path_buf();
+    with_timeout(move || regionkv::repair::repair(&dir, DbOptions::default().background(false)))
 }
 
 #[test]
@@ -183,6 +193,21 @@ fn a_non_regular_file_in_place_of_an_engine_file_is_an_error_naming_it() {
             match verdict {
                 None => println!("{what} as a {kind:?}: {}", message.unwrap_or_default()),
                 Some(v) => failures.push(format!("{what} as a {kind:?}: {v}")),
+            }
+            // Repair must not hang either. It may get past a file it does not need (it
+            // never reads REGIONKV) or set an unreadable storefile aside; an error must
+            // name the file.
+            match repair_with_timeout(&dir) {
+                None => failures.push(format!(
+                    "{what} as a {kind:?}: repair hung for more than {TIMEOUT:?}"
+                )),
+                Some(Ok(report)) => println!("{what} as a {kind:?}: repair: {report:?}"),
+                Some(Err(e)) if e.contains(&path.display().to_string()) => {
+                    println!("{what} as a {kind:?}: repair: {e}")
+                }
+                Some(Err(e)) => failures.push(format!(
+                    "{what} as a {kind:?}: repair failed without naming it: {e}"
+                )),
             }
         }
     }
