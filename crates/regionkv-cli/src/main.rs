@@ -296,6 +296,18 @@ struct WalArgs {
     files: Vec<std::path::PathBuf>,
 }
 
+/// The file a user named on the command line, a symbolic link followed: the inspectors
+/// read files through `RealFs`, which never follows a link in place of a file (that guards
+/// the engine's own files), but a link the user names is the file they mean.
+fn named_file(path: &std::path::Path) -> std::path::PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
 fn run_wal(args: WalArgs) -> ExitCode {
     let opts = wal::WalOptions {
         values: args.values,
@@ -309,7 +321,8 @@ fn run_wal(args: WalArgs) -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    match wal::run(&args.files, &opts, &mut out, &mut err) {
+    let files: Vec<_> = args.files.iter().map(|f| named_file(f)).collect();
+    match wal::run(&files, &opts, &mut out, &mut err) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -360,7 +373,7 @@ fn run_hfile(args: &HfileArgs) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = hfile::run(path, opts, &mut out);
+    let result = hfile::run(&named_file(path), opts, &mut out);
     let _ = out.flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -228,6 +228,29 @@ fn a_torn_tail_is_a_warning_not_an_error() {
 }
 
 #[test]
+fn a_link_named_on_the_command_line_is_followed_a_fifo_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_log(dir.path());
+    let link = dir.path().join("link.log");
+    std::os::unix::fs::symlink(&path, &link).unwrap();
+    let (code, out, err) = wal(&[], &[&link]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("Sequence=").count(), 3, "{out}");
+    // A FIFO gets an error at once instead of a wait for a writer.
+    let fifo = dir.path().join("fifo.log");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (code, _, err) = wal(&[], &[&fifo]);
+    assert_eq!(code, 1);
+    assert!(err.contains("it is a FIFO"), "{err}");
+}
+
+#[test]
 fn missing_and_foreign_files_are_errors_and_the_other_files_still_print() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(dir.path());

@@ -295,8 +295,11 @@ impl State {
 
 /// Opens `path` again and checks that it is still the file first opened there.
 fn reopen(path: &Path, identity: Identity) -> io::Result<File> {
-    let file = File::open(path)?;
-    let now = Identity::of(&file.metadata()?);
+    // Neither through a link nor blocked by a FIFO put there since (see `open.rs`).
+    let (file, meta) =
+        crate::open::open_regular("reopen", path, std::fs::OpenOptions::new().read(true))
+            .map_err(|e| io::Error::new(e.kind(), e))?;
+    let now = Identity::of(&meta);
     if now != identity {
         return Err(io::Error::other(
             "the path names a different file than when it was opened for reading",

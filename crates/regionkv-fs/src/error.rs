@@ -60,6 +60,19 @@ pub enum Error {
         /// The lock file.
         path: PathBuf,
     },
+    /// Where a file was expected, the path leads to something else: a directory, a FIFO, a
+    /// socket, a device, or a symbolic link (which [`RealFs`](crate::RealFs) never follows
+    /// to a file). Checked on open, before a byte is read, so a FIFO cannot block the
+    /// caller and a planted link cannot lead it out of its directory.
+    #[error("{op} refused {}: it is a {kind}, not a regular file", path.display())]
+    NotAFile {
+        /// The operation (`"open_read"`, `"lock"`, ...).
+        op: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        kind: FileKind,
+    },
     /// A file handle was used after [`MemFs::crash`](crate::MemFs::crash) ended the simulated
     /// process that opened it.
     #[error("{op} on {} through a handle opened before a simulated crash", path.display())]
@@ -69,6 +82,40 @@ pub enum Error {
         /// The file the handle refers to.
         path: PathBuf,
     },
+}
+
+/// What a path leads to when it is not a regular file ([`Error::NotAFile`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileKind {
+    /// A directory.
+    Directory,
+    /// A symbolic link (never followed to a file).
+    Symlink,
+    /// A named pipe (`mkfifo`).
+    Fifo,
+    /// A Unix domain socket.
+    Socket,
+    /// A block device.
+    BlockDevice,
+    /// A character device.
+    CharDevice,
+    /// Anything else the platform has.
+    Other,
+}
+
+impl std::fmt::Display for FileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FileKind::Directory => "directory",
+            FileKind::Symlink => "symbolic link",
+            FileKind::Fifo => "FIFO",
+            FileKind::Socket => "socket",
+            FileKind::BlockDevice => "block device",
+            FileKind::CharDevice => "character device",
+            FileKind::Other => "special file",
+        })
+    }
 }
 
 impl Error {
@@ -95,13 +142,19 @@ impl Error {
     /// The [`io::ErrorKind`] that best describes this error.
     ///
     /// [`Error::Locked`] is [`io::ErrorKind::WouldBlock`] (what a non-blocking `flock` reports),
-    /// [`Error::UnexpectedEof`] is [`io::ErrorKind::UnexpectedEof`] and [`Error::Crashed`] is
-    /// [`io::ErrorKind::Other`].
+    /// [`Error::UnexpectedEof`] is [`io::ErrorKind::UnexpectedEof`], [`Error::NotAFile`] is
+    /// [`io::ErrorKind::IsADirectory`] for a directory and [`io::ErrorKind::InvalidInput`]
+    /// for anything else, and [`Error::Crashed`] is [`io::ErrorKind::Other`].
     pub fn kind(&self) -> io::ErrorKind {
         match self {
             Error::Io { source, .. } | Error::Rename { source, .. } => source.kind(),
             Error::UnexpectedEof { .. } => io::ErrorKind::UnexpectedEof,
             Error::Locked { .. } => io::ErrorKind::WouldBlock,
+            Error::NotAFile {
+                kind: FileKind::Directory,
+                ..
+            } => io::ErrorKind::IsADirectory,
+            Error::NotAFile { .. } => io::ErrorKind::InvalidInput,
             Error::Crashed { .. } => io::ErrorKind::Other,
         }
     }
@@ -112,6 +165,7 @@ impl Error {
             Error::Io { path, .. }
             | Error::UnexpectedEof { path, .. }
             | Error::Locked { path }
+            | Error::NotAFile { path, .. }
             | Error::Crashed { path, .. } => path,
             Error::Rename { from, .. } => from,
         }
@@ -143,6 +197,27 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("/db/f") && s.contains("offset 10"), "{s}");
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn not_a_file_names_path_and_what_is_there() {
+        let e = Error::NotAFile {
+            op: "open_read",
+            path: "/db/CATALOG".into(),
+            kind: FileKind::Fifo,
+        };
+        assert_eq!(
+            e.to_string(),
+            "open_read refused /db/CATALOG: it is a FIFO, not a regular file"
+        );
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(e.path(), Path::new("/db/CATALOG"));
+        let dir = Error::NotAFile {
+            op: "lock",
+            path: "/db/LOCK".into(),
+            kind: FileKind::Directory,
+        };
+        assert_eq!(dir.kind(), io::ErrorKind::IsADirectory);
     }
 
     #[test]

@@ -10,13 +10,15 @@
 //! in the inner file system, or has a fault injected:
 //!
 //! - [`Fs`]: `create_dir_all`, `create_new`, `open_append`, `open_read`, `rename`,
-//!   `remove_file`, `remove_dir_all`, `list`, `exists`, `file_len`, `sync_dir`, `lock`;
-//! - [`WritableFile`]: `append`, `sync_data`, `sync_all`;
+//!   `remove_file`, `remove_dir_all`, `list`, `exists`, `file_len`, `sync_dir`, `lock`,
+//!   `lock_dir`;
+//! - [`WritableFile`]: `append`, `sync_data`, `sync_all`, `reserve`, `trim`;
 //! - [`ReadableFile`]: `read_at` (and so `read_to_vec`).
 //!
 //! Accessors that do no I/O do not count: `len`, `is_empty`, `path`, and
 //! [`ReadableFile::as_slice`], which hands out the inner file's bytes directly. Dropping a
-//! writer, reader or lock does not count either. Operations are numbered from 0 in the order
+//! writer, reader or lock does not count either, nor does [`FileLock::state`] (the lock is
+//! the inner file system's own). Operations are numbered from 0 in the order
 //! they start; with a single-threaded workload the numbering is deterministic.
 //!
 //! # When a fault fires
@@ -327,6 +329,11 @@ impl Fs for FaultFs {
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
         guard(&self.shared, Op::Other, "lock", path)?;
         self.inner.lock(path)
+    }
+
+    fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>> {
+        guard(&self.shared, Op::Other, "lock_dir", dir)?;
+        self.inner.lock_dir(dir)
     }
 }
 

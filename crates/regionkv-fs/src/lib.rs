@@ -58,6 +58,7 @@ mod descriptors;
 mod error;
 mod fault;
 mod mem;
+mod open;
 mod real;
 mod rng;
 
@@ -66,7 +67,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use descriptors::DescriptorStats;
-pub use error::{Error, Result};
+pub use error::{Error, FileKind, Result};
 pub use fault::{FaultFs, FaultKind, Persistence};
 pub use mem::{CrashMode, MemFs};
 pub use real::{ReadMode, RealFs};
@@ -75,6 +76,12 @@ pub use real::{ReadMode, RealFs};
 ///
 /// Paths are used as given; implementations do not resolve `..`. Every method that fails
 /// returns an [`Error`] naming the operation and the path.
+///
+/// **Files are regular files.** The methods that open a file (`open_append`, `open_read`,
+/// `lock`) and `file_len` fail with [`Error::NotAFile`] when the path leads to anything
+/// else, without blocking (a FIFO) and without following a symbolic link: the last
+/// component of a file's path is never followed. Directories on the way may be links (a
+/// Db directory, or its `wal` directory, may live elsewhere).
 pub trait Fs: Send + Sync + Debug {
     /// Creates `path` and any missing ancestors. Succeeds if the directory already exists.
     fn create_dir_all(&self, path: &Path) -> Result<()>;
@@ -110,7 +117,8 @@ pub trait Fs: Send + Sync + Debug {
     /// ascending. Names that are not valid UTF-8 cannot be ours and are skipped with a warning.
     fn list(&self, dir: &Path) -> Result<Vec<String>>;
 
-    /// Whether a file or directory exists at `path`.
+    /// Whether anything (a file, a directory, a symbolic link even if dangling, ...) exists
+    /// at `path`.
     fn exists(&self, path: &Path) -> Result<bool>;
 
     /// The current length in bytes of the file at `path`.
@@ -123,7 +131,16 @@ pub trait Fs: Send + Sync + Debug {
     /// Takes an exclusive, non-blocking lock on the lock file at `path`, creating the file if it
     /// is missing. Fails with [`Error::Locked`] if another holder has it. The lock is released
     /// when the returned [`FileLock`] is dropped.
+    ///
+    /// The lock belongs to the file, not to its name: if the file is removed, a new file at
+    /// `path` can be locked by someone else. [`FileLock::state`] tells.
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+
+    /// Takes an exclusive, non-blocking lock on the existing directory `dir` itself. Fails
+    /// with [`Error::Locked`] if another holder has it. Unlike a lock file, a directory
+    /// cannot be removed while it holds files, so this lock cannot be lost to a deleted
+    /// name. Released when the returned [`FileLock`] is dropped.
+    fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>>;
 }
 
 /// A file open for appending.
@@ -205,10 +222,26 @@ pub trait ReadableFile: Send + Sync + Debug {
     }
 }
 
-/// An exclusive lock on a lock file, released when dropped.
+/// An exclusive lock on a lock file (or a directory), released when dropped.
 pub trait FileLock: Send + Debug {
     /// The lock file.
     fn path(&self) -> &Path;
+
+    /// Whether [`path`](FileLock::path) still leads to the file this lock holds (same device
+    /// and inode). A lock outlives the removal or replacement of its file's name, and then
+    /// no longer keeps anyone else from locking a new file at that path.
+    fn state(&self) -> Result<LockState>;
+}
+
+/// What a held lock's path leads to now ([`FileLock::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockState {
+    /// The locked file itself.
+    Held,
+    /// Nothing: the file was removed (the lock is still held, on a file with no name).
+    Removed,
+    /// Another file: a new lock file there may be locked by someone else.
+    Replaced,
 }
 
 /// Checks that `len` bytes at `offset` lie within a file of `file_len` bytes, returning the

@@ -38,7 +38,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::rng::SplitMix64;
-use crate::{Error, FileLock, Fs, ReadableFile, Result, WritableFile, check_range, utf8_name};
+use crate::{
+    Error, FileLock, Fs, LockState, ReadableFile, Result, WritableFile, check_range, utf8_name,
+};
 
 /// What a simulated power loss ([`MemFs::crash`]) keeps of the state that was not yet durable.
 ///
@@ -131,8 +133,12 @@ struct State {
     durable: BTreeMap<PathBuf, u64>,
     /// Directories (always durable).
     dirs: BTreeSet<PathBuf>,
-    /// Held locks: lock file to the id of the holding lock object.
-    locks: BTreeMap<PathBuf, u64>,
+    /// Held file locks: the locked inode to the id of the holding lock object. A lock
+    /// belongs to the file, not its name, as `flock` does: remove the name, and a new file
+    /// there can be locked again.
+    locks: BTreeMap<u64, u64>,
+    /// Held directory locks: directory to the id of the holding lock object.
+    dir_locks: BTreeMap<PathBuf, u64>,
     next_lock: u64,
     /// Bumped by every crash; handles from an older generation are dead.
     generation: u64,
@@ -171,12 +177,11 @@ impl State {
     fn file(&self, op: &'static str, path: &Path, key: &Path) -> Result<u64> {
         match self.live.get(key) {
             Some(&id) => Ok(id),
-            None if self.dirs.contains(key) => Err(Error::simulated(
+            None if self.dirs.contains(key) => Err(Error::NotAFile {
                 op,
-                path,
-                io::ErrorKind::IsADirectory,
-                "is a directory",
-            )),
+                path: path.to_path_buf(),
+                kind: crate::FileKind::Directory,
+            }),
             None => Err(not_found(op, path)),
         }
     }
@@ -242,6 +247,7 @@ impl MemFs {
         st.durable = st.live.clone();
         st.generation += 1;
         st.locks.clear();
+        st.dir_locks.clear();
         for inode in st.inodes.values_mut() {
             inode.open_writers = 0;
         }
@@ -584,31 +590,63 @@ impl Fs for MemFs {
         let op = "lock";
         let key = normalize(path);
         let mut st = self.state.lock();
-        if st.locks.contains_key(&key) {
+        let inode = match st.live.get(&key) {
+            Some(&inode) => inode,
+            None if st.dir_exists(&key) => {
+                return Err(Error::NotAFile {
+                    op,
+                    path: path.to_path_buf(),
+                    kind: crate::FileKind::Directory,
+                });
+            }
+            None => {
+                st.check_parent(op, path, &key)?;
+                let inode = st.new_inode(0);
+                st.live.insert(key.clone(), inode);
+                inode
+            }
+        };
+        if st.locks.contains_key(&inode) {
             return Err(Error::Locked {
                 path: path.to_path_buf(),
             });
         }
-        if !st.live.contains_key(&key) {
-            if st.dir_exists(&key) {
-                return Err(Error::simulated(
-                    op,
-                    path,
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            st.check_parent(op, path, &key)?;
-            let inode = st.new_inode(0);
-            st.live.insert(key.clone(), inode);
-        }
         let id = st.next_lock;
         st.next_lock += 1;
-        st.locks.insert(key.clone(), id);
+        st.locks.insert(inode, id);
         Ok(Box::new(MemFileLock {
             state: Arc::clone(&self.state),
             path: path.to_path_buf(),
             key,
+            target: LockTarget::File(inode),
+            id,
+        }))
+    }
+
+    fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>> {
+        let op = "lock_dir";
+        let key = normalize(dir);
+        let mut st = self.state.lock();
+        if !st.dir_exists(&key) {
+            return Err(if st.live.contains_key(&key) {
+                Error::simulated(op, dir, io::ErrorKind::NotADirectory, "not a directory")
+            } else {
+                not_found(op, dir)
+            });
+        }
+        if st.dir_locks.contains_key(&key) {
+            return Err(Error::Locked {
+                path: dir.to_path_buf(),
+            });
+        }
+        let id = st.next_lock;
+        st.next_lock += 1;
+        st.dir_locks.insert(key.clone(), id);
+        Ok(Box::new(MemFileLock {
+            state: Arc::clone(&self.state),
+            path: dir.to_path_buf(),
+            key,
+            target: LockTarget::Dir,
             id,
         }))
     }
@@ -765,11 +803,21 @@ impl fmt::Debug for MemReadableFile {
     }
 }
 
-/// A held lock on a [`MemFs`] lock file.
+/// What a [`MemFileLock`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LockTarget {
+    /// A lock file's inode.
+    File(u64),
+    /// The directory at the lock's key.
+    Dir,
+}
+
+/// A held lock on a [`MemFs`] lock file or directory.
 struct MemFileLock {
     state: Arc<Mutex<State>>,
     path: PathBuf,
     key: PathBuf,
+    target: LockTarget,
     /// Distinguishes this holder from a later one after a crash released it.
     id: u64,
 }
@@ -777,6 +825,20 @@ struct MemFileLock {
 impl FileLock for MemFileLock {
     fn path(&self) -> &Path {
         &self.path
+    }
+
+    fn state(&self) -> Result<LockState> {
+        let st = self.state.lock();
+        Ok(match self.target {
+            LockTarget::Dir if st.dir_exists(&self.key) => LockState::Held,
+            LockTarget::Dir => LockState::Removed,
+            LockTarget::File(inode) => match st.live.get(&self.key) {
+                Some(&now) if now == inode => LockState::Held,
+                Some(_) => LockState::Replaced,
+                None if st.dir_exists(&self.key) => LockState::Replaced,
+                None => LockState::Removed,
+            },
+        })
     }
 }
 
@@ -792,8 +854,17 @@ impl fmt::Debug for MemFileLock {
 impl Drop for MemFileLock {
     fn drop(&mut self) {
         let mut st = self.state.lock();
-        if st.locks.get(&self.key) == Some(&self.id) {
-            st.locks.remove(&self.key);
+        match self.target {
+            LockTarget::File(inode) => {
+                if st.locks.get(&inode) == Some(&self.id) {
+                    st.locks.remove(&inode);
+                }
+            }
+            LockTarget::Dir => {
+                if st.dir_locks.get(&self.key) == Some(&self.id) {
+                    st.dir_locks.remove(&self.key);
+                }
+            }
         }
     }
 }
@@ -1158,6 +1229,68 @@ mod tests {
         ));
         drop(new);
         drop(fs.lock(p("/db/LOCK")).unwrap());
+    }
+
+    #[test]
+    fn a_lock_belongs_to_its_file_not_its_name() {
+        let fs = fs_with_db();
+        let lock = fs.lock(p("/db/LOCK")).unwrap();
+        assert_eq!(lock.state().unwrap(), LockState::Held);
+        // Removing the name frees the path, as with flock: a new file there locks.
+        fs.remove_file(p("/db/LOCK")).unwrap();
+        assert_eq!(lock.state().unwrap(), LockState::Removed);
+        let other = fs.lock(p("/db/LOCK")).unwrap();
+        assert_eq!(lock.state().unwrap(), LockState::Replaced);
+        assert_eq!(other.state().unwrap(), LockState::Held);
+        drop(lock);
+        assert!(matches!(
+            fs.lock(p("/db/LOCK")).unwrap_err(),
+            Error::Locked { .. }
+        ));
+        // Renaming another file over it replaces it too.
+        drop(fs.create_new(p("/db/x")).unwrap());
+        fs.rename(p("/db/x"), p("/db/LOCK")).unwrap();
+        assert_eq!(other.state().unwrap(), LockState::Replaced);
+        let err = fs.lock(p("/db")).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::NotAFile {
+                    kind: crate::FileKind::Directory,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn directory_locks_conflict_until_dropped_or_crashed() {
+        let fs = fs_with_db();
+        let held = fs.lock_dir(p("/db")).unwrap();
+        assert_eq!(held.state().unwrap(), LockState::Held);
+        assert!(matches!(
+            fs.lock_dir(p("/db/.")).unwrap_err(),
+            Error::Locked { .. }
+        ));
+        // The directory lock and a lock file inside it are independent.
+        drop(fs.lock(p("/db/LOCK")).unwrap());
+        drop(held);
+        let again = fs.lock_dir(p("/db")).unwrap();
+        fs.crash(CrashMode::DropUnsynced);
+        let after = fs.lock_dir(p("/db")).unwrap();
+        drop(again); // must not release the new process's lock
+        assert!(fs.lock_dir(p("/db")).is_err());
+        drop(after);
+        assert_eq!(
+            fs.lock_dir(p("/nope")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+        drop(fs.create_new(p("/db/f")).unwrap());
+        assert_eq!(
+            fs.lock_dir(p("/db/f")).unwrap_err().kind(),
+            io::ErrorKind::NotADirectory
+        );
     }
 
     #[test]

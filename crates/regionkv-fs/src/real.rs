@@ -18,10 +18,23 @@
 //! directories that other programs may modify. In pread mode such a truncation surfaces as an
 //! [`Error`].
 //!
+//! **No mapped holes.** A mapped page that is a hole in its file (a sparse tail, as a WAL log
+//! reserves ahead of its appends) is allocated when touched on some file systems, tmpfs
+//! among them; on a full one that fails and the process gets `SIGBUS`. So mmap mode maps
+//! only files without holes (`lseek(SEEK_HOLE)` on Linux, the allocated block count
+//! elsewhere) and reads any other with `pread`, which reads a hole as zeros without
+//! allocating.
+//!
+//! **Engine files are regular files.** Files are opened with `O_NOFOLLOW | O_NONBLOCK` and
+//! checked with `fstat` (see `open.rs`): a symbolic link, FIFO, directory, socket or device
+//! in place of one is [`Error::NotAFile`], never followed, never waited on.
+//!
 //! Locks are `flock`-style exclusive locks taken with `File::try_lock`. They belong to the open
-//! file, so two lock calls on the same path conflict even within one process.
+//! file, so two lock calls on the same path conflict even within one process. A lock on a
+//! file is lost to its name if the file is removed ([`FileLock::state`] tells); a lock on
+//! a directory ([`Fs::lock_dir`]) is not, since a directory holding files cannot be removed.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{self, File, Metadata, OpenOptions, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,13 +42,17 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use crate::descriptors::{DescriptorCache, DescriptorStats, Identity};
-use crate::{Error, FileLock, Fs, ReadableFile, Result, WritableFile, check_range, utf8_name};
+use crate::open::{kind_of, open_regular};
+use crate::{
+    Error, FileLock, Fs, LockState, ReadableFile, Result, WritableFile, check_range, utf8_name,
+};
 
 /// How [`RealFs`] serves reads of files opened with [`Fs::open_read`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
     /// Memory-map the whole file; [`ReadableFile::as_slice`] gives zero-copy access. Fast, but
-    /// see the SIGBUS caveat in the module docs.
+    /// see the SIGBUS caveat in the module docs. A file with holes is read with `pread`
+    /// instead (its `as_slice` is `None`).
     #[default]
     Mmap,
     /// Read with positioned reads (`pread`); [`ReadableFile::as_slice`] returns `None`. Safe
@@ -121,7 +138,8 @@ impl Fs for RealFs {
 
     fn create_new(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         // Not O_APPEND: appends are positioned writes at `len`, so that they land inside a
-        // reserved zero tail rather than after it.
+        // reserved zero tail rather than after it. O_CREAT | O_EXCL never follows a link
+        // and fails on anything already there, a FIFO included.
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -136,12 +154,8 @@ impl Fs for RealFs {
     }
 
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        let op = "open_append";
-        let file = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io(op, path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(op, path, e))?.len();
+        let (file, meta) = open_regular("open_append", path, OpenOptions::new().write(true))?;
+        let len = meta.len();
         Ok(Box::new(RealWritableFile {
             file,
             path: path.to_path_buf(),
@@ -154,8 +168,7 @@ impl Fs for RealFs {
         let op = "open_read";
         // Held until the reader is registered, so no removal or rename slips in between.
         let _shared = self.descriptors.as_ref().map(|c| c.opening());
-        let file = File::open(path).map_err(|e| Error::io(op, path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io(op, path, e))?;
+        let (file, meta) = open_regular(op, path, OpenOptions::new().read(true))?;
         let len = meta.len();
         let backing = match (&self.descriptors, self.read_mode) {
             (Some(cache), _) => Backing::Cached {
@@ -165,6 +178,10 @@ impl Fs for RealFs {
             (None, ReadMode::Pread) => Backing::Pread(file),
             // A zero-length mapping is an error on some platforms, and there is nothing to map.
             (None, ReadMode::Mmap) if len == 0 => Backing::Empty,
+            (None, ReadMode::Mmap) if may_have_holes(&file, &meta) => {
+                tracing::debug!(path = %path.display(), "the file has holes: reading it with pread");
+                Backing::Pread(file)
+            }
             (None, ReadMode::Mmap) => {
                 // SAFETY: memmap2 requires that the mapped file is not modified or truncated
                 // while mapped, or reads through the map may change or fault. The engine only
@@ -218,19 +235,32 @@ impl Fs for RealFs {
     }
 
     fn exists(&self, path: &Path) -> Result<bool> {
-        fs::exists(path).map_err(|e| Error::io("exists", path, e))
+        // lstat: a dangling link planted as an engine file is there (and refused when
+        // opened), not missing (and silently re-created).
+        match fs::symlink_metadata(path) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::io("exists", path, e)),
+        }
     }
 
     fn file_len(&self, path: &Path) -> Result<u64> {
-        fs::metadata(path)
-            .map(|m| m.len())
-            .map_err(|e| Error::io("file_len", path, e))
+        let op = "file_len";
+        let meta = fs::symlink_metadata(path).map_err(|e| Error::io(op, path, e))?;
+        match kind_of(&meta) {
+            None => Ok(meta.len()),
+            Some(kind) => Err(Error::NotAFile {
+                op,
+                path: path.to_path_buf(),
+                kind,
+            }),
+        }
     }
 
     #[cfg(unix)]
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         let op = "sync_dir";
-        let d = File::open(dir).map_err(|e| Error::io(op, dir, e))?;
+        let d = open_dir(dir).map_err(|e| Error::io(op, dir, e))?;
         d.sync_all().map_err(|e| Error::io(op, dir, e))
     }
 
@@ -245,24 +275,92 @@ impl Fs for RealFs {
 
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
         let op = "lock";
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| Error::io(op, path, e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(Box::new(RealFileLock {
-                file,
-                path: path.to_path_buf(),
-            })),
-            Err(TryLockError::WouldBlock) => Err(Error::Locked {
-                path: path.to_path_buf(),
-            }),
-            Err(TryLockError::Error(e)) => Err(Error::io(op, path, e)),
-        }
+        let (file, _) = open_regular(
+            op,
+            path,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )?;
+        try_lock(op, file, path, false)
     }
+
+    #[cfg(unix)]
+    fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>> {
+        let op = "lock_dir";
+        let file = open_dir(dir).map_err(|e| Error::io(op, dir, e))?;
+        try_lock(op, file, dir, true)
+    }
+
+    /// Outside Unix a directory cannot be opened to lock it; there (Windows) a file open
+    /// without `FILE_SHARE_DELETE`, as the lock file is, cannot be removed while held, so
+    /// the lock file cannot be lost and this only checks that `dir` exists.
+    #[cfg(not(unix))]
+    fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>> {
+        fs::metadata(dir).map_err(|e| Error::io("lock_dir", dir, e))?;
+        Ok(Box::new(RealFileLock {
+            file: None,
+            path: dir.to_path_buf(),
+            follow: true,
+        }))
+    }
+}
+
+/// Opens the directory `dir` for `fsync` or `flock`. `O_DIRECTORY`: anything else at `dir`
+/// (a FIFO would block) fails at once with `ENOTDIR`. A link to a directory is followed.
+#[cfg(unix)]
+fn open_dir(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY)
+        .open(dir)
+}
+
+/// Takes the lock on `file`, open at `path`; `follow`: whether [`FileLock::state`] follows
+/// a link at `path` (a directory's) or not (a lock file's).
+fn try_lock(op: &'static str, file: File, path: &Path, follow: bool) -> Result<Box<dyn FileLock>> {
+    match file.try_lock() {
+        Ok(()) => Ok(Box::new(RealFileLock {
+            file: Some(file),
+            path: path.to_path_buf(),
+            follow,
+        })),
+        Err(TryLockError::WouldBlock) => Err(Error::Locked {
+            path: path.to_path_buf(),
+        }),
+        Err(TryLockError::Error(e)) => Err(Error::io(op, path, e)),
+    }
+}
+
+/// Whether a mapping of `file` could touch a hole: a page the file system would have to
+/// allocate on first touch, which fails with `SIGBUS` when it is full (see the module
+/// docs). When unsure, says yes: `pread` is always safe.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn may_have_holes(file: &File, meta: &Metadata) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: lseek on a descriptor `file` keeps open for the call; no memory is passed. It
+    // moves this descriptor's offset, which nothing uses: reads are positioned or mapped.
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    // Every file ends in a virtual hole at its end; one before it is a real hole. A file
+    // system that cannot say fails the call, or reports the end.
+    u64::try_from(hole).map_or(true, |hole| hole < meta.len())
+}
+
+/// Whether a mapping of `file` could touch a hole: fewer blocks allocated than its length
+/// needs (compression can make this say yes needlessly, which costs only the mapping).
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+fn may_have_holes(_file: &File, meta: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.blocks().saturating_mul(512) < meta.len()
+}
+
+/// Sparse files are rare outside Unix and not made by the engine there.
+#[cfg(not(unix))]
+fn may_have_holes(_file: &File, _meta: &Metadata) -> bool {
+    false
 }
 
 /// A real file open for appending, unbuffered. Appends are positioned writes (`pwrite`) at
@@ -464,21 +562,62 @@ fn pread_exact(file: &File, mut offset: u64, mut buf: &mut [u8]) -> io::Result<(
 /// A held `flock`-style lock; closing the file releases it.
 #[derive(Debug)]
 struct RealFileLock {
-    file: File,
+    /// The locked file or directory (`None`: a directory "lock" outside Unix).
+    file: Option<File>,
     path: PathBuf,
+    /// Whether `state` follows a link at `path` (a directory lock) or not (a lock file).
+    follow: bool,
 }
 
 impl FileLock for RealFileLock {
     fn path(&self) -> &Path {
         &self.path
     }
+
+    fn state(&self) -> Result<LockState> {
+        let op = "lock_state";
+        let now = if self.follow {
+            fs::metadata(&self.path)
+        } else {
+            fs::symlink_metadata(&self.path)
+        };
+        let now = match now {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(LockState::Removed),
+            Err(e) => return Err(Error::io(op, &self.path, e)),
+        };
+        let Some(file) = &self.file else {
+            return Ok(LockState::Held);
+        };
+        let held = file.metadata().map_err(|e| Error::io(op, &self.path, e))?;
+        Ok(if same_file(&held, &now) {
+            LockState::Held
+        } else {
+            LockState::Replaced
+        })
+    }
+}
+
+/// Whether two `stat`s describe the same file (device and inode).
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+/// Outside Unix an open lock file cannot be removed or replaced (see `lock_dir`).
+#[cfg(not(unix))]
+fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
+    true
 }
 
 impl Drop for RealFileLock {
     fn drop(&mut self) {
         // Closing the file releases the lock anyway; unlocking first makes the release not
         // depend on other handles to the same open file description.
-        if let Err(e) = self.file.unlock() {
+        if let Some(file) = &self.file
+            && let Err(e) = file.unlock()
+        {
             tracing::warn!(path = %self.path.display(), error = %e, "unlocking a lock file failed");
         }
     }
@@ -817,6 +956,129 @@ mod tests {
                 .unwrap()
                 .capacity,
             1
+        );
+    }
+
+    #[test]
+    fn a_file_with_holes_is_read_with_pread_even_in_mmap_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let sparse = dir.path().join("sparse");
+        let mut w = fs.create_new(&sparse).unwrap();
+        w.append(b"head").unwrap();
+        w.reserve(1 << 20).unwrap();
+        drop(w);
+        let dense = dir.path().join("dense");
+        fs.create_new(&dense).unwrap().append(&[7; 10_000]).unwrap();
+        let r = fs.open_read(&sparse).unwrap();
+        assert_eq!(r.as_slice(), None, "a file with holes was mapped");
+        assert_eq!(r.read_to_vec(0, 6).unwrap(), b"head\0\0");
+        assert_eq!(r.read_to_vec((1 << 20) - 2, 2).unwrap(), [0, 0]);
+        let r = fs.open_read(&dense).unwrap();
+        assert_eq!(r.as_slice().map(<[u8]>::len), Some(10_000));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn engine_files_are_never_opened_through_a_link_or_as_a_fifo() {
+        use crate::FileKind;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"x").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("created"), &dangling).unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo keeps nothing.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let refused = |r: Result<()>, path: &Path, kind: FileKind| match r {
+            Err(Error::NotAFile {
+                path: p, kind: k, ..
+            }) => {
+                assert_eq!((p.as_path(), k), (path, kind));
+            }
+            other => panic!("{}: {other:?}", path.display()),
+        };
+        for fs in [RealFs::new(), RealFs::with_read_mode(ReadMode::Pread)] {
+            for (path, kind) in [
+                (&link, FileKind::Symlink),
+                (&dangling, FileKind::Symlink),
+                (&fifo, FileKind::Fifo),
+                (&sub, FileKind::Directory),
+            ] {
+                refused(fs.open_read(path).map(drop), path, kind);
+                refused(fs.open_append(path).map(drop), path, kind);
+                refused(fs.lock(path).map(drop), path, kind);
+                refused(fs.file_len(path).map(drop), path, kind);
+                assert!(fs.exists(path).unwrap());
+            }
+        }
+        assert!(!dir.path().join("created").exists(), "a link was followed");
+        // A cached reader reopening by path finds a FIFO there instead of waiting on it.
+        let fs = RealFs::with_max_open_files(1);
+        let a = dir.path().join("a");
+        fs.create_new(&a).unwrap().append(b"aaaa").unwrap();
+        let ra = fs.open_read(&a).unwrap();
+        let b = dir.path().join("b");
+        fs.create_new(&b).unwrap().append(b"bbbb").unwrap();
+        let _rb = fs.open_read(&b).unwrap();
+        std::fs::remove_file(&a).unwrap();
+        std::fs::rename(&fifo, &a).unwrap();
+        let err = ra.read_to_vec(0, 4).unwrap_err();
+        assert_eq!(err.path(), a);
+        assert!(format!("{err}").contains("reopen"), "{err}");
+    }
+
+    #[test]
+    fn a_lock_file_removed_or_replaced_is_reported_by_its_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let path = dir.path().join("LOCK");
+        let held = fs.lock(&path).unwrap();
+        assert_eq!(held.state().unwrap(), LockState::Held);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(held.state().unwrap(), LockState::Removed);
+        // flock belongs to the file: a new file at the path locks although `held` lives.
+        let other = fs.lock(&path).unwrap();
+        assert_eq!(held.state().unwrap(), LockState::Replaced);
+        assert_eq!(other.state().unwrap(), LockState::Held);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_lock_survives_the_removal_of_every_file_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let db = dir.path().join("db");
+        fs.create_dir_all(&db).unwrap();
+        let held = fs.lock_dir(&db).unwrap();
+        assert_eq!(held.path(), db);
+        drop(fs.lock(&db.join("LOCK")).unwrap());
+        std::fs::remove_file(db.join("LOCK")).unwrap();
+        let err = fs.lock_dir(&db).unwrap_err();
+        assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+        assert_eq!(held.state().unwrap(), LockState::Held);
+        // Through a link to the directory: the same directory, the same lock.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        assert!(matches!(fs.lock_dir(&link), Err(Error::Locked { .. })));
+        let via_link = {
+            drop(held);
+            fs.lock_dir(&link).unwrap()
+        };
+        assert_eq!(via_link.state().unwrap(), LockState::Held);
+        assert!(fs.lock_dir(&db).is_err());
+        drop(via_link);
+        // Not a directory: an error at once (a FIFO would otherwise block the open).
+        let f = db.join("file");
+        std::fs::write(&f, b"").unwrap();
+        assert_eq!(
+            fs.lock_dir(&f).unwrap_err().kind(),
+            io::ErrorKind::NotADirectory
         );
     }
 

@@ -37,7 +37,7 @@ pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use error::{Error, Result};
 pub use manifest::{Manifest, RegionInfo};
 pub use read::{ReadQuery, RegionScan, RegionScanner};
-pub use recovery::{RecoveredWal, recover_wal};
+pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};
 pub use region::{FlushResult, Region};
 pub use region_split::RegionObserver;
 pub use services::{CompactSplit, Flusher, GlobalMemStore, RegionConfig, RegionServices};

@@ -14,7 +14,7 @@
 
 use crate::error::Result;
 use regionkv_fs::Fs;
-use regionkv_wal::{RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay_for_db};
+use regionkv_wal::{Ownership, RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay_for_db};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -36,6 +36,29 @@ pub fn recover_wal(
     config: WalConfig,
     mode: RecoveryMode,
 ) -> Result<RecoveredWal> {
+    recover(fs, dir, config, mode, None)
+}
+
+/// [`recover_wal`] for a process that owns `dir` only while `owner` says so: the WAL asks
+/// it before deleting any log, from the adoption of the old logs on
+/// ([`Wal::open_owned`]).
+pub fn recover_owned_wal(
+    fs: Arc<dyn Fs>,
+    dir: &Path,
+    config: WalConfig,
+    mode: RecoveryMode,
+    owner: Arc<dyn Ownership>,
+) -> Result<RecoveredWal> {
+    recover(fs, dir, config, mode, Some(owner))
+}
+
+fn recover(
+    fs: Arc<dyn Fs>,
+    dir: &Path,
+    config: WalConfig,
+    mode: RecoveryMode,
+    owner: Option<Arc<dyn Ownership>>,
+) -> Result<RecoveredWal> {
     let span = tracing::info_span!("recovery", wal = %dir.display());
     let _enter = span.enter();
     let (edits, report) = replay_for_db(fs.as_ref(), dir, mode, config.db_id)?.read_all()?;
@@ -43,7 +66,7 @@ pub fn recover_wal(
     // Crash points (docs/reliability.md): old logs read, no new log; new log started,
     // old ones not yet adopted.
     fail::fail_point!("recovery-after-wal-read");
-    let wal = Arc::new(Wal::open_after_replay(fs, dir, config, &report)?);
+    let wal = Arc::new(Wal::open_after_replay(fs, dir, config, &report, owner)?);
     fail::fail_point!("recovery-after-new-log");
     wal.adopt_replayed(&report)?;
     tracing::info!(

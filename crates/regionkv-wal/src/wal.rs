@@ -80,6 +80,9 @@
 //! See [`Accounting`](crate::accounting): a log that is not the current one is deleted once
 //! every region with edits in it has called [`Wal::mark_flushed`] with a sequence id at or
 //! above the log's largest one for that region, or [`Wal::forget_region`].
+//!
+//! A WAL opened with an [`Ownership`] ([`Wal::open_owned`]) asks it after every roll and
+//! every flush, and deletes nothing once it says no (see `ownership.rs`).
 
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
@@ -99,6 +102,7 @@ use crate::error::{Error, Result};
 use crate::format::{
     self, FORMAT_VERSION, LogHeader, LogName, LogOrigin, log_path, parse_log_name, temp_log_path,
 };
+use crate::ownership::Ownership;
 use crate::replay::ReplayReport;
 
 /// Past this many buffered bytes an `AsyncWal` appender writes the buffer itself.
@@ -128,6 +132,9 @@ pub struct WalStats {
     /// Times a log's reserved zero tail was extended ([`WalConfig::preallocate`]): the only
     /// appends whose sync also commits a new file size.
     pub reserves: u64,
+    /// Logs whose edits were all flushed but that were kept on disk because the
+    /// [`Ownership`] said this process may no longer own the directory.
+    pub logs_kept: u64,
 }
 
 /// What a caller of [`Shared::await_position`] waits for.
@@ -238,6 +245,8 @@ struct State {
     accounting: Accounting,
     next_number: u64,
     stats: WalStats,
+    /// Why the [`Ownership`] said no, once it did: no log is deleted after that.
+    disowned: Option<String>,
 }
 
 /// What the WAL's threads share.
@@ -246,6 +255,8 @@ struct Shared {
     fs: Arc<dyn Fs>,
     dir: PathBuf,
     config: WalConfig,
+    /// Asked before logs are deleted; `None`: the WAL owns its directory unconditionally.
+    owner: Option<Arc<dyn Ownership>>,
     state: Mutex<State>,
     /// Signalled when a leader publishes progress, fails, or stops being busy.
     progress: Condvar,
@@ -317,32 +328,49 @@ impl Wal {
     /// what [`replay`](crate::replay) found to [`adopt_replayed`](Wal::adopt_replayed), or
     /// they are kept for ever.
     pub fn open(fs: Arc<dyn Fs>, dir: &Path, config: WalConfig) -> Result<Self> {
-        Self::open_with(fs, dir, config, None)
+        Self::open_inner(fs, dir, config, None, None)
     }
 
-    /// [`Self::open`] after `replayed` read the directory's logs: the new log's header
-    /// records how long the newest of them was found to be (its valid records), so that a
-    /// later truncation of it is told from a torn tail ([`LogHeader::prev_len`]).
+    /// [`Wal::open`] for a process that owns `dir` only while `owner` says so: every
+    /// deletion in the directory is asked of it first (after every roll and flush), and
+    /// once it says no, flushed logs are kept instead of deleted until the WAL is
+    /// reopened (see [`Ownership`]).
+    pub fn open_owned(
+        fs: Arc<dyn Fs>,
+        dir: &Path,
+        config: WalConfig,
+        owner: Arc<dyn Ownership>,
+    ) -> Result<Self> {
+        Self::open_inner(fs, dir, config, None, Some(owner))
+    }
+
+    /// [`Self::open`] (or [`Self::open_owned`], with an `owner`) after `replayed` read the
+    /// directory's logs: the new log's header records how long the newest of them was
+    /// found to be (its valid records), so that a later truncation of it is told from a
+    /// torn tail ([`LogHeader::prev_len`]).
     pub fn open_after_replay(
         fs: Arc<dyn Fs>,
         dir: &Path,
         config: WalConfig,
         replayed: &ReplayReport,
+        owner: Option<Arc<dyn Ownership>>,
     ) -> Result<Self> {
-        Self::open_with(fs, dir, config, Some(replayed))
+        Self::open_inner(fs, dir, config, Some(replayed), owner)
     }
 
-    fn open_with(
+    fn open_inner(
         fs: Arc<dyn Fs>,
         dir: &Path,
         config: WalConfig,
         replayed: Option<&ReplayReport>,
+        owner: Option<Arc<dyn Ownership>>,
     ) -> Result<Self> {
         config.validate()?;
         fs.create_dir_all(dir)?;
         let mut accounting = Accounting::default();
         let mut newest_log = 0;
         let mut newest_any = 0;
+        let mut disowned = None;
         for name in fs.list(dir)? {
             match parse_log_name(&name) {
                 Some(LogName::Log(n)) => {
@@ -351,8 +379,17 @@ impl Wal {
                     newest_any = newest_any.max(n);
                 }
                 Some(LogName::Temp(n)) => {
-                    tracing::info!(dir = %dir.display(), %name, "deleting a half-created log");
-                    fs.remove_file(&dir.join(&name))?;
+                    // Another process's log being created, if the directory is not ours.
+                    if disowned.is_none()
+                        && let Some(Err(why)) = owner.as_ref().map(|o| o.verify())
+                    {
+                        tracing::error!(dir = %dir.display(), %why, "this process may not own the WAL directory: no log will be deleted");
+                        disowned = Some(why);
+                    }
+                    if disowned.is_none() {
+                        tracing::info!(dir = %dir.display(), %name, "deleting a half-created log");
+                        fs.remove_file(&dir.join(&name))?;
+                    }
                     newest_any = newest_any.max(n);
                 }
                 None => {
@@ -377,6 +414,7 @@ impl Wal {
             fs,
             dir: dir.to_path_buf(),
             config,
+            owner,
             state: Mutex::new(State {
                 pending: Vec::new(),
                 pending_regions: RoundRegions::default(),
@@ -401,6 +439,7 @@ impl Wal {
                 accounting,
                 next_number: number + 1,
                 stats: WalStats::default(),
+                disowned,
             }),
             progress: Condvar::new(),
             wake_syncer: Condvar::new(),
@@ -878,8 +917,33 @@ impl Shared {
     }
 
     /// Deletes `logs` (outside the lock) and syncs the directory. Files already gone count
-    /// as deleted.
+    /// as deleted. Called after every roll and flush: asks the [`Ownership`] each time,
+    /// even with nothing to delete, so that a lost lock is noticed (and a removed lock file
+    /// re-created) at once; once it says no, the logs are kept, and every later call keeps
+    /// them too.
     fn delete_logs(&self, st: &mut MutexGuard<'_, State>, logs: Vec<(u64, PathBuf)>) -> Result<()> {
+        if let Some(owner) = &self.owner
+            && st.disowned.is_none()
+            && let Err(why) = MutexGuard::unlocked(st, || owner.verify())
+        {
+            tracing::error!(
+                dir = %self.dir.display(),
+                %why,
+                "this process may no longer own the WAL directory: no log will be deleted until it is reopened"
+            );
+            st.disowned = Some(why);
+        }
+        if st.disowned.is_some() {
+            if !logs.is_empty() {
+                tracing::warn!(
+                    dir = %self.dir.display(),
+                    logs = logs.len(),
+                    "keeping flushed WAL logs: the directory may not be this process's"
+                );
+                st.stats.logs_kept += logs.len() as u64;
+            }
+            return Ok(());
+        }
         if logs.is_empty() {
             return Ok(());
         }

@@ -253,3 +253,95 @@ fn closing_does_not_start_a_new_log() {
         5
     );
 }
+
+/// An owner whose answer the test sets, counting how often it is asked.
+#[derive(Debug, Default)]
+struct TestOwner {
+    lost: std::sync::atomic::AtomicBool,
+    asked: std::sync::atomic::AtomicU64,
+}
+
+impl regionkv_wal::Ownership for TestOwner {
+    fn verify(&self) -> Result<(), String> {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.asked.fetch_add(1, SeqCst);
+        if self.lost.load(SeqCst) {
+            Err("the lock file was replaced".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn once_ownership_is_lost_no_log_is_deleted_until_reopened() {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering::SeqCst;
+    let fs = MemFs::new();
+    let owner = Arc::new(TestOwner::default());
+    let dir = std::path::Path::new(DIR);
+    let open_owned = |owner: Arc<TestOwner>| {
+        regionkv_wal::Wal::open_owned(Arc::new(fs.clone()), dir, quiet_config(), owner).unwrap()
+    };
+    let wal = open_owned(owner.clone());
+    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
+    wal.roll().unwrap();
+    // Asked on every roll and flush, with or without anything to delete.
+    let asked = owner.asked.load(SeqCst);
+    assert!(asked >= 1, "{asked}");
+    wal.mark_flushed(b"A", 0).unwrap();
+    assert_eq!(owner.asked.load(SeqCst), asked + 1);
+    // While owned, a flushed log goes.
+    wal.mark_flushed(b"A", 1).unwrap();
+    assert_eq!(names(&wal.log_files()), [log_name(2)]);
+    assert!(!fs.exists(&dir.join(log_name(1))).unwrap());
+
+    wal.append(&edit("A", 2, 1), Durability::SyncWal).unwrap();
+    wal.roll().unwrap();
+    owner.lost.store(true, SeqCst);
+    wal.mark_flushed(b"A", 2).unwrap();
+    // Flushed, but another process may own it now: kept on disk, and no more asking.
+    assert!(fs.exists(&dir.join(log_name(2))).unwrap());
+    assert_eq!(wal.stats().logs_kept, 1);
+    let asked = owner.asked.load(SeqCst);
+    wal.append(&edit("A", 3, 1), Durability::SyncWal).unwrap();
+    wal.roll().unwrap();
+    wal.mark_flushed(b"A", 3).unwrap();
+    assert_eq!(
+        owner.asked.load(SeqCst),
+        asked,
+        "asked again after saying no"
+    );
+    assert!(fs.exists(&dir.join(log_name(3))).unwrap());
+    assert_eq!(wal.stats().logs_kept, 2);
+    wal.close().unwrap();
+    // A half-created log of a process that may still be creating it is not deleted either.
+    drop(
+        fs.create_new(&dir.join(format!("{}.tmp", log_name(9))))
+            .unwrap(),
+    );
+    let wal = open_owned(owner.clone());
+    assert!(
+        fs.exists(&dir.join(format!("{}.tmp", log_name(9))))
+            .unwrap()
+    );
+    wal.close().unwrap();
+    // Reopened as the owner again, the kept logs are replayed and deleted once flushed.
+    let replayed = replay_all(&fs, RecoveryMode::AbsoluteConsistency).unwrap();
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    let owner = Arc::new(TestOwner::default());
+    let wal = open_owned(owner);
+    assert!(
+        !fs.exists(&dir.join(format!("{}.tmp", log_name(9))))
+            .unwrap()
+    );
+    let report = replay(&fs, dir, RecoveryMode::AbsoluteConsistency)
+        .unwrap()
+        .read_all()
+        .unwrap()
+        .1;
+    wal.adopt_replayed(&report).unwrap();
+    wal.mark_flushed(b"A", 3).unwrap();
+    assert_eq!(wal.log_files().len(), 1);
+    wal.close().unwrap();
+}

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! <dir>/REGIONKV                     identity: "regionkv" and the on-disk format version
-//! <dir>/LOCK                         held while open (one process at a time)
+//! <dir>/LOCK                         held while open, with the directory itself (dir_lock.rs)
 //! <dir>/CATALOG                      namespaces, tables, regions (atomic replace)
 //! <dir>/wal/                         the write-ahead log of every region
 //! <dir>/data/<ns>/<table>/<region>/  one directory per region (MANIFEST, family dirs)
@@ -25,17 +25,18 @@
 //! ```
 
 use crate::catalog::{Catalog, TableState};
+use crate::dir_lock::DirLock;
 use crate::error::{Error, Result};
 use crate::options::DbOptions;
 use crate::region_map::{RegionMap, RegionMapSlot};
 use crate::table_info::{TableInfo, TableInfoState};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
-use regionkv_fs::{FileLock, Fs, RealFs};
+use regionkv_fs::{Fs, RealFs};
 use regionkv_memstore::{ChunkPool, ChunkPoolStats, MemStoreConfig};
 use regionkv_region::{
     CompactSplit, Flusher, GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor,
-    recover_wal,
+    recover_owned_wal,
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::WalEdit;
@@ -76,7 +77,6 @@ pub const IDENTITY_FILE: &str = "REGIONKV";
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const FORMAT_VERSION: u32 = 1;
-const LOCK_FILE: &str = "LOCK";
 
 /// An open table: its descriptor and, while enabled, its regions.
 #[derive(Debug)]
@@ -117,9 +117,9 @@ pub(crate) struct DbInner {
     /// be reopened, or the commit is uncertain). Operations on them fail at once instead
     /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
     offline: Mutex<BTreeSet<String>>,
-    /// Held (never used) so the directory stays locked while the Db is open; released by
-    /// [`shutdown`](DbInner::shutdown). In a Mutex because a lock handle is Send but not Sync.
-    lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// Holds the directory while the Db is open (the WAL checks it before deleting logs);
+    /// released by [`shutdown`](DbInner::shutdown).
+    lock: Arc<DirLock>,
     /// Encoded names of the regions that had edits in the WAL at open. A region directory
     /// the catalog does not list is only ever deleted as a leftover when it holds nothing
     /// (no file, no WAL edit): edits of a region the catalog lost must survive to a repair.
@@ -403,7 +403,7 @@ impl DbInner {
         }
         // The directory is free for the next open once this returns, even while a
         // background thread still holds this (closed) DbInner for a moment.
-        drop(self.lock.lock().take());
+        self.lock.release();
         match first_err {
             Some(e) => Err(e.into()),
             None => Ok(()),
@@ -595,14 +595,7 @@ impl Db {
                 id
             }
         };
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = fs.lock(&lock_path).map_err(|e| match e {
-            regionkv_fs::Error::Locked { .. } => Error::Locked {
-                dir: dir.clone(),
-                lock: lock_path.clone(),
-            },
-            e => e.into(),
-        })?;
+        let lock = DirLock::acquire(fs.clone(), &dir)?;
 
         // Before anything is written (the WAL's new log): a directory whose catalog is
         // lost is refused, never taken for a new, empty database.
@@ -619,7 +612,7 @@ impl Db {
             }
         };
 
-        let recovered = recover_wal(
+        let recovered = recover_owned_wal(
             fs.clone(),
             &dir.join("wal"),
             regionkv_wal::WalConfig {
@@ -627,6 +620,7 @@ impl Db {
                 ..options.wal.clone()
             },
             options.wal_recovery,
+            lock.clone(),
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
         let (flusher, compact_split) = if options.background {
@@ -663,7 +657,7 @@ impl Db {
             closed: AtomicBool::new(false),
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
-            lock: Mutex::new(Some(lock)),
+            lock,
             wal_edit_regions: recovered
                 .edits
                 .iter()

@@ -212,16 +212,18 @@ pub enum Error {
     /// let dir = tempfile::tempdir()?;
     /// let _db = Db::open(dir.path(), DbOptions::default().background(false))?;
     /// match Db::open(dir.path(), DbOptions::default().background(false)) {
-    ///     Err(Error::Locked { lock, .. }) => assert_eq!(lock, dir.path().join("LOCK")),
+    ///     // The directory itself is locked, so deleting LOCK lets no second Db in.
+    ///     Err(Error::Locked { lock, .. }) => assert_eq!(lock, dir.path()),
     ///     other => panic!("expected Locked, got {other:?}"),
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[error("{} is in use by another regionkv process (lock file {})", dir.display(), lock.display())]
+    #[error("{} is in use by another regionkv process (held lock: {})", dir.display(), lock.display())]
     Locked {
         /// The Db directory.
         dir: PathBuf,
-        /// The lock file.
+        /// The lock found held: the directory itself (held by an open Db), or its `LOCK`
+        /// file (held by a build from before the directory lock).
         lock: PathBuf,
     },
     /// The directory is not a regionkv Db, or is one of a format this build cannot read.

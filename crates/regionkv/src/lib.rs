@@ -36,6 +36,7 @@ pub mod buffered;
 pub mod catalog;
 pub mod crash_points;
 pub mod db;
+mod dir_lock;
 mod error;
 mod layout;
 pub mod mutation;

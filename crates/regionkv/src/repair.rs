@@ -26,6 +26,7 @@
 //! how many WAL ranges were skipped.
 
 use crate::catalog::Catalog;
+use crate::dir_lock::DirLock;
 use crate::{Db, DbOptions, Error, Result};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_region::Manifest;
@@ -260,14 +261,8 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
     let _span = tracing::info_span!("repair", dir = %dir.display()).entered();
     let mut report = RepairReport::default();
     let damaged_logs = {
-        // No Db may run on the directory while files move.
-        let _lock = fs.lock(&dir.join("LOCK")).map_err(|e| match e {
-            regionkv_fs::Error::Locked { .. } => Error::Locked {
-                dir: dir.clone(),
-                lock: dir.join("LOCK"),
-            },
-            e => e.into(),
-        })?;
+        // No Db may run on the directory while files move: the same locks a Db takes.
+        let _lock = DirLock::acquire(fs.clone(), &dir)?;
         restore_manifests(fs.as_ref(), &dir, &mut report)?;
         let catalog = repair_catalog(fs.as_ref(), &dir, &mut report)?;
         repair_storefiles(fs.as_ref(), &dir, &catalog, &mut report)?;

@@ -251,4 +251,7 @@ impl Fs for SlowSyncFs {
     fn lock(&self, path: &Path) -> regionkv_fs::Result<Box<dyn FileLock>> {
         self.inner.lock(path)
     }
+    fn lock_dir(&self, dir: &Path) -> regionkv_fs::Result<Box<dyn FileLock>> {
+        self.inner.lock_dir(dir)
+    }
 }
