@@ -255,6 +255,20 @@ fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
     })
 }
 
+/// A non-negative number HBase keeps in a Java `int` (at most 2147483647): a larger one is
+/// refused rather than stored as a number HBase could not hold.
+fn parse_java_int(key: &str, value: &str) -> Result<u32> {
+    let n: u64 = parse_num(key, value)?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| i32::try_from(*n).is_ok())
+        .ok_or_else(|| {
+            Error::InvalidDescriptor(format!(
+                "{key} {value} is out of range: it is a Java int, at most 2147483647"
+            ))
+        })
+}
+
 /// HBase's TTL forms: seconds, or FOREVER.
 fn parse_ttl(value: &str) -> Result<u32> {
     if value.eq_ignore_ascii_case("FOREVER") {
@@ -306,8 +320,8 @@ impl ColumnFamilyDescriptor {
                 check_family_name(value.as_bytes())?;
                 self.name = value.as_bytes().to_vec();
             }
-            "VERSIONS" => self.max_versions = parse_num(key, value)?,
-            "MIN_VERSIONS" => self.min_versions = parse_num(key, value)?,
+            "VERSIONS" => self.max_versions = parse_java_int(key, value)?,
+            "MIN_VERSIONS" => self.min_versions = parse_java_int(key, value)?,
             "TTL" => self.ttl_seconds = parse_ttl(value)?,
             "KEEP_DELETED_CELLS" => {
                 self.keep_deleted_cells = match value.to_ascii_uppercase().as_str() {
@@ -606,6 +620,10 @@ mod tests {
         assert!(err("COMPRESSION", "SNAPPY"));
         assert!(err("VERSIONS", "-1"));
         assert!(err("VERSIONS", "x"));
+        // A Java int in HBase: 2^31 is refused, not stored.
+        assert!(err("VERSIONS", "2147483648"));
+        assert!(err("MIN_VERSIONS", "4294967296"));
+        assert!(!err("VERSIONS", "2147483647"));
         assert!(err("NO_SUCH", "1"));
         assert!(err("IN_MEMORY", "yes"));
         assert!(err("TTL", "99999999999"));

@@ -496,6 +496,21 @@ mod tests {
         for len in 0..b.len() {
             assert!(Manifest::decode(&b[..len], Path::new("/M")).is_err());
         }
+        // The length message says both lengths it compares, and they differ.
+        let mut longer = b.clone();
+        longer.push(0);
+        let e = Manifest::decode(&longer, Path::new("/M"))
+            .unwrap_err()
+            .to_string();
+        let body = b.len() - 20;
+        assert!(
+            e.contains(&format!(
+                "a body of {body} bytes needs a file of {} bytes; the file has {}",
+                b.len(),
+                b.len() + 1
+            )),
+            "{e}"
+        );
     }
 
     #[test]

@@ -223,8 +223,43 @@ fn skip_closed<T>(r: regionkv_region::Result<T>) -> Result<()> {
     }
 }
 
+/// The most regions a table can be created with (pre-split keys + 1, or NUMREGIONS).
+/// HBase has no such cap — a create of a million regions there fails slowly, out of
+/// memory or time on its master; regionkv, which opens every region in one process with a
+/// directory, a manifest and a memstore each, refuses at once instead. Splits may grow a
+/// table past it later.
+///
+/// ```
+/// use regionkv::admin::MAX_REGIONS_AT_CREATE;
+/// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
+/// use regionkv_region::split::SplitAlgorithm;
+/// # let dir = tempfile::tempdir()?;
+/// # let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
+/// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+/// let too_many = db.admin().create_table_with_algorithm(
+///     &desc,
+///     &SplitAlgorithm::hex_string(),
+///     MAX_REGIONS_AT_CREATE + 1,
+/// );
+/// assert!(matches!(too_many, Err(Error::InvalidArgument(m)) if m.contains("10000")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const MAX_REGIONS_AT_CREATE: usize = 10_000;
+
+/// The error for a create of `regions` regions, past [`MAX_REGIONS_AT_CREATE`].
+pub fn check_region_count(regions: usize) -> Result<()> {
+    if regions > MAX_REGIONS_AT_CREATE {
+        return Err(Error::InvalidArgument(format!(
+            "Number of regions {regions} is more than regionkv creates a table with \
+             ({MAX_REGIONS_AT_CREATE}); create fewer and let the table split"
+        )));
+    }
+    Ok(())
+}
+
 /// Checks split keys as HBase's `createTable` does and returns them sorted.
 fn check_split_keys(mut keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    check_region_count(keys.len().saturating_add(1))?;
     if keys.iter().any(Vec::is_empty) {
         return Err(Error::InvalidArgument(
             "Empty split key must not be passed in the split keys.".to_string(),
@@ -656,6 +691,7 @@ impl Admin {
         algorithm: &regionkv_region::split::SplitAlgorithm,
         num_regions: usize,
     ) -> Result<()> {
+        check_region_count(num_regions)?;
         let keys = algorithm
             .split(num_regions)
             .map_err(regionkv_region::Error::from)?;
@@ -684,6 +720,7 @@ impl Admin {
         end_key: &[u8],
         num_regions: usize,
     ) -> Result<()> {
+        check_region_count(num_regions)?;
         let keys = regionkv_region::split::split_keys_for_range(start_key, end_key, num_regions)
             .map_err(regionkv_region::Error::from)?;
         self.create_table_with_splits(desc, keys)

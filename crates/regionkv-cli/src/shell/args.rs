@@ -168,6 +168,18 @@ pub fn int_arg(v: &Value, what: &str) -> CmdResult<i64> {
     }
 }
 
+/// An integer that HBase passes to a Java `int` (VERSIONS, MIN_VERSIONS, BLOCKSIZE,
+/// REPLICATION_SCOPE ...): [`int_arg`], refused when it does not fit in 32 bits, as the
+/// shell's `JInteger.valueOf` refuses it, instead of being stored as another number.
+pub fn java_int_arg(v: &Value, what: &str) -> CmdResult<i32> {
+    let n = int_arg(v, what)?;
+    i32::try_from(n).or_else(|_| {
+        fail(format!(
+            "{what} {n} is out of range: it is a Java int, from -2147483648 to 2147483647"
+        ))
+    })
+}
+
 /// A boolean as `JBoolean.valueOf` reads it: `true`, or a string equal to "true" in any
 /// case; everything else is false.
 pub fn java_bool(v: &Value) -> bool {

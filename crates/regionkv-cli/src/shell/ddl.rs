@@ -17,8 +17,8 @@ use regionkv_region::descriptor::{DEFAULT_MAX_FILESIZE, DEFAULT_MEMSTORE_FLUSH_S
 use regionkv_region::split::SplitAlgorithm;
 
 use super::args::{
-    CmdError, CmdResult, Opts, arity, class_name, fail, inspect, int_arg, java_bool, string_arg,
-    table_arg, to_bytes_binary, to_s, to_text, truthy,
+    CmdError, CmdResult, Opts, arity, class_name, fail, inspect, int_arg, java_bool, java_int_arg,
+    string_arg, table_arg, to_bytes_binary, to_s, to_text, truthy,
 };
 use super::engine::{Engine, Out, Ret, SERVER_NAME, error_chain, hbase_error};
 use super::format::{human_ttl, java_hashmap_order, ruby_float};
@@ -217,14 +217,16 @@ fn apply_family_opts(
         let text = match *key {
             "BLOCKCACHE" | "IN_MEMORY" => java_bool(&value).to_string(),
             "VERSIONS" => {
-                let versions = int_arg(&value, key)?;
+                let versions = java_int_arg(&value, key)?;
                 // ColumnFamilyDescriptorBuilder.setMaxVersions, client side.
                 if versions <= 0 {
                     return fail("Maximum versions must be positive");
                 }
                 versions.to_string()
             }
-            "REPLICATION_SCOPE" | "BLOCKSIZE" | "MIN_VERSIONS" => int_arg(&value, key)?.to_string(),
+            "REPLICATION_SCOPE" | "BLOCKSIZE" | "MIN_VERSIONS" => {
+                java_int_arg(&value, key)?.to_string()
+            }
             "KEEP_DELETED_CELLS" | "BLOOMFILTER" | "COMPRESSION" => to_text(&value).to_uppercase(),
             _ => to_text(&value),
         };
@@ -618,9 +620,13 @@ impl Engine {
                 if regions <= 1 {
                     return fail("Number of regions must be greater than 1");
                 }
+                // Before the algorithm makes the keys: a huge count must not allocate them.
+                let count = usize::try_from(regions).or_else(|_| fail("too many regions"))?;
+                if let Err(e) = regionkv::admin::check_region_count(count) {
+                    return fail(e.to_string());
+                }
                 let algorithm =
                     SplitAlgorithm::from_name(&to_text(&algo)).or_else(|e| fail(e.to_string()))?;
-                let count = usize::try_from(regions).or_else(|_| fail("too many regions"))?;
                 splits = Some(algorithm.split(count).or_else(|e| fail(e.to_string()))?);
             }
             changes.extend(table_changes(&mut opts)?);

@@ -128,8 +128,19 @@ fn split(width: usize, s: &str) -> Vec<String> {
     if width == 0 {
         return vec![s.to_string()];
     }
-    let chars: Vec<char> = s.chars().collect();
-    chars.chunks(width).map(|c| c.iter().collect()).collect()
+    // Cut points by character count, slicing the text (no copy of it as chars).
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (n, (at, _)) in s.char_indices().enumerate() {
+        if n > 0 && n % width == 0 {
+            pieces.push(s[start..at].to_string());
+            start = at;
+        }
+    }
+    if start < s.len() {
+        pieces.push(s[start..].to_string());
+    }
+    pieces
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,6 +334,15 @@ pub fn ruby_float(f: f64) -> String {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn split_cuts_by_characters_not_bytes() {
+        assert_eq!(split(3, "abcdefg"), ["abc", "def", "g"]);
+        assert_eq!(split(2, "äöü€"), ["äö", "ü€"]);
+        assert_eq!(split(4, "abcd"), ["abcd"]);
+        assert_eq!(split(0, "abc"), ["abc"]);
+        assert!(split(3, "").is_empty());
+    }
+
     use super::*;
 
     fn render(width: usize, f: impl FnOnce(&mut Formatter, &mut Vec<u8>)) -> String {

@@ -64,17 +64,23 @@ impl Chunker {
 
     /// Adds one line (without its line terminator). Returns the chunk and its first line
     /// number once the lines so far are complete.
-    pub fn push(&mut self, line: &str) -> Option<(String, u32)> {
+    ///
+    /// A line is taken by value and a one-line chunk handed back without a copy: a script
+    /// line may be tens of megabytes (one large value).
+    pub fn push(&mut self, line: impl Into<String>) -> Option<(String, u32)> {
         if self.lines.is_empty() {
             self.first_line = self.next_line;
         }
-        self.lines.push(line.to_owned());
+        self.lines.push(line.into());
         self.next_line = self.next_line.saturating_add(1);
         let pending = self.lines.len();
         if !self.eager && pending > EAGER_LINES && !pending.is_power_of_two() {
             return None;
         }
-        let text = self.lines.join("\n");
+        let text = match self.lines.as_mut_slice() {
+            [one] => std::mem::take(one),
+            many => many.join("\n"),
+        };
         match completeness(&text) {
             Completeness::Complete => {
                 self.lines.clear();
@@ -82,6 +88,9 @@ impl Chunker {
                 Some((text, self.first_line))
             }
             incomplete => {
+                if let [one] = self.lines.as_mut_slice() {
+                    *one = text;
+                }
                 self.state = incomplete;
                 None
             }

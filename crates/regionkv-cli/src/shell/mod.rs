@@ -203,7 +203,7 @@ fn run_script<W: Write>(
     };
     loop {
         let chunk = match lines.next() {
-            Some(Ok(line)) => chunker.push(&line),
+            Some(Ok(line)) => chunker.push(line),
             Some(Err(e)) => return Err(e),
             None => match chunker.finish() {
                 Some(chunk) => Some(chunk),
@@ -311,7 +311,7 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
                     // Only fails for the SQLite history backend, which is not used.
                     let _ = editor.add_history_entry(line.as_str());
                 }
-                if let Some((text, first_line)) = chunker.push(&line) {
+                if let Some((text, first_line)) = chunker.push(line.as_str()) {
                     // HBase pads its tables to the terminal's current width.
                     let width = editor
                         .dimensions()

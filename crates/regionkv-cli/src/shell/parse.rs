@@ -182,10 +182,16 @@ pub enum Completeness {
 /// `,`, `=>` or `\`).
 pub fn completeness(src: &str) -> Completeness {
     let (tokens, lex_error) = Lexer::new(src, 1).run();
+    // Counted before the parser takes the tokens (they may hold a huge string: no copy).
+    let depth = tokens.iter().fold(0usize, |depth, t| match t.tok {
+        Tok::LParen | Tok::LBracket | Tok::LBrace => depth + 1,
+        Tok::RParen | Tok::RBracket | Tok::RBrace => depth.saturating_sub(1),
+        _ => depth,
+    });
     let error = match lex_error {
         Some(e) => e,
         None => match (Parser {
-            tokens: tokens.clone(),
+            tokens,
             next: 0,
             depth: 0,
         })
@@ -198,11 +204,6 @@ pub fn completeness(src: &str) -> Completeness {
     if !error.kind.is_at_end() {
         return Completeness::Complete;
     }
-    let depth = tokens.iter().fold(0usize, |depth, t| match t.tok {
-        Tok::LParen | Tok::LBracket | Tok::LBrace => depth + 1,
-        Tok::RParen | Tok::RBracket | Tok::RBrace => depth.saturating_sub(1),
-        _ => depth,
-    });
     let quote = match error.kind {
         ErrorKind::UnterminatedString { quote } => Some(quote),
         _ => None,
@@ -278,17 +279,20 @@ struct Token {
     spaced: bool,
 }
 
-struct Lexer {
-    chars: Vec<char>,
+/// The tokenizer, over the source text itself: `next` is a byte offset (always on a char
+/// boundary), so a long line costs its own bytes once, not four bytes a char as a
+/// `Vec<char>` copy would (a 60 MB line took 760 MB that way).
+struct Lexer<'a> {
+    src: &'a str,
     next: usize,
     line: u32,
     column: u32,
 }
 
-impl Lexer {
-    fn new(src: &str, first_line: u32) -> Self {
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str, first_line: u32) -> Self {
         Lexer {
-            chars: src.chars().collect(),
+            src,
             next: 0,
             line: first_line,
             column: 1,
@@ -307,12 +311,12 @@ impl Lexer {
     }
 
     fn peek_at(&self, ahead: usize) -> Option<char> {
-        self.chars.get(self.next + ahead).copied()
+        self.src.get(self.next..)?.chars().nth(ahead)
     }
 
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
-        self.next += 1;
+        self.next += c.len_utf8();
         if c == '\n' {
             self.line += 1;
             self.column = 1;
@@ -323,11 +327,10 @@ impl Lexer {
     }
 
     fn text_from(&self, start: usize) -> String {
-        self.chars
+        self.src
             .get(start..self.next)
             .unwrap_or_default()
-            .iter()
-            .collect()
+            .to_string()
     }
 
     /// Tokenizes everything; on error returns the tokens before it and the error.
@@ -823,12 +826,12 @@ fn digits_value(body: &str, radix: u32) -> Option<Result<u128, Overflow>> {
 
 /// Whether every `_` in `text` has an alphanumeric digit on both sides.
 fn underscores_between_digits(text: &str) -> bool {
-    let chars: Vec<char> = text.chars().collect();
-    chars.iter().enumerate().all(|(i, &c)| {
-        c != '_'
+    let b = text.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c != b'_'
             || (i > 0
-                && chars.get(i - 1).is_some_and(|p| p.is_ascii_alphanumeric())
-                && chars.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric()))
+                && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric)
+                && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))
     })
 }
 
@@ -885,7 +888,22 @@ impl Parser {
         &self.peek_token().tok
     }
 
+    /// The next token, moved out (a string token may be megabytes: no copy); the parser
+    /// never goes back, and the final `Eof` stays for [`Self::peek_token`].
     fn advance(&mut self) -> Token {
+        if self.next + 1 < self.tokens.len() {
+            let slot = &mut self.tokens[self.next];
+            let token = std::mem::replace(
+                slot,
+                Token {
+                    tok: Tok::Nil,
+                    pos: slot.pos,
+                    spaced: slot.spaced,
+                },
+            );
+            self.next += 1;
+            return token;
+        }
         let token = self.peek_token().clone();
         if self.next < self.tokens.len() {
             self.next += 1;

@@ -30,6 +30,9 @@ create 't5'
 create 't5', {NAME => 'f', IS_MOB => true}
 create 't5', 'f', DURABILITY => 'async_wal'
 create 't5', {VERSIONS => 1}
+create 't5', {NAME => 'f', VERSIONS => 2147483648}
+create 't5', {NAME => 'f', MIN_VERSIONS => '2147483648'}
+create 't5', {NAME => 'f', BLOCKSIZE => -2147483649}
 create 't5', 'f', {NUMREGIONS => 3}
 create 'bad name', 'f'
 describe 'nope'

@@ -40,6 +40,8 @@ create 't8', 'f', SPLITS => ['a', 'a']
 create 't8', 'f', {NUMREGIONS => 1, SPLITALGO => 'HexStringSplit'}
 create 't8', 'f', {NUMREGIONS => 4, SPLITALGO => 'NoSuchSplit'}
 create 't8', 'f', {NUMREGIONS => 4}
+create 't8', 'f', {NUMREGIONS => 10001, SPLITALGO => 'HexStringSplit'}
+create 't8', 'f', {NUMREGIONS => 2147483648000, SPLITALGO => 'UniformSplit'}
 create 't8', 'f', SPLITS_FILE => 'no-such-file'
 list_regions 't1', {}, ['NOPE']
 get_splits 'nope'
