@@ -709,3 +709,72 @@ fn copy_between(from_fs: &MemFs, from: &Path, to_fs: &MemFs, to: &Path) {
     let bytes = from_fs.contents(from).unwrap();
     regionkv_fs::write_atomic(to_fs, to, &bytes).unwrap();
 }
+
+#[test]
+fn a_catalog_of_another_database_is_refused_and_repair_rebuilds_this_ones() {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let (mine, theirs) = (MemFs::new(), MemFs::new());
+    for (fs, table) in [(&mine, "mine"), (&theirs, "theirs")] {
+        let db = open(fs, &clock).unwrap();
+        let desc = TableDescriptor::new(table, vec![ColumnFamilyDescriptor::new(b"cf").unwrap()]);
+        db.admin().create_table(&desc.unwrap()).unwrap();
+        db.table(table)
+            .unwrap()
+            .put(&Put::new("r").add_column("cf", "q", table))
+            .unwrap();
+        db.close().unwrap();
+    }
+    let catalog = Path::new("/db/CATALOG");
+    copy_between(&theirs, catalog, &mine, catalog);
+    match open(&mine, &clock) {
+        Err(e) => assert!(
+            e.to_string().contains("/db/CATALOG")
+                && e.to_string().contains("belongs to another database"),
+            "{e}"
+        ),
+        Ok(db) => panic!(
+            "served another Db's catalog: {:?}",
+            db.admin().list_tables().unwrap()
+        ),
+    }
+    let report = repair("/db", options(Arc::new(mine.clone()), &clock)).unwrap();
+    assert!(report.catalog_rebuilt, "{report:?}");
+    let db = open(&mine, &clock).unwrap();
+    assert_eq!(db.admin().list_tables().unwrap(), ["mine"]);
+    let r = db.table("mine").unwrap().get(&Get::new("r")).unwrap();
+    assert_eq!(r.value(b"cf", b"q"), Some(&b"mine"[..]));
+}
+
+#[test]
+fn a_log_cut_below_what_a_flush_recorded_is_an_error() {
+    // A killed process's newest log, never recovered: no later log speaks for it, but the
+    // region's manifest recorded how long it was known durable when the region flushed.
+    let fs = MemFs::new();
+    let clock = ManualClock::new(1_700_000_000_000);
+    killed_writer(&fs, &clock, 128 << 20, 0);
+    let db = open(&fs, &clock).unwrap();
+    let t = db.table("t").unwrap();
+    for i in 0..200 {
+        let put = Put::new(format!("r{i:04}")).add_column("cf", "q", "v".repeat(40));
+        t.put(&put.durability(Durability::FsyncWal)).unwrap();
+    }
+    db.admin().flush("t").unwrap();
+    let put = Put::new("z").add_column("cf", "q", "after the flush");
+    t.put(&put.durability(Durability::FsyncWal)).unwrap();
+    std::mem::forget(db);
+    fs.crash(CrashMode::DropUnsynced);
+    let log = wal_logs(&fs).pop().unwrap();
+    let mut reader = regionkv_wal::WalReader::open(&fs, &log).unwrap();
+    while reader.next_edit().unwrap().is_some() {}
+    fs.truncate(&log, reader.offset() / 2).unwrap();
+    match open(&fs, &clock) {
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("is truncated") && msg.contains("the manifest of region"),
+                "{msg}"
+            );
+        }
+        Ok(db) => panic!("took a truncation for a torn tail: {:?}", rows(&db).len()),
+    }
+}

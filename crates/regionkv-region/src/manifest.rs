@@ -26,11 +26,13 @@
 //! cell_count:u64 | kind:u8 [| parent_region:str | parent_file:str | split_row:bytes]
 //! | has_checksum:u8 [| trailer_checksum:u32]` (kind 0: a file of this region; 1: bottom
 //! half, 2: top half of a parent's file; the reference fields only for kinds 1 and 2; the
-//! kind byte from version 2 on, the checksum fields from version 3 on);
+//! kind byte from version 2 on, the checksum fields from version 3 on); version 3 ends the
+//! body with `has_wal_mark:u8 [| log:u64 | log_created_ms:i64 | length:u64]`;
 //! `bytes`/`str` are a u32 length and the bytes; integers big-endian.
 
 use crate::error::{Error, Result};
 use regionkv_fs::Fs;
+use regionkv_wal::SyncedPosition;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -147,6 +149,10 @@ pub struct Manifest {
     pub next_file_id: u64,
     /// Stores by family name.
     pub stores: BTreeMap<Vec<u8>, StoreManifest>,
+    /// The WAL position known durable at the region's last flush (which log, and its
+    /// length after its last sync). Evidence for replay that the log is at least that long
+    /// (a shorter one was truncated, not torn by a crash). Version 3; `None` before.
+    pub wal_mark: Option<SyncedPosition>,
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
@@ -219,6 +225,7 @@ impl Manifest {
                 .iter()
                 .map(|f| (f.clone(), StoreManifest::default()))
                 .collect(),
+            wal_mark: None,
         }
     }
 
@@ -265,6 +272,17 @@ impl Manifest {
                             body.extend_from_slice(&c.to_be_bytes());
                         }
                     }
+                }
+            }
+        }
+        if version >= 3 {
+            match self.wal_mark {
+                None => body.push(0),
+                Some(mark) => {
+                    body.push(1);
+                    body.extend_from_slice(&mark.log.to_be_bytes());
+                    body.extend_from_slice(&mark.created_ms.to_be_bytes());
+                    body.extend_from_slice(&mark.len.to_be_bytes());
                 }
             }
         }
@@ -382,6 +400,19 @@ impl Manifest {
                 },
             );
         }
+        let wal_mark = if version >= 3 {
+            match d.take(1)?[0] {
+                0 => None,
+                1 => Some(SyncedPosition {
+                    log: d.u64()?,
+                    created_ms: d.u64()? as i64,
+                    len: d.u64()?,
+                }),
+                k => return Err(d.err(format!("bad WAL mark flag {k}"))),
+            }
+        } else {
+            None
+        };
         if d.pos != d.b.len() {
             return Err(d.err("trailing bytes after the last store"));
         }
@@ -394,6 +425,7 @@ impl Manifest {
             },
             next_file_id,
             stores,
+            wal_mark,
         })
     }
 
@@ -479,6 +511,11 @@ mod tests {
                 trailer_checksum: None,
             });
         m.stores.get_mut(&b"cf1"[..]).unwrap().flushed_seq_id = 77;
+        m.wal_mark = Some(SyncedPosition {
+            log: 3,
+            created_ms: 1_700_000_000_000,
+            len: 4096,
+        });
         m
     }
 
@@ -544,6 +581,7 @@ mod tests {
         for f in m.stores.values_mut().flat_map(|s| s.files.iter_mut()) {
             f.trailer_checksum = None;
         }
+        m.wal_mark = None;
         // Version 2: references, no checksums.
         let v2 = m.encode_version(2);
         assert_eq!(&v2[8..12], &2u32.to_be_bytes());

@@ -14,7 +14,9 @@
 
 use crate::error::Result;
 use regionkv_fs::Fs;
-use regionkv_wal::{Ownership, RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay_for_db};
+use regionkv_wal::{
+    Ownership, RecordedLength, RecoveryMode, ReplayReport, Wal, WalConfig, WalEdit, replay_for_db,
+};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -36,20 +38,22 @@ pub fn recover_wal(
     config: WalConfig,
     mode: RecoveryMode,
 ) -> Result<RecoveredWal> {
-    recover(fs, dir, config, mode, None)
+    recover(fs, dir, config, mode, None, &[])
 }
 
 /// [`recover_wal`] for a process that owns `dir` only while `owner` says so: the WAL asks
 /// it before deleting any log, from the adoption of the old logs on
-/// ([`Wal::open_owned`]).
+/// ([`Wal::open_owned`]). `recorded` is what the regions' manifests recorded of the logs'
+/// lengths ([`crate::Manifest::wal_mark`]): replay holds the logs to it.
 pub fn recover_owned_wal(
     fs: Arc<dyn Fs>,
     dir: &Path,
     config: WalConfig,
     mode: RecoveryMode,
     owner: Arc<dyn Ownership>,
+    recorded: &[RecordedLength],
 ) -> Result<RecoveredWal> {
-    recover(fs, dir, config, mode, Some(owner))
+    recover(fs, dir, config, mode, Some(owner), recorded)
 }
 
 fn recover(
@@ -58,10 +62,12 @@ fn recover(
     config: WalConfig,
     mode: RecoveryMode,
     owner: Option<Arc<dyn Ownership>>,
+    recorded: &[RecordedLength],
 ) -> Result<RecoveredWal> {
     let span = tracing::info_span!("recovery", wal = %dir.display());
     let _enter = span.enter();
-    let (edits, report) = replay_for_db(fs.as_ref(), dir, mode, config.db_id)?.read_all()?;
+    let (edits, report) =
+        replay_for_db(fs.as_ref(), dir, mode, config.db_id, recorded)?.read_all()?;
     keep_damaged_logs(fs.as_ref(), dir, &report)?;
     // Crash points (docs/reliability.md): old logs read, no new log; new log started,
     // old ones not yet adopted.

@@ -819,6 +819,11 @@ impl Region {
                     sm.flushed_seq_id = sm.flushed_seq_id.max(flush_seq);
                 }
             }
+            // How long the WAL is known to be, for replay to hold it to (evidence against
+            // a truncation; docs/wal-format.md).
+            if let Some(mark) = self.services.wal.synced_position() {
+                next.wal_mark = Some(mark);
+            }
             if next != *m {
                 if let Err(e) = next.write(self.services.fs.as_ref(), &self.dir) {
                     self.poison(&e);

@@ -280,6 +280,8 @@ impl Region {
             region,
             next_file_id: 1,
             stores: Default::default(),
+            // The parent's evidence of the WAL's length holds for its daughters too.
+            wal_mark: parent.wal_mark,
         });
         let parent_encoded = info.encoded_name();
         for (family, sm) in &parent.stores {
@@ -358,6 +360,7 @@ pub fn merged_manifest(parents: &[(&Manifest, u64)], merged_id: u64) -> Manifest
             region: RegionInfo::whole_table("", merged_id),
             next_file_id: 1,
             stores: Default::default(),
+            wal_mark: None,
         };
     };
     let region = RegionInfo {
@@ -371,6 +374,10 @@ pub fn merged_manifest(parents: &[(&Manifest, u64)], merged_id: u64) -> Manifest
         region,
         next_file_id: 1,
         stores: Default::default(),
+        wal_mark: parents
+            .iter()
+            .filter_map(|p| p.0.wal_mark)
+            .max_by_key(|m| (m.log, m.len)),
     };
     for (parent, _) in parents {
         let encoded = parent.region.encoded_name();

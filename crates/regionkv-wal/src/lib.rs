@@ -67,5 +67,5 @@ pub use error::{Error, Result};
 pub use format::{LogHeader, LogOrigin};
 pub use ownership::Ownership;
 pub use reader::{DamagedRange, LogSummary, WalReader};
-pub use replay::{Replay, ReplayReport, replay, replay_for_db, verify_logs};
-pub use wal::{Wal, WalStats};
+pub use replay::{RecordedLength, Replay, ReplayReport, replay, replay_for_db, verify_logs};
+pub use wal::{SyncedPosition, Wal, WalStats};

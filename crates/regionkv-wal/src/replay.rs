@@ -68,7 +68,23 @@ pub(crate) fn list_logs(fs: &dyn Fs, dir: &Path) -> Result<Vec<(u64, PathBuf)>> 
 /// as the iterator is advanced. The caller filters edits by sequence id (an edit at or below
 /// its region's flushed sequence id is already in a storefile).
 pub fn replay(fs: &dyn Fs, dir: &Path, mode: RecoveryMode) -> Result<Replay> {
-    replay_for_db(fs, dir, mode, None)
+    replay_for_db(fs, dir, mode, None, &[])
+}
+
+/// What something outside the WAL directory recorded of a log's length: a region's
+/// manifest notes, at each flush, how long the WAL was known durable
+/// (`Wal::synced_position`). Evidence for replay, like a later log's header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedLength {
+    /// The log's number.
+    pub log: u64,
+    /// Its header's creation time (the number alone may name a later log, once the
+    /// directory was emptied and numbering restarted).
+    pub created_ms: i64,
+    /// The length it was known to have, in bytes of valid records.
+    pub len: u64,
+    /// Who recorded it, for the message ("the manifest of region …").
+    pub by: String,
 }
 
 /// [`replay`] of the WAL of the Db whose id is `db_id`: a log whose header names another
@@ -81,14 +97,17 @@ pub fn replay(fs: &dyn Fs, dir: &Path, mode: RecoveryMode) -> Result<Replay> {
 /// be at least as long as that later header says (`LogHeader::prev_len`), and a log that was
 /// rolled from must end with its seal. Records missing against that evidence are
 /// [`Error::Truncated`](crate::Error::Truncated), never a torn tail.
+///
+/// `recorded` adds evidence from outside the directory (the regions' manifests).
 pub fn replay_for_db(
     fs: &dyn Fs,
     dir: &Path,
     mode: RecoveryMode,
     db_id: Option<[u8; 16]>,
+    recorded: &[RecordedLength],
 ) -> Result<Replay> {
     let mut report = ReplayReport::default();
-    let pending = readers(fs, dir, mode, db_id, &mut report)?;
+    let pending = readers(fs, dir, mode, db_id, recorded, &mut report)?;
     Ok(Replay {
         pending,
         current: None,
@@ -105,11 +124,19 @@ pub fn verify_logs(
     fs: &dyn Fs,
     dir: &Path,
     db_id: Option<[u8; 16]>,
+    recorded: &[RecordedLength],
 ) -> Result<Vec<(PathBuf, crate::Error)>> {
     let mut failed = Vec::new();
     // Headers first: a damaged one is a failed log, and the others are read without it.
     let mut report = ReplayReport::default();
-    let readers = readers(fs, dir, RecoveryMode::SkipAnyCorrupted, db_id, &mut report)?;
+    let readers = readers(
+        fs,
+        dir,
+        RecoveryMode::SkipAnyCorrupted,
+        db_id,
+        recorded,
+        &mut report,
+    )?;
     for skipped in report.skipped {
         let reason = skipped.reason.clone();
         failed.push((
@@ -146,6 +173,7 @@ fn readers(
     dir: &Path,
     mode: RecoveryMode,
     db_id: Option<[u8; 16]>,
+    outside: &[RecordedLength],
     report: &mut ReplayReport,
 ) -> Result<VecDeque<WalReader>> {
     let logs = if fs.exists(dir)? {
@@ -190,25 +218,41 @@ fn readers(
         .map(|r| r.header().prev_log)
         .collect();
     // What later logs recorded of each log's length: (log, length, evidence).
-    let recorded: Vec<(u64, u64, String)> = readers
+    let created: std::collections::BTreeMap<u64, i64> = readers
         .iter()
-        .filter(|r| r.header().version >= 3 && r.header().prev_len > 0)
+        .map(|r| (r.header().number, r.header().created_ms))
+        .collect();
+    let mut recorded: Vec<(u64, u64, String)> = outside
+        .iter()
+        .filter(|r| r.len > 0 && created.get(&r.log) == Some(&r.created_ms))
         .map(|r| {
-            let h = r.header();
-            let when = match h.origin {
-                LogOrigin::Roll => "when it rolled from it",
-                LogOrigin::Open => "when recovery read it before starting the log",
-            };
             (
-                h.prev_log,
-                h.prev_len,
-                format!(
-                    "log {} recorded it as {} bytes long {when}",
-                    h.number, h.prev_len
-                ),
+                r.log,
+                r.len,
+                format!("{} recorded it as at least {} bytes long", r.by, r.len),
             )
         })
         .collect();
+    recorded.extend(
+        readers
+            .iter()
+            .filter(|r| r.header().version >= 3 && r.header().prev_len > 0)
+            .map(|r| {
+                let h = r.header();
+                let when = match h.origin {
+                    LogOrigin::Roll => "when it rolled from it",
+                    LogOrigin::Open => "when recovery read it before starting the log",
+                };
+                (
+                    h.prev_log,
+                    h.prev_len,
+                    format!(
+                        "log {} recorded it as {} bytes long {when}",
+                        h.number, h.prev_len
+                    ),
+                )
+            }),
+    );
     let pending: VecDeque<WalReader> = readers
         .into_iter()
         .map(|r| {

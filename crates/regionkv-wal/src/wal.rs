@@ -153,6 +153,9 @@ enum Wait {
 struct LogWriter {
     file: Box<dyn WritableFile>,
     number: u64,
+    /// Its header's creation time: with the number, what names this log in a
+    /// [`Wal::synced_position`] (numbers restart if the directory is emptied).
+    created_ms: i64,
     /// The file's length as last reserved (see [`WalConfig::preallocate`]): appends below it
     /// fill a zero tail instead of growing the file.
     reserved: u64,
@@ -247,6 +250,22 @@ struct State {
     stats: WalStats,
     /// Why the [`Ownership`] said no, once it did: no log is deleted after that.
     disowned: Option<String>,
+    /// The last log position known durable: (log number, file length after its last
+    /// sync). Regions record it in their manifests at a flush, as evidence of how long
+    /// that log is (see [`Wal::synced_position`]).
+    synced_to: Option<SyncedPosition>,
+}
+
+/// A position of the log known to be on disk (see [`Wal::synced_position`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncedPosition {
+    /// The log's number.
+    pub log: u64,
+    /// Its header's creation time: numbers restart when the directory is emptied, so the
+    /// number alone could name another log later.
+    pub created_ms: i64,
+    /// The log's length after its last sync.
+    pub len: u64,
 }
 
 /// What the WAL's threads share.
@@ -318,6 +337,7 @@ fn create_log(
         reserved: file.len(),
         file,
         number,
+        created_ms: header.created_ms,
     })
 }
 
@@ -439,6 +459,7 @@ impl Wal {
                 accounting,
                 next_number: number + 1,
                 stats: WalStats::default(),
+                synced_to: None,
                 disowned,
             }),
             progress: Condvar::new(),
@@ -617,6 +638,16 @@ impl Wal {
     /// The live log files, oldest first; the last is the current one.
     pub fn log_files(&self) -> Vec<PathBuf> {
         self.shared.state.lock().accounting.paths()
+    }
+
+    /// The last position of the log known to be on disk: which log, and its length after
+    /// its last `fdatasync`; `None` before the first sync. A flush records it in the
+    /// region's manifest: whatever happens later, that log holds at least that many bytes
+    /// of valid records, so finding it shorter is a truncation, not a torn tail. Syncs come
+    /// from `FSYNC_WAL` writes, the background syncer (every `async_sync_interval` for
+    /// `SYNC_WAL` and `ASYNC_WAL` writes) and rolls.
+    pub fn synced_position(&self) -> Option<SyncedPosition> {
+        self.shared.state.lock().synced_to
     }
 
     /// The counters.
@@ -821,6 +852,11 @@ impl Shared {
             st.synced = end;
             st.stats.syncs += 1;
             st.last_sync = sync_time;
+            st.synced_to = Some(SyncedPosition {
+                log: writer.number,
+                created_ms: writer.created_ms,
+                len: writer.file.len(),
+            });
         }
         if records > 0 {
             st.last_round_records = records;
@@ -868,10 +904,16 @@ impl Shared {
         let old_number = old.number;
         let written = st.written;
         let sync_old = st.synced < written;
+        let mut sealed = None;
         let result = MutexGuard::unlocked(st, || {
             // Sealed and synced before the next log exists: a log that has a successor is
             // complete, and the successor records its length.
             let sealed_len = old.seal()?;
+            sealed = Some(SyncedPosition {
+                log: old.number,
+                created_ms: old.created_ms,
+                len: sealed_len,
+            });
             fail::fail_point!("wal-roll-before-create");
             let new = create_log(
                 &*self.fs,
@@ -885,6 +927,9 @@ impl Shared {
             fail::fail_point!("wal-roll-after-create");
             Ok(new)
         });
+        if sealed.is_some() {
+            st.synced_to = sealed;
+        }
         match result {
             Ok(new) => {
                 st.synced = st.synced.max(written);

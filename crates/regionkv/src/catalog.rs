@@ -150,6 +150,9 @@ pub struct Catalog {
     pub tables: BTreeMap<String, TableEntry>,
     /// The next region id handed out (region ids only grow).
     pub next_region_id: u64,
+    /// The Db the catalog belongs to (its `REGIONKV` id), so a catalog copied from another
+    /// Db is refused; `None` in catalogs written before ids existed (the next open adds it).
+    pub db_id: Option<crate::db::DbId>,
 }
 
 impl Default for Catalog {
@@ -158,6 +161,7 @@ impl Default for Catalog {
             namespaces: ["default", "hbase"].iter().map(|s| s.to_string()).collect(),
             tables: BTreeMap::new(),
             next_region_id: 1,
+            db_id: None,
         }
     }
 }
@@ -354,13 +358,16 @@ impl Catalog {
                 v
             })
             .collect();
-        let body = json!({
+        let mut body = json!({
             "format": 1,
             "namespaces": self.namespaces.iter().collect::<Vec<_>>(),
             "next_region_id": self.next_region_id,
             "tables": tables,
-        })
-        .to_string();
+        });
+        if let Some(id) = &self.db_id {
+            body["db_id"] = Value::String(crate::db::db_id_hex(id));
+        }
+        let body = body.to_string();
         frame(MAGIC, &body)
     }
 
@@ -400,6 +407,13 @@ impl Catalog {
             .map(|n| n.as_str().map(str::to_string).ok_or("bad namespace"))
             .collect::<std::result::Result<BTreeSet<_>, _>>()?;
         let next_region_id = v["next_region_id"].as_u64().ok_or("no next_region_id")?;
+        let db_id = match &v["db_id"] {
+            Value::Null => None,
+            Value::String(hex) => {
+                Some(crate::db::parse_db_id(hex).ok_or_else(|| format!("bad db_id {hex:?}"))?)
+            }
+            other => return Err(format!("bad db_id {other}")),
+        };
         let mut tables = BTreeMap::new();
         for t in v["tables"].as_array().ok_or("no tables")? {
             let (d, state) = descriptor_from_json(t)?;
@@ -438,6 +452,7 @@ impl Catalog {
             namespaces,
             tables,
             next_region_id,
+            db_id,
         })
     }
 

@@ -498,6 +498,55 @@ fn write_identity(fs: &dyn Fs, dir: &Path, id: &DbId) -> Result<()> {
     Ok(())
 }
 
+/// What the manifests of the regions `catalog` lists recorded of the WAL's logs at their
+/// last flush (`Manifest::wal_mark`), the longest per log: evidence replay holds the logs
+/// to. A manifest that cannot be read is left to the region's open to report.
+pub(crate) fn recorded_wal_lengths(
+    fs: &dyn Fs,
+    dir: &Path,
+    catalog: &Catalog,
+) -> Vec<regionkv_wal::RecordedLength> {
+    let mut by_log: BTreeMap<(u64, i64), regionkv_wal::RecordedLength> = BTreeMap::new();
+    for (name, entry) in &catalog.tables {
+        for r in &entry.regions {
+            let encoded = r.info.encoded_name();
+            let rdir = crate::layout::table_dir(dir, name).join(&encoded);
+            let Ok(Some(m)) = regionkv_region::Manifest::read(fs, &rdir) else {
+                continue;
+            };
+            let Some(mark) = m.wal_mark else {
+                continue;
+            };
+            let key = (mark.log, mark.created_ms);
+            if by_log.get(&key).is_none_or(|known| known.len < mark.len) {
+                by_log.insert(
+                    key,
+                    regionkv_wal::RecordedLength {
+                        log: mark.log,
+                        created_ms: mark.created_ms,
+                        len: mark.len,
+                        by: format!("the manifest of region {encoded} (at its last flush)"),
+                    },
+                );
+            }
+        }
+    }
+    by_log.into_values().collect()
+}
+
+/// The error for a catalog that names another Db than the one in `dir`.
+pub(crate) fn foreign_catalog(dir: &Path, catalog: &Catalog, id: &DbId) -> Error {
+    Error::Corrupt {
+        path: Catalog::path(dir),
+        offset: 12,
+        reason: format!(
+            "the catalog belongs to another database (db id {}), not to this one ({})",
+            catalog.db_id.as_ref().map(db_id_hex).unwrap_or_default(),
+            db_id_hex(id)
+        ),
+    }
+}
+
 /// A fresh Db id from the operating system's random source (with the time, the process id
 /// and a counter mixed in should that fail: unique enough to tell Dbs apart).
 fn new_db_id() -> DbId {
@@ -520,7 +569,7 @@ pub fn db_id_hex(id: &DbId) -> String {
     id.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn parse_db_id(hex: &str) -> Option<DbId> {
+pub(crate) fn parse_db_id(hex: &str) -> Option<DbId> {
     if hex.len() != 32 {
         return None;
     }
@@ -600,13 +649,28 @@ impl Db {
         // Before anything is written (the WAL's new log): a directory whose catalog is
         // lost is refused, never taken for a new, empty database.
         let catalog = match Catalog::read(fs.as_ref(), &dir)? {
+            Some(c) if c.db_id.is_some_and(|id| id != db_id) => {
+                return Err(foreign_catalog(&dir, &c, &db_id));
+            }
+            Some(c) if c.db_id.is_none() => {
+                // Written before catalogs named their Db: name it now.
+                let c = Catalog {
+                    db_id: Some(db_id),
+                    ..c
+                };
+                c.write(fs.as_ref(), &dir)?;
+                c
+            }
             Some(c) => c,
             None => {
                 let regions = crate::layout::count_region_dirs(fs.as_ref(), &dir)?;
                 if regions > 0 {
                     return Err(Error::CatalogMissing { dir, regions });
                 }
-                let c = Catalog::default();
+                let c = Catalog {
+                    db_id: Some(db_id),
+                    ..Catalog::default()
+                };
                 c.write(fs.as_ref(), &dir)?;
                 c
             }
@@ -621,6 +685,7 @@ impl Db {
             },
             options.wal_recovery,
             lock.clone(),
+            &recorded_wal_lengths(fs.as_ref(), &dir, &catalog),
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
         let (flusher, compact_split) = if options.background {

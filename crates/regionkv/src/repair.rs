@@ -267,7 +267,7 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
         let catalog = repair_catalog(fs.as_ref(), &dir, &mut report)?;
         repair_storefiles(fs.as_ref(), &dir, &catalog, &mut report)?;
         let db_id = crate::db::read_db_id(fs.as_ref(), &dir)?;
-        check_wal(fs.as_ref(), &dir, db_id, &mut report)?
+        check_wal(fs.as_ref(), &dir, &catalog, db_id, &mut report)?
     };
     if !damaged_logs.is_empty() {
         let opts = DbOptions {
@@ -318,7 +318,14 @@ fn wal_max_seq_ids(fs: &dyn Fs, dir: &Path) -> Result<BTreeMap<String, u64>> {
 /// table directories it does not list (see the module docs). Writes the catalog only when
 /// every table came out consistent.
 fn repair_catalog(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<Catalog> {
-    let existing = match Catalog::read(fs, dir) {
+    let db_id = crate::db::read_db_id(fs, dir)?;
+    let read = Catalog::read(fs, dir).and_then(|c| match (c, db_id) {
+        (Some(c), Some(id)) if c.db_id.is_some_and(|theirs| theirs != id) => {
+            Err(crate::db::foreign_catalog(dir, &c, &id))
+        }
+        (c, _) => Ok(c),
+    });
+    let existing = match read {
         Ok(c) => c,
         Err(e @ Error::Corrupt { .. }) => {
             let path = Catalog::path(dir);
@@ -337,6 +344,7 @@ fn repair_catalog(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<
     }
     let rebuilding = existing.is_none();
     let mut catalog = existing.unwrap_or_default();
+    catalog.db_id = catalog.db_id.or(db_id);
     let wal_seq = wal_max_seq_ids(fs, dir)?;
     let mut problems = Vec::new();
     let mut changed = rebuilding;
@@ -505,6 +513,7 @@ fn entry_path(
 fn check_wal(
     fs: &dyn Fs,
     dir: &Path,
+    catalog: &Catalog,
     db_id: Option<crate::db::DbId>,
     report: &mut RepairReport,
 ) -> Result<Vec<PathBuf>> {
@@ -518,7 +527,10 @@ fn check_wal(
         .filter(|n| n.ends_with(".log"))
         .count();
     let mut damaged = Vec::new();
-    for (path, e) in regionkv_wal::verify_logs(fs, &wal_dir, db_id).map_err(region_err)? {
+    let recorded = crate::db::recorded_wal_lengths(fs, dir, catalog);
+    for (path, e) in
+        regionkv_wal::verify_logs(fs, &wal_dir, db_id, &recorded).map_err(region_err)?
+    {
         tracing::warn!(log = %path.display(), error = %e, "damaged WAL log");
         // How much the salvage will skip.
         if let Ok(r) = WalReader::open(fs, &path) {

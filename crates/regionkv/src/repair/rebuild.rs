@@ -131,6 +131,14 @@ pub(crate) fn rebuild_table(
             None
         }
     };
+    if let Some(i) = info.as_ref().filter(|i| i.descriptor.name != name) {
+        return Ok(Rebuilt::Refused(vec![format!(
+            "{} describes table {}, but was found in the directory of table {name} (delete it to \
+             rebuild the table with the families of its manifests at default options)",
+            TableInfo::path(tdir).display(),
+            i.descriptor.name
+        )]));
+    }
     if let Some(i) = info
         .as_ref()
         .filter(|i| i.state.is_leftover_when_unlisted())
