@@ -596,6 +596,15 @@ fn seed_db_files() -> (
             .clock(Arc::new(clock.clone()))
             .fs(Arc::new(mem.clone()))
     };
+    // A fixed Db id (a new Db draws a random one), so the seeds are the same on every run:
+    // the catalog and every WAL log header carry it.
+    mem.create_dir_all(Path::new("/db")).expect("MemFs makes directories");
+    regionkv_fs::write_atomic(
+        &mem,
+        Path::new("/db/REGIONKV"),
+        b"regionkv\nformat 1\nid 5eed5eed5eed5eed5eed5eed5eed5eed\n",
+    )
+    .expect("MemFs writes files");
     let db = Db::open("/db", opts()).expect("a Db on MemFs opens");
     let mut cf = ColumnFamilyDescriptor::new(b"cf").expect("valid family");
     cf.block_size = 1024;
