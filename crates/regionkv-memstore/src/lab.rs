@@ -231,13 +231,16 @@ struct Chunk {
     memory: ChunkMemory,
     /// Offset of the first free byte. Never exceeds `memory.len()`.
     next_free: AtomicUsize,
+    /// The chunk belongs to the arena's pool and goes back to it when the arena drops.
+    pooled: bool,
 }
 
 impl Chunk {
-    fn new(memory: ChunkMemory) -> Self {
+    fn new(memory: ChunkMemory, pooled: bool) -> Self {
         Self {
             memory,
             next_free: AtomicUsize::new(0),
+            pooled,
         }
     }
 
@@ -290,43 +293,62 @@ impl Chunk {
 ///
 /// A flushed segment gives its full-size chunks back here; the next arena that needs a
 /// full-size chunk takes one instead of allocating (a segment's first, smaller chunks are
-/// allocated and freed directly: see the module docs). At most `max_pooled_chunks` idle
-/// chunks are kept; a chunk given back to a full pool is freed (HBase instead caps the
-/// number of chunks that belong to the pool, in use or idle; both bound the idle memory by
-/// the same number).
+/// allocated and freed directly: see the module docs).
+///
+/// As in HBase's `MemStoreChunkPool`, the pool owns at most `max_pooled_chunks` chunks, in
+/// use or idle. An arena asking when none is idle gets a new pool chunk while the pool owns
+/// fewer, and otherwise a transient chunk, freed when the arena drops. So the idle chunks
+/// and the pool chunks in use together stay within `max_pooled_chunks` chunks: with the
+/// Db's pool sized to the global memstore budget, idle chunks only hold memory the
+/// memstores gave back and the budget would allow them to take again, instead of adding a
+/// second budget's worth beside it (what a cap on idle chunks alone allowed).
 pub struct ChunkPool {
     chunk_size: usize,
     max_pooled_chunks: usize,
-    idle: Mutex<Vec<ChunkMemory>>,
+    state: Mutex<PoolState>,
     created: AtomicU64,
     reused: AtomicU64,
     returned: AtomicU64,
     dropped: AtomicU64,
 }
 
+/// The chunks a [`ChunkPool`] holds. Invariant: `idle.len() <= owned <= max_pooled_chunks`.
+struct PoolState {
+    /// Pool chunks no arena uses now.
+    idle: Vec<ChunkMemory>,
+    /// Pool chunks in existence, in use or idle.
+    owned: usize,
+}
+
 /// Counters of a [`ChunkPool`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChunkPoolStats {
-    /// Chunks allocated because the pool was empty when an arena asked.
+    /// Chunks allocated because no pooled one was idle when an arena asked (pool chunks
+    /// and transient ones).
     pub created: u64,
     /// Requests served with a pooled chunk.
     pub reused: u64,
     /// Chunks idle in the pool now.
     pub pooled: u64,
-    /// Chunks given back and kept.
+    /// Chunks that belong to the pool now, in use or idle (at most its maximum).
+    pub owned: u64,
+    /// Pool chunks given back and kept.
     pub returned: u64,
-    /// Chunks given back and freed because the pool was full.
+    /// Transient chunks freed when given back (taken while the pool owned its maximum).
     pub dropped: u64,
 }
 
 impl ChunkPool {
-    /// A pool of `chunk_size`-byte chunks that keeps at most `max_pooled_chunks` idle ones.
-    /// It starts empty (HBase can pre-allocate a fraction; regionkv does not).
+    /// A pool of `chunk_size`-byte chunks that owns at most `max_pooled_chunks` of them, in
+    /// use or idle. It starts empty (HBase can pre-allocate a fraction; regionkv does not).
     pub fn new(chunk_size: usize, max_pooled_chunks: usize) -> Arc<Self> {
         Arc::new(Self {
             chunk_size,
             max_pooled_chunks,
-            idle: Mutex::new(Vec::new()),
+            state: Mutex::new(PoolState {
+                idle: Vec::new(),
+                owned: 0,
+            }),
             created: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             returned: AtomicU64::new(0),
@@ -339,45 +361,54 @@ impl ChunkPool {
         self.chunk_size
     }
 
-    /// Most idle chunks kept.
+    /// Most chunks the pool owns, in use or idle (HBase's `maxCount`).
     pub fn max_pooled_chunks(&self) -> usize {
         self.max_pooled_chunks
     }
 
     /// The counters now.
     pub fn stats(&self) -> ChunkPoolStats {
-        let pooled = self.idle.lock().len() as u64;
+        let (pooled, owned) = {
+            let state = self.state.lock();
+            (state.idle.len() as u64, state.owned as u64)
+        };
         ChunkPoolStats {
             created: self.created.load(Ordering::Relaxed),
             reused: self.reused.load(Ordering::Relaxed),
             pooled,
+            owned,
             returned: self.returned.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
         }
     }
 
-    fn take(&self) -> ChunkMemory {
-        let pooled = self.idle.lock().pop();
-        match pooled {
-            Some(memory) => {
-                self.reused.fetch_add(1, Ordering::Relaxed);
-                memory
-            }
-            None => {
-                self.created.fetch_add(1, Ordering::Relaxed);
-                ChunkMemory::allocate(self.chunk_size)
-            }
+    /// A full-size chunk, and whether it belongs to the pool: an idle pool chunk, else a
+    /// new pool chunk while the pool owns fewer than its maximum, else a transient one.
+    fn take(&self) -> (ChunkMemory, bool) {
+        let mut state = self.state.lock();
+        if let Some(memory) = state.idle.pop() {
+            drop(state);
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return (memory, true);
         }
+        let pooled = state.owned < self.max_pooled_chunks;
+        if pooled {
+            state.owned += 1;
+        }
+        // Allocated outside the lock, so that other arenas need not wait for it.
+        drop(state);
+        self.created.fetch_add(1, Ordering::Relaxed);
+        (ChunkMemory::allocate(self.chunk_size), pooled)
     }
 
-    fn give_back(&self, memory: ChunkMemory) {
-        let mut idle = self.idle.lock();
-        if idle.len() < self.max_pooled_chunks && memory.len() == self.chunk_size {
-            idle.push(memory);
-            drop(idle);
+    /// Takes back a chunk that [`Self::take`] gave out: a pool chunk becomes idle (there is
+    /// room: the pool owns it), a transient one is freed.
+    fn give_back(&self, memory: ChunkMemory, pooled: bool) {
+        debug_assert_eq!(memory.len(), self.chunk_size);
+        if pooled {
+            self.state.lock().idle.push(memory);
             self.returned.fetch_add(1, Ordering::Relaxed);
         } else {
-            drop(idle);
             drop(memory);
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
@@ -517,12 +548,12 @@ impl MemStoreLab {
             return 0;
         }
         let size = self.next_chunk_size(chunks.last().map(|c| c.memory.len()), needed);
-        let memory = match &self.pool {
+        let (memory, pooled) = match &self.pool {
             // Only full-size chunks are pooled (module docs).
             Some(pool) if size == pool.chunk_size() => pool.take(),
-            _ => ChunkMemory::allocate(size),
+            _ => (ChunkMemory::allocate(size), false),
         };
-        let chunk = Arc::new(Chunk::new(memory));
+        let chunk = Arc::new(Chunk::new(memory, pooled));
         self.current
             .store(Arc::as_ptr(&chunk).cast_mut(), Ordering::Release);
         chunks.push(chunk);
@@ -577,8 +608,9 @@ impl Drop for MemStoreLab {
                 continue;
             };
             match &self.pool {
+                // Transient full-size chunks too: the pool counts them as dropped.
                 Some(pool) if chunk.memory.len() == pool.chunk_size() => {
-                    pool.give_back(chunk.memory);
+                    pool.give_back(chunk.memory, chunk.pooled);
                 }
                 _ => drop(chunk.memory),
             }
@@ -907,6 +939,42 @@ mod tests {
         }
         let s = pool.stats();
         assert_eq!((s.pooled, s.returned, s.dropped), (2, 4, 4));
+    }
+
+    #[test]
+    fn the_pool_owns_at_most_its_maximum_in_use_or_idle() {
+        // HBase's MemStoreChunkPool rule: chunks taken once the pool owns its maximum are
+        // transient, so idle chunks never add to the chunks in use beyond the maximum.
+        let pool = ChunkPool::new(64, 3);
+        let fill = |lab: &MemStoreLab, n: u8| {
+            for i in 0..n {
+                lab.copy_cell(&[i; 62], &[], &[]);
+            }
+        };
+        let a = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&a, 2);
+        let b = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&b, 2);
+        let s = pool.stats();
+        assert_eq!(
+            (s.created, s.owned, s.pooled),
+            (4, 3, 0),
+            "b's second is transient"
+        );
+        drop(a);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.pooled, s.owned), (2, 2, 3));
+        let c = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&c, 3);
+        let s = pool.stats();
+        // Two idle pool chunks reused, and a transient third: b still holds a pool chunk.
+        assert_eq!((s.reused, s.created, s.pooled, s.owned), (2, 5, 0, 3));
+        drop(b);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.dropped, s.pooled), (3, 1, 1));
+        drop(c);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.dropped, s.pooled, s.owned), (5, 2, 3, 3));
     }
 
     #[test]
