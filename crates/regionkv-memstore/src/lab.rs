@@ -30,11 +30,13 @@
 //! links, or a kernel with THP set to `always`) the first byte written makes all 2 MiB
 //! resident. The growth costs a store that fills up about ten more allocations per segment
 //! (4 KiB, 8 KiB … 1 MiB: 2 MiB in all before the first full chunk), and while it grows a
-//! segment holds at most about twice the bytes it stores. Only full-size chunks come from
-//! and go back to the [`ChunkPool`]: pooled chunks must be interchangeable, and the small
-//! ones are cheap to allocate. Every chunk counts in the segment's heap size at its full
-//! length from the moment it is taken (`size.rs`), so the Db-wide memstore budget sees
-//! the slack too.
+//! segment holds at most about twice the bytes it stores; under mimalloc with huge pages
+//! the small chunks also cost a fixed 6 MiB or so of RSS (measured once per process, not
+//! per store or segment: they fill huge pages only in part; `docs/benchmarks.md`, "Memory
+//! per store"). Only full-size chunks come from and go back to the [`ChunkPool`]: pooled
+//! chunks must be interchangeable, and the small ones are cheap to allocate. Every chunk
+//! counts in the segment's heap size at its full length from the moment it is taken
+//! (`size.rs`), so the Db-wide memstore budget sees the slack too.
 //!
 //! The arena owns every cell byte of its segment: cells up to `max_alloc` bytes are copied
 //! into chunks; larger ones (or all, with MSLAB off) get a heap buffer of their own, linked
