@@ -1,12 +1,13 @@
-//! The MSLAB arena: fixed-size chunks that a segment copies its cells into with a bump
-//! pointer, and the chunk pool shared by every memstore of a database (HBase's
-//! `MemStoreLABImpl`, `Chunk` and `ChunkCreator`).
+//! The MSLAB arena: chunks that a segment copies its cells into with a bump pointer, and the
+//! chunk pool shared by every memstore of a database (HBase's `MemStoreLABImpl`, `Chunk` and
+//! `ChunkCreator`).
 //!
 //! Why regionkv has an arena (HBase's reason, JVM heap fragmentation, does not apply to a
 //! program without a moving garbage collector):
 //!
-//! 1. **Allocation cost.** One `malloc` per 2 MiB chunk instead of one per cell; the common
-//!    path of an insert is one compare-and-swap on the chunk's offset and a `memcpy`.
+//! 1. **Allocation cost.** One `malloc` per chunk (2 MiB once a segment has grown) instead of
+//!    one per cell; the common path of an insert is one compare-and-swap on the chunk's
+//!    offset and a `memcpy`.
 //! 2. **Locality.** The cells of a segment sit next to each other in a few large blocks, in
 //!    insertion order, instead of being interleaved with every other allocation of the
 //!    process; and there is no per-allocation header or size-class rounding between them.
@@ -17,18 +18,39 @@
 //!
 //! `docs/benchmarks.md` ("MemStore") measures 1 to 3 with MSLAB on and off.
 //!
+//! **Chunks are taken lazily, and a segment's first chunks are small.** An arena takes no
+//! chunk until its first cell (as HBase's `MemStoreLABImpl` makes its first chunk on the
+//! first copy). Its first chunk is `initial_chunk_size` bytes (4 KiB by default), each later
+//! one twice the one before, up to `chunk_size`; a record that does not fit the next size
+//! gets the smallest power of two that holds it instead (never more than `chunk_size`, which
+//! holds any record up to `max_alloc`). The reason is memory outside the budget (issue 24):
+//! a store with a few unflushed cells should cost a few KiB, not a whole 2 MiB chunk. With
+//! a full-size first chunk, 1,000 families with one cell each held 2 GB of RSS, because
+//! where large blocks get transparent huge pages (mimalloc, which the `regionkv` binary
+//! links, or a kernel with THP set to `always`) the first byte written makes all 2 MiB
+//! resident. The growth costs a store that fills up about ten more allocations per segment
+//! (4 KiB, 8 KiB … 1 MiB: 2 MiB in all before the first full chunk), and while it grows a
+//! segment holds at most about twice the bytes it stores; under mimalloc with huge pages
+//! the small chunks also cost a fixed 6 MiB or so of RSS (measured once per process, not
+//! per store or segment: they fill huge pages only in part; `docs/benchmarks.md`, "Memory
+//! per store"). Only full-size chunks come from and go back to the [`ChunkPool`]: pooled
+//! chunks must be interchangeable, and the small ones are cheap to allocate. Every chunk
+//! counts in the segment's heap size at its full length from the moment it is taken
+//! (`size.rs`), so the Db-wide memstore budget sees the slack too.
+//!
 //! The arena owns every cell byte of its segment: cells up to `max_alloc` bytes are copied
 //! into chunks; larger ones (or all, with MSLAB off) get a heap buffer of their own, linked
 //! into a list the arena frees when it drops. Both hold a cell record (`record.rs`). Nothing
 //! is freed before the arena drops, so a record's address stays valid and unique for the
-//! segment's whole life; the skiplist relies on that.
+//! segment's whole life; the skiplist relies on that. A record never straddles two chunks.
 //!
 //! Concurrency: `MemStoreLab::copy_cell` may be called from any number of threads at once.
 //! A thread reserves its bytes in the current chunk by a compare-and-swap on the chunk's
 //! `next_free` offset, so reservations never overlap; when a cell does not fit, one thread
 //! (under the `chunks` mutex) retires the chunk and installs a new one while the others wait
 //! for that mutex and then retry on the new chunk. Own buffers are pushed on their list by a
-//! compare-and-swap on its head.
+//! compare-and-swap on its head. The chunk size only changes under that mutex, so the
+//! lock-free path is the same for small and full-size chunks.
 
 use crate::record;
 use parking_lot::Mutex;
@@ -55,6 +77,9 @@ pub const DEFAULT_MSLAB_ENABLED: bool = true;
 pub const DEFAULT_CHUNK_SIZE: usize = 2 * 1024 * 1024;
 /// HBase's default for [`MAX_ALLOC_KEY`]: 256 KiB.
 pub const DEFAULT_MAX_ALLOC: usize = 256 * 1024;
+/// regionkv's default for [`MemStoreConfig::initial_chunk_size`]: 4 KiB, one page. HBase
+/// has no such setting (all its chunks are [`CHUNK_SIZE_KEY`] bytes).
+pub const DEFAULT_INITIAL_CHUNK_SIZE: usize = 4 * 1024;
 
 /// How one memstore lays out its cells.
 ///
@@ -64,13 +89,18 @@ pub const DEFAULT_MAX_ALLOC: usize = 256 * 1024;
 /// * `max_alloc` larger than the chunk size is lowered to the chunk size (a larger request
 ///   could never fit in a fresh chunk);
 /// * `chunk_size == 0` or `max_alloc == 0` means every cell gets its own buffer, as with
-///   `mslab_enabled == false`.
+///   `mslab_enabled == false`;
+/// * `initial_chunk_size` of 0 or above the chunk size means every chunk is full-size
+///   (HBase's layout).
 #[derive(Clone, Debug)]
 pub struct MemStoreConfig {
     /// Copy cells into chunks ([`MSLAB_ENABLED_KEY`]); `false`: one heap buffer per cell.
     pub mslab_enabled: bool,
-    /// Bytes per chunk ([`CHUNK_SIZE_KEY`]).
+    /// Bytes per full-size chunk ([`CHUNK_SIZE_KEY`]), the only size the pool holds.
     pub chunk_size: usize,
+    /// Bytes of a segment's first chunk; each later chunk doubles the one before until
+    /// `chunk_size` (see the module docs). Default [`DEFAULT_INITIAL_CHUNK_SIZE`].
+    pub initial_chunk_size: usize,
     /// Largest cell (key + value bytes) copied into a chunk ([`MAX_ALLOC_KEY`]).
     pub max_alloc: usize,
     /// Pool to take chunks from and give them back to; `None`: chunks are allocated and
@@ -79,11 +109,13 @@ pub struct MemStoreConfig {
 }
 
 impl Default for MemStoreConfig {
-    /// HBase's defaults: MSLAB on, 2 MiB chunks, 256 KiB max allocation, no pool.
+    /// HBase's defaults: MSLAB on, 2 MiB chunks, 256 KiB max allocation, no pool; plus
+    /// regionkv's 4 KiB first chunk.
     fn default() -> Self {
         Self {
             mslab_enabled: DEFAULT_MSLAB_ENABLED,
             chunk_size: DEFAULT_CHUNK_SIZE,
+            initial_chunk_size: DEFAULT_INITIAL_CHUNK_SIZE,
             max_alloc: DEFAULT_MAX_ALLOC,
             pool: None,
         }
@@ -94,6 +126,8 @@ impl Default for MemStoreConfig {
 #[derive(Clone, Debug)]
 pub(crate) struct LabSettings {
     pub(crate) chunk_size: usize,
+    /// Size of an arena's first chunk; `1..=chunk_size` whenever `chunk_size > 0`.
+    pub(crate) initial_chunk_size: usize,
     /// Largest record (header, key, value) copied into a chunk; 0: no chunks at all.
     pub(crate) max_alloc: usize,
     pub(crate) pool: Option<Arc<ChunkPool>>,
@@ -104,6 +138,7 @@ impl LabSettings {
     pub(crate) fn own_buffers_only() -> Self {
         Self {
             chunk_size: 0,
+            initial_chunk_size: 0,
             max_alloc: 0,
             pool: None,
         }
@@ -139,8 +174,13 @@ impl LabSettings {
         if chunk_size == 0 || max_alloc == 0 {
             return Self::own_buffers_only();
         }
+        let initial_chunk_size = match config.initial_chunk_size {
+            0 => chunk_size,
+            n => n.min(chunk_size),
+        };
         Self {
             chunk_size,
+            initial_chunk_size,
             max_alloc,
             pool: config.pool.clone(),
         }
@@ -193,13 +233,16 @@ struct Chunk {
     memory: ChunkMemory,
     /// Offset of the first free byte. Never exceeds `memory.len()`.
     next_free: AtomicUsize,
+    /// The chunk belongs to the arena's pool and goes back to it when the arena drops.
+    pooled: bool,
 }
 
 impl Chunk {
-    fn new(memory: ChunkMemory) -> Self {
+    fn new(memory: ChunkMemory, pooled: bool) -> Self {
         Self {
             memory,
             next_free: AtomicUsize::new(0),
+            pooled,
         }
     }
 
@@ -250,43 +293,64 @@ impl Chunk {
 /// Chunks kept for reuse across the memstores of one database (HBase's `ChunkCreator` with
 /// its `MemStoreChunkPool`).
 ///
-/// A flushed segment gives its chunks back here; the next arena that needs a chunk takes
-/// one instead of allocating. At most `max_pooled_chunks` idle chunks are kept; a chunk
-/// given back to a full pool is freed (HBase instead caps the number of chunks that belong
-/// to the pool, in use or idle; both bound the idle memory by the same number).
+/// A flushed segment gives its full-size chunks back here; the next arena that needs a
+/// full-size chunk takes one instead of allocating (a segment's first, smaller chunks are
+/// allocated and freed directly: see the module docs).
+///
+/// As in HBase's `MemStoreChunkPool`, the pool owns at most `max_pooled_chunks` chunks, in
+/// use or idle. An arena asking when none is idle gets a new pool chunk while the pool owns
+/// fewer, and otherwise a transient chunk, freed when the arena drops. So the idle chunks
+/// and the pool chunks in use together stay within `max_pooled_chunks` chunks: with the
+/// Db's pool sized to the global memstore budget, idle chunks only hold memory the
+/// memstores gave back and the budget would allow them to take again, instead of adding a
+/// second budget's worth beside it (what a cap on idle chunks alone allowed).
 pub struct ChunkPool {
     chunk_size: usize,
     max_pooled_chunks: usize,
-    idle: Mutex<Vec<ChunkMemory>>,
+    state: Mutex<PoolState>,
     created: AtomicU64,
     reused: AtomicU64,
     returned: AtomicU64,
     dropped: AtomicU64,
 }
 
+/// The chunks a [`ChunkPool`] holds. Invariant: `idle.len() <= owned <= max_pooled_chunks`.
+struct PoolState {
+    /// Pool chunks no arena uses now.
+    idle: Vec<ChunkMemory>,
+    /// Pool chunks in existence, in use or idle.
+    owned: usize,
+}
+
 /// Counters of a [`ChunkPool`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChunkPoolStats {
-    /// Chunks allocated because the pool was empty when an arena asked.
+    /// Chunks allocated because no pooled one was idle when an arena asked (pool chunks
+    /// and transient ones).
     pub created: u64,
     /// Requests served with a pooled chunk.
     pub reused: u64,
     /// Chunks idle in the pool now.
     pub pooled: u64,
-    /// Chunks given back and kept.
+    /// Chunks that belong to the pool now, in use or idle (at most its maximum).
+    pub owned: u64,
+    /// Pool chunks given back and kept.
     pub returned: u64,
-    /// Chunks given back and freed because the pool was full.
+    /// Transient chunks freed when given back (taken while the pool owned its maximum).
     pub dropped: u64,
 }
 
 impl ChunkPool {
-    /// A pool of `chunk_size`-byte chunks that keeps at most `max_pooled_chunks` idle ones.
-    /// It starts empty (HBase can pre-allocate a fraction; regionkv does not).
+    /// A pool of `chunk_size`-byte chunks that owns at most `max_pooled_chunks` of them, in
+    /// use or idle. It starts empty (HBase can pre-allocate a fraction; regionkv does not).
     pub fn new(chunk_size: usize, max_pooled_chunks: usize) -> Arc<Self> {
         Arc::new(Self {
             chunk_size,
             max_pooled_chunks,
-            idle: Mutex::new(Vec::new()),
+            state: Mutex::new(PoolState {
+                idle: Vec::new(),
+                owned: 0,
+            }),
             created: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             returned: AtomicU64::new(0),
@@ -299,45 +363,54 @@ impl ChunkPool {
         self.chunk_size
     }
 
-    /// Most idle chunks kept.
+    /// Most chunks the pool owns, in use or idle (HBase's `maxCount`).
     pub fn max_pooled_chunks(&self) -> usize {
         self.max_pooled_chunks
     }
 
     /// The counters now.
     pub fn stats(&self) -> ChunkPoolStats {
-        let pooled = self.idle.lock().len() as u64;
+        let (pooled, owned) = {
+            let state = self.state.lock();
+            (state.idle.len() as u64, state.owned as u64)
+        };
         ChunkPoolStats {
             created: self.created.load(Ordering::Relaxed),
             reused: self.reused.load(Ordering::Relaxed),
             pooled,
+            owned,
             returned: self.returned.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
         }
     }
 
-    fn take(&self) -> ChunkMemory {
-        let pooled = self.idle.lock().pop();
-        match pooled {
-            Some(memory) => {
-                self.reused.fetch_add(1, Ordering::Relaxed);
-                memory
-            }
-            None => {
-                self.created.fetch_add(1, Ordering::Relaxed);
-                ChunkMemory::allocate(self.chunk_size)
-            }
+    /// A full-size chunk, and whether it belongs to the pool: an idle pool chunk, else a
+    /// new pool chunk while the pool owns fewer than its maximum, else a transient one.
+    fn take(&self) -> (ChunkMemory, bool) {
+        let mut state = self.state.lock();
+        if let Some(memory) = state.idle.pop() {
+            drop(state);
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return (memory, true);
         }
+        let pooled = state.owned < self.max_pooled_chunks;
+        if pooled {
+            state.owned += 1;
+        }
+        // Allocated outside the lock, so that other arenas need not wait for it.
+        drop(state);
+        self.created.fetch_add(1, Ordering::Relaxed);
+        (ChunkMemory::allocate(self.chunk_size), pooled)
     }
 
-    fn give_back(&self, memory: ChunkMemory) {
-        let mut idle = self.idle.lock();
-        if idle.len() < self.max_pooled_chunks && memory.len() == self.chunk_size {
-            idle.push(memory);
-            drop(idle);
+    /// Takes back a chunk that [`Self::take`] gave out: a pool chunk becomes idle (there is
+    /// room: the pool owns it), a transient one is freed.
+    fn give_back(&self, memory: ChunkMemory, pooled: bool) {
+        debug_assert_eq!(memory.len(), self.chunk_size);
+        if pooled {
+            self.state.lock().idle.push(memory);
             self.returned.fetch_add(1, Ordering::Relaxed);
         } else {
-            drop(idle);
             drop(memory);
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
@@ -359,8 +432,8 @@ impl fmt::Debug for ChunkPool {
 pub(crate) struct Copied {
     /// The record (header, key, value); valid and unchanged until the arena drops.
     pub(crate) record: NonNull<u8>,
-    /// Bytes this call took from the allocator or the pool for a new chunk (0 unless it
-    /// opened one).
+    /// Bytes of the chunk this call took from the allocator or the pool (0 unless it opened
+    /// one; a segment's first chunks are smaller than the full chunk size).
     pub(crate) opened_chunk: u64,
     /// `None`: the record is in a chunk. `Some(n)`: it got a buffer of its own of `n` bytes
     /// (link, header, key, value).
@@ -378,8 +451,12 @@ pub(crate) const OWN_BUFFER_LINK_LEN: usize = size_of::<usize>();
 /// 2. `own_buffers` is null or the first of a singly linked list of own buffers, each a
 ///    leaked `Box<[u8]>` of `OWN_BUFFER_LINK_LEN + record length` bytes whose first bytes
 ///    hold the address of the next one (0 at the end); only `Drop` frees them.
+/// 3. Every chunk is `initial_chunk_size..=chunk_size` bytes (more than `initial_chunk_size`
+///    only to hold a record, or by doubling), and `max_alloc <= chunk_size`, so a fresh
+///    chunk always holds the record that asked for it.
 pub(crate) struct MemStoreLab {
     chunk_size: usize,
+    initial_chunk_size: usize,
     max_alloc: usize,
     pool: Option<Arc<ChunkPool>>,
     current: AtomicPtr<Chunk>,
@@ -392,6 +469,7 @@ impl MemStoreLab {
     pub(crate) fn new(settings: &LabSettings) -> Self {
         Self {
             chunk_size: settings.chunk_size,
+            initial_chunk_size: settings.initial_chunk_size,
             max_alloc: settings.max_alloc,
             pool: settings.pool.clone(),
             current: AtomicPtr::new(ptr::null_mut()),
@@ -407,7 +485,8 @@ impl MemStoreLab {
     pub(crate) fn copy_cell(&self, key: &[u8], value: &[u8], tags: &[u8]) -> Copied {
         let (header, header_len) = record::header(key, value, tags);
         let pieces = [&header[..header_len], key, value, tags];
-        if header_len + key.len() + value.len() + tags.len() > self.max_alloc {
+        let len = header_len + key.len() + value.len() + tags.len();
+        if len > self.max_alloc {
             return self.copy_to_own_buffer(&pieces);
         }
         let mut opened_chunk = 0u64;
@@ -424,7 +503,7 @@ impl MemStoreLab {
                     own_buffer: None,
                 };
             }
-            opened_chunk += self.replace_chunk(seen);
+            opened_chunk += self.replace_chunk(seen, len);
         }
     }
 
@@ -462,22 +541,36 @@ impl MemStoreLab {
         }
     }
 
-    /// Retires the chunk `seen` (null: none yet) and installs a fresh one, unless another
-    /// thread already did. Returns the bytes taken (0 if another thread did it).
-    fn replace_chunk(&self, seen: *mut Chunk) -> u64 {
+    /// Retires the chunk `seen` (null: none yet) and installs a fresh one that holds at
+    /// least `needed` bytes, unless another thread already replaced `seen`. Returns the
+    /// bytes taken (0 if another thread did it).
+    fn replace_chunk(&self, seen: *mut Chunk, needed: usize) -> u64 {
         let mut chunks = self.chunks.lock();
         if self.current.load(Ordering::Acquire) != seen {
             return 0;
         }
-        let memory = match &self.pool {
-            Some(pool) => pool.take(),
-            None => ChunkMemory::allocate(self.chunk_size),
+        let size = self.next_chunk_size(chunks.last().map(|c| c.memory.len()), needed);
+        let (memory, pooled) = match &self.pool {
+            // Only full-size chunks are pooled (module docs).
+            Some(pool) if size == pool.chunk_size() => pool.take(),
+            _ => (ChunkMemory::allocate(size), false),
         };
-        let chunk = Arc::new(Chunk::new(memory));
+        let chunk = Arc::new(Chunk::new(memory, pooled));
         self.current
             .store(Arc::as_ptr(&chunk).cast_mut(), Ordering::Release);
         chunks.push(chunk);
-        self.chunk_size as u64
+        size as u64
+    }
+
+    /// The size of the chunk after one of `last` bytes (`None`: the first chunk) for a
+    /// record of `needed` bytes: double the last one, or the initial size, or the smallest
+    /// power of two that holds the record if that is more; never above the chunk size.
+    /// REQUIRES: `needed <= self.max_alloc` (hence `<= self.chunk_size`), so the result
+    /// holds the record (invariant 3).
+    fn next_chunk_size(&self, last: Option<usize>, needed: usize) -> usize {
+        let grown = last.map_or(self.initial_chunk_size, |len| len.saturating_mul(2));
+        let fits = needed.checked_next_power_of_two().unwrap_or(usize::MAX);
+        grown.max(fits).min(self.chunk_size)
     }
 
     /// Chunks taken so far.
@@ -489,6 +582,11 @@ impl MemStoreLab {
     #[cfg(test)]
     pub(crate) fn used_bytes(&self) -> usize {
         self.chunks.lock().iter().map(|c| c.used()).sum()
+    }
+
+    /// Bytes of all the chunks taken so far (what they count in the segment's heap size).
+    pub(crate) fn chunk_bytes(&self) -> usize {
+        self.chunks.lock().iter().map(|c| c.memory.len()).sum()
     }
 
     /// Bytes of the chunks not holding records: the unused tails of retired chunks plus the
@@ -512,8 +610,11 @@ impl Drop for MemStoreLab {
                 continue;
             };
             match &self.pool {
-                Some(pool) => pool.give_back(chunk.memory),
-                None => drop(chunk.memory),
+                // Transient full-size chunks too: the pool counts them as dropped.
+                Some(pool) if chunk.memory.len() == pool.chunk_size() => {
+                    pool.give_back(chunk.memory, chunk.pooled);
+                }
+                _ => drop(chunk.memory),
             }
         }
         let mut next = std::mem::replace(self.own_buffers.get_mut(), ptr::null_mut());
@@ -539,6 +640,7 @@ impl fmt::Debug for MemStoreLab {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemStoreLab")
             .field("chunk_size", &self.chunk_size)
+            .field("initial_chunk_size", &self.initial_chunk_size)
             .field("max_alloc", &self.max_alloc)
             .field("chunks", &self.chunk_count())
             .field("pooled", &self.pool.is_some())
@@ -551,12 +653,33 @@ impl fmt::Debug for MemStoreLab {
 mod tests {
     use super::*;
 
+    /// An arena whose chunks are all `chunk_size` bytes (HBase's layout).
     fn lab(chunk_size: usize, max_alloc: usize, pool: Option<Arc<ChunkPool>>) -> MemStoreLab {
+        growing_lab(chunk_size, chunk_size, max_alloc, pool)
+    }
+
+    /// An arena whose first chunk is `initial` bytes.
+    fn growing_lab(
+        initial: usize,
+        chunk_size: usize,
+        max_alloc: usize,
+        pool: Option<Arc<ChunkPool>>,
+    ) -> MemStoreLab {
         MemStoreLab::new(&LabSettings {
             chunk_size,
+            initial_chunk_size: initial,
             max_alloc,
             pool,
         })
+    }
+
+    /// Copies a record of exactly `len` bytes (`len >= 13`): a 10-byte key and a value,
+    /// all `fill`.
+    fn copy_len(lab: &MemStoreLab, len: usize, fill: u8) -> Copied {
+        // The header is 1 byte for the key length and 1 (value under 128) or 2 for the value.
+        let value_len = if len - 12 < 128 { len - 12 } else { len - 13 };
+        assert_eq!(record::record_len(10, value_len, 0), len, "no such record");
+        lab.copy_cell(&[fill; 10], &vec![fill; value_len], &[])
     }
 
     fn read(lab: &MemStoreLab, at: NonNull<u8>) -> (Vec<u8>, Vec<u8>) {
@@ -663,6 +786,130 @@ mod tests {
         let settings = LabSettings::from_config(&cfg);
         assert_eq!(settings.chunk_size, 4096, "the pool's chunk size wins");
         assert_eq!(settings.max_alloc, 4096);
+        assert_eq!(settings.initial_chunk_size, DEFAULT_INITIAL_CHUNK_SIZE);
+    }
+
+    #[test]
+    fn the_first_chunk_size_is_kept_between_one_byte_and_the_chunk_size() {
+        let settings = |initial_chunk_size| {
+            LabSettings::from_config(&MemStoreConfig {
+                chunk_size: 8192,
+                max_alloc: 1024,
+                initial_chunk_size,
+                ..MemStoreConfig::default()
+            })
+            .initial_chunk_size
+        };
+        assert_eq!(settings(4096), 4096);
+        assert_eq!(settings(100), 100);
+        assert_eq!(settings(0), 8192, "0: full-size chunks only");
+        assert_eq!(settings(1 << 20), 8192, "capped at the chunk size");
+        assert_eq!(
+            LabSettings::from_config(&MemStoreConfig::default()).initial_chunk_size,
+            DEFAULT_INITIAL_CHUNK_SIZE
+        );
+        let off = MemStoreConfig {
+            mslab_enabled: false,
+            ..MemStoreConfig::default()
+        };
+        assert_eq!(LabSettings::from_config(&off).initial_chunk_size, 0);
+    }
+
+    #[test]
+    fn no_chunk_is_taken_before_the_first_cell() {
+        let lab = growing_lab(4096, 1 << 21, 1 << 18, None);
+        assert_eq!((lab.chunk_count(), lab.chunk_bytes()), (0, 0));
+        assert_eq!(lab.slack_bytes(), 0);
+        let copied = copy_len(&lab, 40, 1);
+        assert_eq!(
+            copied.opened_chunk, 4096,
+            "the first chunk is the small one"
+        );
+        assert_eq!((lab.chunk_count(), lab.chunk_bytes()), (1, 4096));
+        assert_eq!(lab.slack_bytes(), 4096 - 40);
+    }
+
+    #[test]
+    fn chunks_start_small_and_double_up_to_the_chunk_size() {
+        let lab = growing_lab(64, 1024, 1024, None);
+        let mut opened = Vec::new();
+        let mut placed = Vec::new();
+        // 100 records of 30 bytes: 2 fit in 64, 4 in 128, 8 in 256, 17 in 512, 34 in 1024.
+        for i in 0..100u8 {
+            let copied = copy_len(&lab, 30, i);
+            if copied.opened_chunk > 0 {
+                opened.push(copied.opened_chunk);
+            }
+            placed.push((copied.record, i));
+        }
+        assert_eq!(opened, [64, 128, 256, 512, 1024, 1024, 1024]);
+        assert_eq!(lab.chunk_bytes() as u64, opened.iter().sum::<u64>());
+        assert_eq!(lab.used_bytes(), 100 * 30);
+        assert_eq!(lab.slack_bytes(), lab.chunk_bytes() - 100 * 30);
+        for (at, fill) in placed {
+            assert_eq!(read(&lab, at).0[0], fill);
+        }
+    }
+
+    #[test]
+    fn a_record_larger_than_the_next_size_gets_a_chunk_that_holds_it() {
+        let lab = growing_lab(64, 4096, 4096, None);
+        // (record length, chunk it opens): 300 bytes skip 64..256 and open 512; 30 fit in
+        // what is left; 1000 open 1024 (the doubling and the fit agree); 3000 open the
+        // full 4096 although the doubling says 2048; a record of exactly the chunk size
+        // opens another full one, which it fills.
+        let cases: [(usize, u64); 5] = [
+            (300, 512),
+            (30, 0),
+            (1000, 1024),
+            (3000, 4096),
+            (4096, 4096),
+        ];
+        for (i, (len, opens)) in cases.into_iter().enumerate() {
+            let copied = copy_len(&lab, len, i as u8);
+            assert_eq!(copied.opened_chunk, opens, "record of {len} bytes");
+            assert_eq!(copied.own_buffer, None);
+            let (key, value) = read(&lab, copied.record);
+            assert_eq!(record::record_len(key.len(), value.len(), 0), len);
+            assert!(key.iter().chain(&value).all(|&b| b == i as u8));
+        }
+        assert_eq!(lab.chunk_bytes(), 512 + 1024 + 4096 + 4096);
+        assert_eq!(
+            lab.slack_bytes(),
+            lab.chunk_bytes() - (300 + 30 + 1000 + 3000 + 4096)
+        );
+    }
+
+    #[test]
+    fn only_full_size_chunks_come_from_and_go_back_to_the_pool() {
+        let pool = ChunkPool::new(1024, 8);
+        {
+            let lab = growing_lab(256, 1024, 1024, Some(Arc::clone(&pool)));
+            // 120-byte records, 2 in 256, 4 in 512, 8 in 1024, so 16 open 256, 512, 1024
+            // and 1024.
+            let opened: Vec<u64> = (0..16u8)
+                .map(|i| copy_len(&lab, 120, i).opened_chunk)
+                .filter(|&n| n > 0)
+                .collect();
+            assert_eq!(opened, [256, 512, 1024, 1024]);
+            assert_eq!(
+                pool.stats().created,
+                2,
+                "the small chunks are not the pool's"
+            );
+        }
+        let s = pool.stats();
+        assert_eq!((s.returned, s.dropped, s.pooled), (2, 0, 2));
+        {
+            let lab = growing_lab(256, 1024, 1024, Some(Arc::clone(&pool)));
+            for i in 0..16u8 {
+                let copied = copy_len(&lab, 120, i);
+                assert_eq!(read(&lab, copied.record).0[0], i);
+            }
+            let s = pool.stats();
+            assert_eq!((s.reused, s.created, s.pooled), (2, 2, 0));
+        }
+        assert_eq!(pool.stats().pooled, 2);
     }
 
     #[test]
@@ -697,16 +944,63 @@ mod tests {
     }
 
     #[test]
+    fn the_pool_owns_at_most_its_maximum_in_use_or_idle() {
+        // HBase's MemStoreChunkPool rule: chunks taken once the pool owns its maximum are
+        // transient, so idle chunks never add to the chunks in use beyond the maximum.
+        let pool = ChunkPool::new(64, 3);
+        let fill = |lab: &MemStoreLab, n: u8| {
+            for i in 0..n {
+                lab.copy_cell(&[i; 62], &[], &[]);
+            }
+        };
+        let a = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&a, 2);
+        let b = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&b, 2);
+        let s = pool.stats();
+        assert_eq!(
+            (s.created, s.owned, s.pooled),
+            (4, 3, 0),
+            "b's second is transient"
+        );
+        drop(a);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.pooled, s.owned), (2, 2, 3));
+        let c = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&c, 3);
+        let s = pool.stats();
+        // Two idle pool chunks reused, and a transient third: b still holds a pool chunk.
+        assert_eq!((s.reused, s.created, s.pooled, s.owned), (2, 5, 0, 3));
+        drop(b);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.dropped, s.pooled), (3, 1, 1));
+        drop(c);
+        let s = pool.stats();
+        assert_eq!((s.returned, s.dropped, s.pooled, s.owned), (5, 2, 3, 3));
+    }
+
+    #[test]
     fn concurrent_copies_get_disjoint_ranges_with_intact_bytes() {
-        const THREADS: usize = 4;
-        const PER_THREAD: usize = 5_000;
         // Small chunks so that chunk replacement races happen often; records over 512
         // bytes go to own buffers, so both paths race.
-        let lab = lab(4096, 512, None);
+        concurrent_copies(&lab(4096, 512, None));
+    }
+
+    #[test]
+    fn concurrent_copies_into_growing_chunks_get_disjoint_ranges_with_intact_bytes() {
+        // Threads race to replace chunks while the size still doubles (64 … 4096), and
+        // records larger than the next size ask for bigger chunks than the doubling.
+        for _ in 0..4 {
+            concurrent_copies(&growing_lab(64, 4096, 512, None));
+        }
+    }
+
+    fn concurrent_copies(lab: &MemStoreLab) {
+        const THREADS: usize = 4;
+        const PER_THREAD: usize = 5_000;
         let placed: Vec<Vec<(usize, usize, u8)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
-                    let lab = &lab;
                     s.spawn(move || {
                         let mut out = Vec::with_capacity(PER_THREAD);
                         for i in 0..PER_THREAD {
@@ -727,7 +1021,7 @@ mod tests {
         assert_eq!(all.len(), THREADS * PER_THREAD);
         for &(addr, len, fill) in &all {
             let at = NonNull::new(addr as *mut u8).unwrap();
-            let (k, v) = read(&lab, at);
+            let (k, v) = read(lab, at);
             assert_eq!(k.len() + v.len(), len);
             assert!(
                 k.iter().chain(&v).all(|&b| b == fill),
@@ -739,6 +1033,23 @@ mod tests {
         for pair in all.windows(2) {
             let end = pair[0].0 + record_len(pair[0].1);
             assert!(end <= pair[1].0, "records overlap: {pair:?}");
+        }
+        // No record in a chunk straddles the chunk's end.
+        let chunks: Vec<(usize, usize)> = lab
+            .chunks
+            .lock()
+            .iter()
+            .map(|c| {
+                let start = c.memory.block.cast::<u8>().as_ptr() as usize;
+                (start, start + c.memory.len())
+            })
+            .collect();
+        for &(addr, len, _) in all.iter().filter(|c| record_len(c.1) <= 512) {
+            let end = addr + record_len(len);
+            assert!(
+                chunks.iter().any(|&(s, e)| s <= addr && end <= e),
+                "record at {addr:#x}..{end:#x} is not inside one chunk"
+            );
         }
         let in_chunks: usize = all
             .iter()

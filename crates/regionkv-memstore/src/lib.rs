@@ -1,8 +1,9 @@
 //! The MemStore of one column family, as HBase's `DefaultMemStore`: an **active** segment
 //! that takes writes and at most one **snapshot** segment being flushed. A segment is a
 //! lock-free skiplist (crossbeam-skiplist) ordered by [`regionkv_cell::compare_keys`] whose
-//! cells' bytes live in an MSLAB arena of fixed-size chunks, optionally recycled through a
-//! [`ChunkPool`] shared by all memstores of a database.
+//! cells' bytes live in an MSLAB arena of chunks (taken at the first cell, 4 KiB at first and
+//! doubling up to 2 MiB, so a store with a few cells costs a few KiB), whose full-size chunks
+//! are optionally recycled through a [`ChunkPool`] shared by all memstores of a database.
 //!
 //! ```
 //! use regionkv_cell::{Cell, KeyValueScanner};
@@ -63,8 +64,8 @@
 //! |---|---|---|---|
 //! | `lab.rs` `unsafe impl Send`, `Sync for ChunkMemory` | a chunk's raw block crosses threads | it owns the block like a `Box`; concurrent writes go only to ranges reserved by CAS | `lab::tests::concurrent_copies_get_disjoint_ranges_with_intact_bytes` |
 //! | `lab.rs` `Drop for ChunkMemory` | `Box::from_raw` of the block | it came from `Box::leak`; freed once, when the arena drops, after every reader | `lab::tests::chunks_go_back_to_the_pool_up_to_its_bound_and_are_reused`, `tests/scanner_keeps_snapshot_alive.rs` |
-//! | `lab.rs` `Chunk::try_copy` | `copy_nonoverlapping` of header, key, value into the chunk | the range was reserved for this call alone by a compare-and-swap and lies inside the block | `lab::tests::*` |
-//! | `lab.rs` `MemStoreLab::copy_cell` | dereference of the `current` chunk pointer | it points into an `Arc<Chunk>` the arena holds until it drops | `lab::tests::concurrent_copies_get_disjoint_ranges_with_intact_bytes` |
+//! | `lab.rs` `Chunk::try_copy` | `copy_nonoverlapping` of header, key, value into the chunk | the range was reserved for this call alone by a compare-and-swap and lies inside the block (of whatever size the chunk is) | `lab::tests::*`, `lab::tests::concurrent_copies_into_growing_chunks_get_disjoint_ranges_with_intact_bytes` |
+//! | `lab.rs` `MemStoreLab::copy_cell` | dereference of the `current` chunk pointer | it points into an `Arc<Chunk>` the arena holds until it drops | `lab::tests::concurrent_copies_get_disjoint_ranges_with_intact_bytes`, `lab::tests::concurrent_copies_into_growing_chunks_get_disjoint_ranges_with_intact_bytes` |
 //! | `lab.rs` `MemStoreLab::copy_to_own_buffer` (2 blocks) | write the list link into a fresh own buffer; offset to its record | the buffer is unpublished and the offset inside it | `lab::tests::records_over_max_alloc_get_their_own_buffer`, `lab::tests::without_chunks_every_record_gets_its_own_buffer` |
 //! | `lab.rs` `Drop for MemStoreLab` | walk the own-buffer list, `Box::from_raw` each | each was leaked by `copy_to_own_buffer`, linked once, freed once; `&mut self` | as above, plus every MSLAB-off test |
 //! | `record.rs` `read_varint`, `parts` | read a record's header, `slice::from_raw_parts` over its key and value | callers pass complete, immutable records that outlive the borrow | `record::tests::headers_round_trip_across_varint_widths` and every scan |

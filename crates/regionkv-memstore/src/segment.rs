@@ -332,6 +332,12 @@ impl Segment {
         self.lab.chunk_count()
     }
 
+    /// Bytes of the arena chunks taken so far, at their full length (0 with MSLAB off, and
+    /// before the first cell: chunks are taken lazily).
+    pub fn arena_bytes(&self) -> u64 {
+        self.lab.chunk_bytes() as u64
+    }
+
     /// Bytes of arena chunks that hold no cell (unused chunk tails); 0 with MSLAB off.
     pub fn arena_slack(&self) -> u64 {
         self.lab.slack_bytes() as u64

@@ -8,15 +8,19 @@
 //!   stays in the arena until the flush, so the memory is really held. (HBase counts the same
 //!   with MSLAB on, in `Segment.updateMetaInfo`; with MSLAB off it counts nothing, because
 //!   its garbage collector frees the replaced cell, while here it stays until the flush.)
-//! * `heap_size`: the chunk size, on the add that had to open a chunk (a chunk is memory
-//!   held from the moment it is taken, so the slack at the end of chunks is counted);
+//! * `heap_size`: the size of the chunk, on the add that had to open one (a chunk is memory
+//!   held from the moment it is taken, so the slack at the end of chunks is counted; a
+//!   segment's first chunks are smaller than the full chunk size, `lab.rs`);
 //!   [`OWN_BUFFER_LINK_LEN`] + [`record_header_len`] + `n` + [`ALLOCATOR_OVERHEAD`] when the
 //!   cell got a buffer of its own (larger than `max_alloc`, or MSLAB off); plus
 //!   [`INDEX_ENTRY_OVERHEAD`] when the add created a skiplist node (a new key).
 //! * `cell_count`: 1 when the add created a node, 0 when the key was already there.
 //!
 //! So with MSLAB on, `heap_size = data_size + record headers + index entries + unused chunk
-//! bytes`, exactly.
+//! bytes`, exactly. This heap size, not the data size, is what a Db-wide memstore budget
+//! must count (HBase's `RegionServerAccounting` checks its on-heap water marks against the
+//! heap size): the memory a store holds, not only what its flush will write. (HBase's own
+//! heap size leaves chunk slack out; regionkv counts it, since it is held all the same.)
 
 use std::iter::Sum;
 use std::ops::{Add, AddAssign};
@@ -52,7 +56,8 @@ pub struct MemStoreSize {
     /// Bytes of cell keys and values (HBase's `dataSize`): what a flush will write, before
     /// block encoding and compression.
     pub data_size: u64,
-    /// Bytes of memory held (HBase's `heapSize`): cell bytes, index entries and arena slack.
+    /// Bytes of memory held (HBase's `heapSize`): cell bytes, record headers, index entries,
+    /// own buffers and arena slack.
     pub heap_size: u64,
     /// Cells in the index (HBase's `cellsCount`).
     pub cell_count: u64,

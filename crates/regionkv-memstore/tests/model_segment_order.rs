@@ -21,6 +21,8 @@ fn configs() -> Vec<(&'static str, MemStoreConfig)> {
             MemStoreConfig {
                 mslab_enabled: true,
                 chunk_size: 256,
+                // Chunks of 32, 64, 128 and then 256 bytes: the growth is exercised too.
+                initial_chunk_size: 32,
                 max_alloc: 64,
                 pool: None,
             },

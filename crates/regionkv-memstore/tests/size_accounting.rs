@@ -65,12 +65,39 @@ fn with_mslab_heap_is_chunks_plus_index_entries() {
         sum.heap_size,
         chunks * chunk as u64 + 1000 * INDEX_ENTRY_OVERHEAD
     );
+    assert_eq!(segment.arena_bytes(), chunks * chunk as u64);
     // heap = data + record headers + index entries + arena slack.
     let headers: u64 = cells.iter().map(header).sum();
     assert_eq!(headers, 2 * 1000, "2-byte headers for these cells");
     assert_eq!(
         sum.heap_size,
         data + headers + 1000 * INDEX_ENTRY_OVERHEAD + segment.arena_slack()
+    );
+}
+
+#[test]
+fn a_segments_first_chunks_are_small_and_each_counts_at_its_size() {
+    // The defaults: a 4 KiB first chunk, doubling up to 2 MiB.
+    let memstore = MemStore::default();
+    let cells = cells(1000, 50);
+    let first = memstore.add(cells[0].as_cell_ref());
+    assert_eq!(first.heap_size, 4096 + INDEX_ENTRY_OVERHEAD);
+    let sum = first + add_all(&memstore, &cells[1..]);
+    let data: u64 = cells.iter().map(|c| c.encoded_len() as u64).sum();
+    let headers: u64 = cells.iter().map(header).sum();
+    let segment = memstore.segments().pop().unwrap();
+    let chunks = segment.chunk_count() as u32;
+    // ~95 KB of records: chunks of 4, 8, 16, 32 and 64 KiB, none full-size yet.
+    assert_eq!(chunks, 5);
+    assert_eq!(segment.arena_bytes(), 4096 * (2u64.pow(chunks) - 1));
+    assert_eq!(sum, memstore.size());
+    assert_eq!(
+        sum.heap_size,
+        segment.arena_bytes() + 1000 * INDEX_ENTRY_OVERHEAD
+    );
+    assert_eq!(
+        segment.arena_bytes(),
+        data + headers + segment.arena_slack()
     );
 }
 

@@ -38,7 +38,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, OwnedKey};
-use regionkv_memstore::Segment;
+use regionkv_memstore::{MemStoreSize, Segment};
 use regionkv_wal::{Durability, WalEdit, WalKeyRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -97,7 +97,10 @@ pub struct Region {
     updates: RwLock<()>,
     flush_lock: Mutex<()>,
     compaction_lock: Mutex<()>,
+    /// Sum of the stores' memstore data sizes (cell bytes: what a flush writes).
     memstore_size: AtomicU64,
+    /// Sum of the stores' memstore heap sizes (memory held: what the Db-wide budget counts).
+    memstore_heap_size: AtomicU64,
     flushed: (Mutex<()>, Condvar),
     poisoned: Mutex<Option<String>>,
     /// Set when `close` starts: the closing flush asks for no split.
@@ -247,6 +250,7 @@ impl Region {
             flush_lock: Mutex::new(()),
             compaction_lock: Mutex::new(()),
             memstore_size: AtomicU64::new(0),
+            memstore_heap_size: AtomicU64::new(0),
             flushed: (Mutex::new(()), Condvar::new()),
             poisoned: Mutex::new(None),
             closing: AtomicBool::new(false),
@@ -363,7 +367,7 @@ impl Region {
                 let mut c = cell.clone();
                 c.set_seq_id(edit.key.seq_id);
                 let delta = store.add(c.as_cell_ref(), self.services.clock.now_millis());
-                self.account_add(delta.data_size);
+                self.account_add(delta);
                 applied = true;
             }
             if applied {
@@ -428,9 +432,15 @@ impl Region {
     pub fn metrics(&self) -> &RegionMetrics {
         &self.metrics
     }
-    /// Sum of the stores' memstore data sizes.
+    /// Sum of the stores' memstore data sizes: the cell bytes a flush would write (what
+    /// the flush size and the blocking size apply to).
     pub fn memstore_data_size(&self) -> u64 {
         self.memstore_size.load(Ordering::Acquire)
+    }
+    /// Sum of the stores' memstore heap sizes: the memory the memstores hold (arena chunks
+    /// with their slack, index entries, own buffers), which the Db-wide budget counts.
+    pub fn memstore_heap_size(&self) -> u64 {
+        self.memstore_heap_size.load(Ordering::Acquire)
     }
     /// A copy of the current manifest.
     pub fn manifest(&self) -> Manifest {
@@ -449,18 +459,21 @@ impl Region {
             .unwrap_or(0)
     }
 
-    fn account_add(&self, bytes: u64) {
-        self.memstore_size.fetch_add(bytes, Ordering::AcqRel);
-        self.services.global.add(bytes);
+    /// Counts what adds to the memstores reported, here and in the Db-wide budget.
+    fn account_add(&self, delta: MemStoreSize) {
+        self.memstore_size
+            .fetch_add(delta.data_size, Ordering::AcqRel);
+        self.memstore_heap_size
+            .fetch_add(delta.heap_size, Ordering::AcqRel);
+        self.services.global.add(delta);
     }
 
-    fn account_sub(&self, bytes: u64) {
-        let _ = self
-            .memstore_size
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
-                Some(s.saturating_sub(bytes))
-            });
-        self.services.global.sub(bytes);
+    /// Takes back what flushed snapshots held: a segment's size is exactly the sum of the
+    /// deltas its adds reported, so the counters return to what the other segments hold.
+    fn account_sub(&self, delta: MemStoreSize) {
+        crate::services::saturating_sub(&self.memstore_size, delta.data_size);
+        crate::services::saturating_sub(&self.memstore_heap_size, delta.heap_size);
+        self.services.global.sub(delta);
     }
 
     fn check_open(&self) -> Result<()> {
@@ -491,7 +504,9 @@ impl Region {
     }
 
     /// Waits (bounded) while this region's memstore is above its blocking size or the Db
-    /// is above its global limit (HBase's `checkResources`).
+    /// is above its global limit (HBase's `checkResources`). The blocking size is checked
+    /// against the data size, the global limit against the heap size the budget counts
+    /// (`services` module docs).
     fn check_resources(self: &Arc<Self>) -> Result<()> {
         let limit = self.blocking_size();
         if self.memstore_data_size() > limit {
@@ -520,7 +535,8 @@ impl Region {
         let global = &self.services.global;
         if global.size() > global.limit() {
             tracing::warn!(
-                size = global.size(),
+                heap_size = global.size(),
+                data_size = global.data_size(),
                 limit = global.limit(),
                 "blocking updates: global memstore above its limit"
             );
@@ -636,10 +652,10 @@ impl Region {
                 return Err(e);
             }
         }
-        let mut added = 0u64;
+        let mut added = MemStoreSize::ZERO;
         for c in &cells {
             if let Some(store) = self.stores.get(c.family()) {
-                added += store.add(c.as_cell_ref(), now).data_size;
+                added += store.add(c.as_cell_ref(), now);
             }
         }
         self.account_add(added);
@@ -838,13 +854,13 @@ impl Region {
                 .min()
                 .unwrap_or(0)
         };
-        let mut freed = 0u64;
+        let mut freed = MemStoreSize::ZERO;
         for (i, seg, h) in written {
             let store = stores[i].1;
             if let Some(h) = h {
                 store.commit_files(vec![h]);
             }
-            freed += seg.size().data_size;
+            freed += seg.size();
             store.memstore().clear_snapshot(seg.id());
         }
         self.account_sub(freed);
@@ -868,7 +884,8 @@ impl Region {
             region = %self.encoded,
             seq = flush_seq,
             files = result.files.len(),
-            freed,
+            freed = freed.data_size,
+            freed_heap = freed.heap_size,
             "flushed"
         );
         drop(_enter);

@@ -7,13 +7,24 @@
 //! limit, flush the largest regions first until the sum is below the lower limit. Writers
 //! wait (bounded) while a region is above its blocking size or the Db is above the global
 //! limit.
+//!
+//! Which size each check uses. The global limit, its lower limit and the "largest first"
+//! order use the memstores' **heap size** — the memory they hold: arena chunks at their
+//! full length (slack included), skiplist entries, own buffers — as HBase's
+//! `RegionServerAccounting` checks an on-heap memstore's water marks against the global
+//! heap size and `MemStoreFlusher` sorts regions by heap size under on-heap pressure. A
+//! budget of cell bytes alone left every store's chunk outside it: 1,000 families with one
+//! cell each held 2 GB under a 1 GiB limit (issue 24). A region's flush size and blocking
+//! size stay on the **data size** (what a flush writes), as they were; HBase 2 compares
+//! those with heap + off-heap size too, but its heap size has no chunk slack, and regionkv
+//! keeps a table's `MEMSTORE_FLUSHSIZE` meaning the bytes a flush writes.
 
 use crate::flush::policy::FlushPolicy;
 use crate::region::Region;
 use parking_lot::{Condvar, Mutex};
 use regionkv_cell::SharedClock;
 use regionkv_fs::Fs;
-use regionkv_memstore::MemStoreConfig;
+use regionkv_memstore::{MemStoreConfig, MemStoreSize};
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::Wal;
 use std::collections::VecDeque;
@@ -75,10 +86,15 @@ impl Default for RegionConfig {
     }
 }
 
-/// The Db-wide memstore budget (HBase: 40% of the heap, lower limit 95% of that).
+/// The Db-wide memstore budget (HBase: 40% of the heap, lower limit 95% of that), kept
+/// against the memstores' heap size (HBase's `RegionServerAccounting` for an on-heap
+/// memstore; see the module docs).
 #[derive(Debug)]
 pub struct GlobalMemStore {
-    size: AtomicU64,
+    /// Sum of the regions' memstore heap sizes: what the limits apply to.
+    heap_size: AtomicU64,
+    /// Sum of the regions' memstore data sizes (reported, not limited).
+    data_size: AtomicU64,
     limit: u64,
     lower_limit: u64,
     changed: (Mutex<()>, Condvar),
@@ -88,15 +104,21 @@ impl GlobalMemStore {
     /// A budget of `limit` bytes; flushing stops below `lower_fraction × limit`.
     pub fn new(limit: u64, lower_fraction: f64) -> Self {
         Self {
-            size: AtomicU64::new(0),
+            heap_size: AtomicU64::new(0),
+            data_size: AtomicU64::new(0),
             limit,
             lower_limit: (limit as f64 * lower_fraction) as u64,
             changed: (Mutex::new(()), Condvar::new()),
         }
     }
-    /// Current sum of memstore data sizes.
+    /// Memory the memstores hold now: the sum of their heap sizes (chunks, index entries,
+    /// own buffers), which the limit and the lower limit apply to.
     pub fn size(&self) -> u64 {
-        self.size.load(Ordering::Acquire)
+        self.heap_size.load(Ordering::Acquire)
+    }
+    /// Sum of the memstores' data sizes (the cell bytes their flushes will write).
+    pub fn data_size(&self) -> u64 {
+        self.data_size.load(Ordering::Acquire)
     }
     /// The limit above which writes wait.
     pub fn limit(&self) -> u64 {
@@ -106,15 +128,13 @@ impl GlobalMemStore {
     pub fn lower_limit(&self) -> u64 {
         self.lower_limit
     }
-    pub(crate) fn add(&self, delta: u64) {
-        self.size.fetch_add(delta, Ordering::AcqRel);
+    pub(crate) fn add(&self, delta: MemStoreSize) {
+        self.data_size.fetch_add(delta.data_size, Ordering::AcqRel);
+        self.heap_size.fetch_add(delta.heap_size, Ordering::AcqRel);
     }
-    pub(crate) fn sub(&self, delta: u64) {
-        let _ = self
-            .size
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
-                Some(s.saturating_sub(delta))
-            });
+    pub(crate) fn sub(&self, delta: MemStoreSize) {
+        saturating_sub(&self.data_size, delta.data_size);
+        saturating_sub(&self.heap_size, delta.heap_size);
         let _g = self.changed.0.lock();
         self.changed.1.notify_all();
     }
@@ -129,6 +149,13 @@ impl GlobalMemStore {
         }
         true
     }
+}
+
+/// `counter -= delta`, stopping at 0.
+pub(crate) fn saturating_sub(counter: &AtomicU64, delta: u64) {
+    let _ = counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+        Some(s.saturating_sub(delta))
+    });
 }
 
 /// What the regions of a Db share.
@@ -258,7 +285,8 @@ impl Flusher {
     }
 
     /// Queues flushes of the largest regions until the queued sizes bring the global sum
-    /// under the lower limit.
+    /// under the lower limit. "Largest" is by memstore heap size, the size the budget
+    /// counts (HBase's `flushOneForGlobalPressure` under on-heap pressure).
     pub fn request_global(&self) {
         let regions: Vec<Arc<Region>> = {
             let s = self.state.lock();
@@ -266,7 +294,7 @@ impl Flusher {
         };
         let mut by_size: Vec<(u64, Arc<Region>)> = regions
             .into_iter()
-            .map(|r| (r.memstore_data_size(), r))
+            .map(|r| (r.memstore_heap_size(), r))
             .collect();
         by_size.sort_by_key(|e| std::cmp::Reverse(e.0));
         let mut projected = self.global.size();

@@ -83,8 +83,12 @@ pub struct StoreStatus {
     pub store_files: usize,
     /// Their total size in bytes.
     pub store_file_bytes: u64,
-    /// Memstore data size in bytes.
+    /// Memstore data size in bytes (the cell bytes a flush writes).
     pub memstore_bytes: u64,
+    /// Memory the memstore holds in bytes (HBase's `memStoreHeapSize`): arena chunks at
+    /// their full length, index entries, own buffers. The Db-wide memstore budget counts
+    /// this size.
+    pub memstore_heap_bytes: u64,
 }
 
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
@@ -109,6 +113,10 @@ pub struct StoreStatus {
 /// assert_eq!(first.write_requests, 0);
 /// assert_eq!((second.write_requests, second.read_requests), (1, 1));
 /// assert!(second.memstore_bytes > 0 && second.store_files == 0);
+/// // The memory held: the cell in the memstore's first (4 KiB) arena chunk, and its index
+/// // entry; the other region holds none.
+/// assert!(second.memstore_heap_bytes > 4096 && second.memstore_heap_bytes < 8192);
+/// assert_eq!(first.memstore_heap_bytes, 0);
 /// assert!(second.name.starts_with("t,m,"));
 /// assert!(second.name.ends_with(&format!(".{}.", second.encoded_name)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -129,8 +137,10 @@ pub struct RegionStatus {
     pub read_requests: u64,
     /// Row mutations applied.
     pub write_requests: u64,
-    /// Memstore data size in bytes.
+    /// Memstore data size in bytes (the cell bytes a flush writes).
     pub memstore_bytes: u64,
+    /// Memory the memstores hold in bytes (see [`StoreStatus::memstore_heap_bytes`]).
+    pub memstore_heap_bytes: u64,
     /// Storefiles over all stores.
     pub store_files: usize,
     /// Their total size in bytes.
@@ -184,6 +194,7 @@ fn region_status(r: &Region) -> RegionStatus {
                 store_files: files.len(),
                 store_file_bytes: files.iter().map(|h| h.meta.size).sum(),
                 memstore_bytes: s.memstore().size().data_size,
+                memstore_heap_bytes: s.memstore().size().heap_size,
             }
         })
         .collect();
@@ -197,6 +208,7 @@ fn region_status(r: &Region) -> RegionStatus {
         read_requests: m.read_requests.load(Ordering::Relaxed),
         write_requests: m.write_requests.load(Ordering::Relaxed),
         memstore_bytes: r.memstore_data_size(),
+        memstore_heap_bytes: r.memstore_heap_size(),
         store_files: stores.iter().map(|s| s.store_files).sum(),
         store_file_bytes: stores.iter().map(|s| s.store_file_bytes).sum(),
         compactions: m.compactions.load(Ordering::Relaxed),

@@ -62,7 +62,9 @@ pub struct DbOptions {
     /// `hbase.hregion.memstore.chunkpool.maxsize`, default 1.0). A flushed memstore gives
     /// its 2 MiB arena chunks back to the pool and the next memstores take them, already
     /// paged in, instead of allocating fresh memory that the kernel must zero on first
-    /// touch. Idle chunks are kept up to this share of the budget; 0 turns the pool off.
+    /// touch. The pool owns chunks, in use or idle, up to this share of the budget (HBase's
+    /// `MemStoreChunkPool` rule), so at 1.0 its idle chunks never hold memory beyond the
+    /// budget; 0 turns the pool off.
     pub chunk_pool_max_fraction: f64,
     /// Background work: flush and compaction threads, and the compaction checker. When
     /// false, regions flush when their memstore is full and compact only on request —

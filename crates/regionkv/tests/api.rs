@@ -752,7 +752,8 @@ fn flushed_memstore_chunks_are_reused_through_the_pool() {
     let db = Db::open(dir.path(), opts(&clock)).unwrap();
     create(&db, "t", &[]);
     let t = db.table("t").unwrap();
-    // About 5 MiB of cells per round (three 2 MiB chunks), every value `byte` repeated.
+    // About 5 MiB of cells per round, every value `byte` repeated: 2 MiB in a memstore's
+    // growing first chunks (4 KiB … 1 MiB, never pooled), then two full 2 MiB chunks.
     let fill = |round: u32, byte: u8| {
         for i in 0..5_000u32 {
             let v = vec![byte; 1000];
@@ -762,14 +763,14 @@ fn flushed_memstore_chunks_are_reused_through_the_pool() {
     };
     fill(0, b'x');
     let first = db.memstore_chunk_pool_stats().unwrap();
-    assert!(first.created >= 3, "{first:?}");
+    assert!(first.created >= 2, "{first:?}");
     assert_eq!(first.reused, 0, "{first:?}");
     db.admin().flush("t").unwrap();
     let flushed = db.memstore_chunk_pool_stats().unwrap();
-    assert!(flushed.returned >= 3 && flushed.pooled >= 3, "{flushed:?}");
+    assert!(flushed.returned >= 2 && flushed.pooled >= 2, "{flushed:?}");
     fill(1, b'x');
     let second = db.memstore_chunk_pool_stats().unwrap();
-    assert!(second.reused >= 3, "{second:?}");
+    assert!(second.reused >= 2, "{second:?}");
     assert_eq!(
         second.created, first.created,
         "no new chunk while pooled ones last"
