@@ -598,7 +598,8 @@ fn seed_db_files() -> (
     };
     // A fixed Db id (a new Db draws a random one), so the seeds are the same on every run:
     // the catalog and every WAL log header carry it.
-    mem.create_dir_all(Path::new("/db")).expect("MemFs makes directories");
+    mem.create_dir_all(Path::new("/db"))
+        .expect("MemFs makes directories");
     regionkv_fs::write_atomic(
         &mem,
         Path::new("/db/REGIONKV"),
