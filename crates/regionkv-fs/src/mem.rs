@@ -231,6 +231,21 @@ impl MemFs {
         MemFs::default()
     }
 
+    /// Simulates `kill -9` of the process using the file system: its writers and locks stop
+    /// working (their calls fail with [`Error::Crashed`]; locks are released), while every
+    /// byte it handed to the "kernel" stays, durable or not: a later [`MemFs::crash`] can
+    /// still drop what was never synced.
+    pub fn kill_process(&self) {
+        let mut st = self.state.lock();
+        st.generation += 1;
+        st.locks.clear();
+        st.dir_locks.clear();
+        for inode in st.inodes.values_mut() {
+            inode.open_writers = 0;
+        }
+        tracing::debug!(generation = st.generation, "simulated process kill");
+    }
+
     /// Simulates a power loss followed by a restart: what was not durable is treated as
     /// `mode` says, everything left becomes durable, and the writers and locks of the old
     /// process stop working (their calls fail with [`Error::Crashed`]; locks are released).
@@ -907,6 +922,23 @@ mod tests {
         w.sync_data().unwrap();
         fs.sync_dir(p(path).parent().unwrap()).unwrap();
         w
+    }
+
+    #[test]
+    fn a_killed_process_keeps_its_unsynced_bytes_until_a_power_cut() {
+        let fs = fs_with_db();
+        fs.sync_dir(p("/db")).unwrap();
+        write(&fs, "/db/f", b"synced ", b"unsynced");
+        fs.sync_dir(p("/db")).unwrap();
+        let lock = fs.lock(p("/db/LOCK")).unwrap();
+        fs.kill_process();
+        // Its lock is free, its bytes are all there...
+        drop(fs.lock(p("/db/LOCK")).unwrap());
+        drop(lock);
+        assert_eq!(read_all(&fs, "/db/f"), b"synced unsynced");
+        // ...but what it never synced is still not durable.
+        fs.crash(CrashMode::DropUnsynced);
+        assert_eq!(read_all(&fs, "/db/f"), b"synced ");
     }
 
     #[test]

@@ -88,6 +88,14 @@ impl RegionInfo {
         )
     }
 
+    /// True when the key ranges of `self` and `other` share a row (an empty end key is the
+    /// table's end).
+    pub fn overlaps(&self, other: &RegionInfo) -> bool {
+        let starts_before = |start: &[u8], end: &[u8]| end.is_empty() || start < end;
+        starts_before(&self.start_key, &other.end_key)
+            && starts_before(&other.start_key, &self.end_key)
+    }
+
     /// True when `row` lies in `[start_key, end_key)`.
     pub fn contains_row(&self, row: &[u8]) -> bool {
         row >= self.start_key.as_slice()
@@ -613,5 +621,14 @@ mod tests {
         assert_ne!(a.encoded_name(), b.encoded_name());
         assert_eq!(a.encoded_name().len(), 32);
         assert!(a.contains_row(b"a") && a.contains_row(b"lzz") && !a.contains_row(b"m"));
+        let region = |start: &[u8], end: &[u8]| RegionInfo {
+            start_key: start.to_vec(),
+            end_key: end.to_vec(),
+            ..a.clone()
+        };
+        assert!(region(b"", b"m").overlaps(&region(b"l", b"")));
+        assert!(!region(b"", b"m").overlaps(&region(b"m", b"")));
+        assert!(region(b"", b"").overlaps(&region(b"x", b"y")));
+        assert!(!region(b"a", b"b").overlaps(&region(b"b", b"c")));
     }
 }

@@ -83,42 +83,68 @@ fn recover(
     Ok(RecoveredWal { wal, edits, report })
 }
 
-/// Copies every log whose tail replay dropped or whose stretches it skipped to
-/// `corrupt/wal/` beside the WAL directory (once: an existing copy is kept), so the damaged
-/// bytes outlive the log, which is deleted once its edits are flushed.
+/// Keeps the bytes replay did not use: each dropped tail and each skipped stretch of a log
+/// is copied to `corrupt/wal/<log name>.<offset>` beside the WAL directory (trailing zeros
+/// of a reserved tail left out), with a warning, before the log's normal life may delete it.
+/// Only the damaged bytes are copied, so a crash's torn tail costs a few bytes, not the log.
+/// Best effort: a copy that fails (a full disk) is reported and does not fail the open.
 fn keep_damaged_logs(fs: &dyn Fs, dir: &Path, report: &ReplayReport) -> Result<()> {
-    let damaged: std::collections::BTreeSet<&Path> = report
-        .dropped_tails
-        .iter()
-        .chain(&report.skipped)
-        .map(|d| d.path.as_path())
-        .collect();
-    if damaged.is_empty() {
-        return Ok(());
-    }
     let aside = dir
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .join("corrupt")
         .join("wal");
-    fs.create_dir_all(&aside)?;
-    for log in damaged {
-        let Some(name) = log.file_name() else {
-            continue;
-        };
-        let copy = aside.join(name);
-        if fs.exists(&copy)? || !fs.exists(log)? {
-            continue;
+    for d in report.dropped_tails.iter().chain(&report.skipped) {
+        match keep_log_bytes(fs, &d.path, Some((d.offset, d.len)), &aside) {
+            Ok(Some(copy)) => tracing::warn!(
+                log = %d.path.display(),
+                offset = d.offset,
+                copy = %copy.display(),
+                "WAL damage ({}): its bytes are kept", d.reason
+            ),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(
+                log = %d.path.display(),
+                error = %e,
+                "could not keep a copy of a damaged stretch of the WAL"
+            ),
         }
-        let bytes = fs
-            .open_read(log)?
-            .read_to_vec(0, fs.file_len(log)? as usize)?;
-        regionkv_fs::write_atomic(fs, &copy, &bytes)?;
-        tracing::warn!(
-            log = %log.display(),
-            copy = %copy.display(),
-            "the WAL log was damaged (see the warnings above); a copy of it is kept"
-        );
     }
     Ok(())
+}
+
+/// Copies `range` (offset, length; `None`: all) of the log at `log` into `aside`, named
+/// `<log name>.<offset>`, without the trailing zeros a preallocated log reserves; returns
+/// the copy, or `None` when there is nothing to copy or a copy of that range exists.
+pub fn keep_log_bytes(
+    fs: &dyn Fs,
+    log: &Path,
+    range: Option<(u64, u64)>,
+    aside: &Path,
+) -> Result<Option<std::path::PathBuf>> {
+    let Some(name) = log.file_name() else {
+        return Ok(None);
+    };
+    if !fs.exists(log)? {
+        return Ok(None);
+    }
+    let file_len = fs.file_len(log)?;
+    let (offset, len) = range.unwrap_or((0, file_len));
+    let end = offset.saturating_add(len).min(file_len);
+    let mut bytes = fs.open_read(log)?.read_to_vec(
+        offset,
+        usize::try_from(end.saturating_sub(offset)).unwrap_or(0),
+    )?;
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    let mut copy_name = name.to_os_string();
+    copy_name.push(format!(".{offset}"));
+    let copy = aside.join(copy_name);
+    if bytes.is_empty() || fs.exists(&copy)? {
+        return Ok(None);
+    }
+    fs.create_dir_all(aside)?;
+    regionkv_fs::write_atomic(fs, &copy, &bytes)?;
+    Ok(Some(copy))
 }

@@ -234,6 +234,16 @@ impl Region {
             if let Some(entry) = manifest.stores.get_mut(&family.name) {
                 entry.files = store.files().iter().map(|h| h.meta.clone()).collect();
             }
+            // A storefile left in the directory (one of another store, kept for repair)
+            // holds its name: new files are numbered past it, or a flush would collide.
+            for name in fs.list(store.dir())? {
+                let id = name
+                    .strip_suffix(&format!(".{STOREFILE_EXT}"))
+                    .and_then(|n| n.parse::<u64>().ok());
+                if let Some(id) = id {
+                    manifest.next_file_id = manifest.next_file_id.max(id.saturating_add(1));
+                }
+            }
             stores.insert(family.name.clone(), Arc::new(store));
         }
         let region = Self {

@@ -190,21 +190,18 @@ pub struct LogHeader {
 const FLAG_PREALLOCATED: u8 = 1;
 
 impl LogHeader {
-    /// Bytes of this header (by its version).
-    pub fn len(&self) -> usize {
+    /// Bytes of this header's encoding (by its version).
+    pub fn encoded_len(&self) -> usize {
         header_len(self.version)
     }
 
-    /// Never true: a header has bytes (for clippy's `len` without `is_empty` rule).
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// The header's bytes, in the layout of its version (versions 1 and 2 leave out the Db
-    /// id and the previous log's length).
+    /// The header's bytes, in the layout of its version. Every version starts with the
+    /// same 44 bytes (fields up to offset 40, then the CRC of `[0, 40)`), so a build that
+    /// knows only versions 1 and 2 verifies that CRC and then refuses a version 3 log as an
+    /// unsupported version, not as a damaged one. Version 3 goes on with the Db id, the
+    /// previous log's length and a CRC of the whole header.
     pub fn encode(&self) -> Vec<u8> {
-        let len = self.len();
-        let mut out = vec![0u8; len];
+        let mut out = vec![0u8; self.encoded_len()];
         let fields: [(usize, &[u8]); 7] = [
             (0, &MAGIC),
             (8, &self.version.to_be_bytes()),
@@ -226,18 +223,21 @@ impl LogHeader {
                 slot.copy_from_slice(bytes);
             }
         }
+        let put_crc = |out: &mut Vec<u8>, at: usize| {
+            let crc = masked_crc(&[out.get(..at).unwrap_or_default()]);
+            if let Some(slot) = out.get_mut(at..at + 4) {
+                slot.copy_from_slice(&crc.to_be_bytes());
+            }
+        };
+        put_crc(&mut out, 40);
         if self.version >= 3 {
-            if let Some(slot) = out.get_mut(40..56) {
+            if let Some(slot) = out.get_mut(44..60) {
                 slot.copy_from_slice(&self.db_id);
             }
-            if let Some(slot) = out.get_mut(56..64) {
+            if let Some(slot) = out.get_mut(60..68) {
                 slot.copy_from_slice(&self.prev_len.to_be_bytes());
             }
-        }
-        let crc_at = len - 4;
-        let crc = masked_crc(&[out.get(..crc_at).unwrap_or_default()]);
-        if let Some(slot) = out.get_mut(crc_at..) {
-            slot.copy_from_slice(&crc.to_be_bytes());
+            put_crc(&mut out, 72);
         }
         out
     }
@@ -260,23 +260,28 @@ impl LogHeader {
                 },
             });
         }
-        // The version decides the header's length; it is checked with the rest by the
-        // checksum (a damaged version reads the checksum from the wrong place, and fails).
-        let claimed = bytes.get(8..12).map_or(0, |_| be_u32(bytes, 8));
-        let header_len = header_len(claimed);
-        let Some(h) = bytes.get(..header_len) else {
-            return Err(corrupt(format!(
-                "file of {file_len} bytes is too short for the {header_len}-byte WAL header"
-            )));
+        let short = |len: usize| {
+            corrupt(format!(
+                "file of {file_len} bytes is too short for the {len}-byte WAL header"
+            ))
         };
-        let crc_at = header_len - 4;
-        let stored = be_u32(h, crc_at);
-        let computed = masked_crc(&[h.get(..crc_at).unwrap_or_default()]);
-        if stored != computed {
-            return Err(corrupt(format!(
-                "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
-            )));
-        }
+        let verify = |h: &[u8], at: usize| {
+            let stored = be_u32(h, at);
+            let computed = masked_crc(&[h.get(..at).unwrap_or_default()]);
+            if stored == computed {
+                Ok(())
+            } else {
+                Err(corrupt(format!(
+                    "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+                )))
+            }
+        };
+        // The first 44 bytes are the same in every version: verified before the version
+        // is trusted.
+        let h = bytes
+            .get(..HEADER_LEN_V2)
+            .ok_or_else(|| short(HEADER_LEN_V2))?;
+        verify(h, 40)?;
         let version = be_u32(h, 8);
         if !(MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(Error::UnsupportedVersion {
@@ -285,16 +290,22 @@ impl LogHeader {
                 supported: FORMAT_VERSION,
             });
         }
+        let h = bytes
+            .get(..header_len(version))
+            .ok_or_else(|| short(header_len(version)))?;
+        if version >= 3 {
+            verify(h, 72)?;
+        }
         let origin_code = h.get(12).copied().unwrap_or_default();
         let origin = LogOrigin::from_code(origin_code)
             .ok_or_else(|| corrupt(format!("unknown log origin code {origin_code}")))?;
         let mut db_id = [0u8; 16];
         let mut prev_len = 0;
         if version >= 3 {
-            if let Some(id) = h.get(40..56) {
+            if let Some(id) = h.get(44..60) {
                 db_id.copy_from_slice(id);
             }
-            prev_len = be_u64(h, 56);
+            prev_len = be_u64(h, 60);
         }
         Ok(LogHeader {
             version,
@@ -1089,9 +1100,12 @@ mod tests {
         assert_eq!(&b[13..16], &[0, 0, 0]);
         assert_eq!(&b[16..24], &3u64.to_be_bytes());
         assert_eq!(&b[32..40], &2u64.to_be_bytes());
-        assert_eq!(&b[40..56], b"0123456789abcdef");
-        assert_eq!(&b[56..64], &4242u64.to_be_bytes());
-        assert_eq!(&b[64..72], &[0; 8], "reserved");
+        // The 44 bytes every version shares end in the CRC of the first 40.
+        assert_eq!(&b[40..44], &masked_crc(&[&b[..40]]).to_be_bytes());
+        assert_eq!(&b[44..60], b"0123456789abcdef");
+        assert_eq!(&b[60..68], &4242u64.to_be_bytes());
+        assert_eq!(&b[68..72], &[0; 4], "reserved");
+        assert_eq!(&b[72..76], &masked_crc(&[&b[..72]]).to_be_bytes());
         let pre = LogHeader {
             preallocated: true,
             ..h

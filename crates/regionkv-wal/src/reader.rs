@@ -100,7 +100,7 @@ impl WalReader {
         let mut head = vec![0; head_len];
         file.read_at(0, &mut head)?;
         let header = LogHeader::decode(path, &head, len)?;
-        let header_len = header.len();
+        let header_len = header.encoded_len();
         let named = path
             .file_name()
             .and_then(|n| n.to_str())

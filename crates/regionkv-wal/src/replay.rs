@@ -191,8 +191,8 @@ fn readers(
             {
                 Err(crate::Error::ForeignLog {
                     path: path.clone(),
-                    belongs_to: hex(&r.header().db_id),
-                    found_in: hex(&id),
+                    belongs_to: regionkv_cell::bytes::to_hex(&r.header().db_id),
+                    found_in: regionkv_cell::bytes::to_hex(&id),
                 })
             }
             _ => Ok(r),
@@ -336,9 +336,4 @@ impl Iterator for Replay {
             }
         }
     }
-}
-
-/// Lower-case hex of a Db id, for messages.
-pub(crate) fn hex(id: &[u8]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -418,9 +418,20 @@ impl Wal {
             }
         }
         let number = newest_any + 1;
-        let prev_len = replayed
+        let mut prev_len = replayed
             .and_then(|r| r.logs.iter().find(|l| l.header.number == newest_log))
             .map_or(0, |l| l.valid_len);
+        if prev_len > 0 {
+            // The length goes on record only once it is durable: a process killed before
+            // its last sync leaves records in the page cache, which a power cut after this
+            // open could still take; recorded unsynced, they would later read as a
+            // truncation of a log that merely lost its unsynced tail.
+            let path = log_path(dir, newest_log);
+            if let Err(e) = fs.open_append(&path).and_then(|mut f| f.sync_data()) {
+                tracing::warn!(log = %path.display(), error = %e, "could not sync the previous log; its length is not recorded");
+                prev_len = 0;
+            }
+        }
         let writer = create_log(
             &*fs,
             dir,

@@ -624,6 +624,7 @@ impl Admin {
         let mut desc = desc.clone();
         desc.name = canonical_table_name(&desc.name)?;
         desc.validate()?;
+        desc.check_hbase_limits()?;
         let keys = check_split_keys(split_keys)?;
         let span =
             tracing::info_span!("create_table", table = %desc.name, regions = keys.len() + 1);
@@ -872,6 +873,7 @@ impl Admin {
         let mut desc = desc.clone();
         desc.name = handle.name.clone();
         desc.validate()?;
+        desc.check_hbase_limits()?;
         let span = tracing::info_span!("alter", table = %desc.name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
@@ -1229,9 +1231,12 @@ impl Admin {
         }
         .write(inner.fs.as_ref(), &dir)?;
         if let Err(e) = inner.write_catalog(&cat, &next) {
-            // Not dropped (or uncertain: the next open rewrites the file from whichever
-            // catalog survived).
-            inner.refresh_table_info(&desc, TableInfoState::Disabled);
+            // Not dropped: the table is as it was. When the commit is uncertain the mark
+            // stays: if the new catalog survives, the unlisted directory is the drop's
+            // leftover; if the old one does, the open rewrites the file from it.
+            if !matches!(e, Error::CatalogUncertain { .. }) {
+                inner.refresh_table_info(&desc, TableInfoState::Disabled);
+            }
             return Err(e);
         }
         *cat = next;

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use regionkv_cell::bytes::to_hex;
 use regionkv_fs::Fs;
 use regionkv_region::{ColumnFamilyDescriptor, RegionInfo, TableDescriptor};
 use serde_json::{Map, Value, json};
@@ -164,10 +165,6 @@ impl Default for Catalog {
             db_id: None,
         }
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -348,8 +345,8 @@ impl Catalog {
                     .iter()
                     .map(|r| {
                         json!({
-                            "start": hex(&r.info.start_key),
-                            "end": hex(&r.info.end_key),
+                            "start": to_hex(&r.info.start_key),
+                            "end": to_hex(&r.info.end_key),
                             "id": r.info.region_id,
                         })
                     })

@@ -351,22 +351,23 @@ impl DbInner {
 
     /// Why the unlisted table directory `tdir` is the leftover of an interrupted create or
     /// drop and may be removed; `None` when it may hold a table whose catalog entry was
-    /// lost. A directory whose `.tableinfo` says CREATING or DROPPING is a leftover; so is
-    /// one without a readable `.tableinfo` (written by a build before the file existed, or
-    /// a create interrupted before it) that holds no storefile and no region with WAL
-    /// edits.
+    /// lost. A directory whose `.tableinfo` says DROPPING is a leftover (the drop committed);
+    /// one that says CREATING, or has no readable `.tableinfo` (written by a build before
+    /// the file existed, or a create interrupted before it), only while it holds no data:
+    /// no storefile and no region with WAL edits. A create that committed gets data; the
+    /// `CREATING` it may still say (its rewrite after the commit failed) proves nothing.
     pub(crate) fn unlisted_table_leftover(&self, tdir: &Path) -> Result<Option<&'static str>> {
         let fs = self.fs.as_ref();
-        match TableInfo::read(fs, tdir) {
-            Ok(Some(info)) if info.state == TableInfoState::Creating => {
-                return Ok(Some("a create interrupted before its catalog commit"));
-            }
+        let why = match TableInfo::read(fs, tdir) {
             Ok(Some(info)) if info.state == TableInfoState::Dropping => {
                 return Ok(Some("a drop interrupted after its catalog commit"));
             }
+            Ok(Some(info)) if info.state == TableInfoState::Creating => {
+                "a create interrupted before its catalog commit"
+            }
             Ok(Some(_)) => return Ok(None),
-            Ok(None) | Err(_) => {}
-        }
+            Ok(None) | Err(_) => "a table directory with no data and no .tableinfo",
+        };
         for region in crate::layout::region_dirs(fs, tdir)? {
             if self.wal_edit_regions.contains(&region)
                 || crate::layout::holds_files(fs, &tdir.join(&region))?
@@ -374,7 +375,7 @@ impl DbInner {
                 return Ok(None);
             }
         }
-        Ok(Some("a table directory with no data and no .tableinfo"))
+        Ok(Some(why))
     }
 
     fn shutdown(&self) -> Result<()> {
@@ -441,8 +442,9 @@ impl Drop for DbInner {
 pub type DbId = [u8; 16];
 
 /// Reads the identity file: `None` when there is none, else the Db's id — given one (and
-/// the file rewritten) when it was written before ids existed.
-fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
+/// the file rewritten) when it was written before ids existed. The caller holds the
+/// directory's lock.
+pub(crate) fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
     let path = dir.join(IDENTITY_FILE);
     if !fs.exists(&path)? {
         return Ok(None);
@@ -482,11 +484,6 @@ fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
             Ok(Some(id))
         }
     }
-}
-
-/// The id of the Db in `dir` (`None`: no identity file), giving it one if it has none.
-pub(crate) fn read_db_id(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
-    check_identity(fs, dir)
 }
 
 fn write_identity(fs: &dyn Fs, dir: &Path, id: &DbId) -> Result<()> {
@@ -566,7 +563,7 @@ fn new_db_id() -> DbId {
 
 /// A Db id as 32 lower-case hex digits.
 pub fn db_id_hex(id: &DbId) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
+    regionkv_cell::bytes::to_hex(id)
 }
 
 pub(crate) fn parse_db_id(hex: &str) -> Option<DbId> {
@@ -622,6 +619,9 @@ impl Db {
             }
             fs.create_dir_all(&dir)?;
         }
+        // The directory's lock first (it writes nothing), so that one process at a time
+        // reads, and on a first open writes, the identity file and its new Db id.
+        let locking = DirLock::lock_directory(fs.clone(), &dir)?;
         let db_id = match check_identity(fs.as_ref(), &dir)? {
             Some(id) => id,
             None => {
@@ -644,7 +644,7 @@ impl Db {
                 id
             }
         };
-        let lock = DirLock::acquire(fs.clone(), &dir)?;
+        let lock = locking.lock_file()?;
 
         // Before anything is written (the WAL's new log): a directory whose catalog is
         // lost is refused, never taken for a new, empty database.
@@ -663,9 +663,8 @@ impl Db {
             }
             Some(c) => c,
             None => {
-                let regions = crate::layout::count_region_dirs(fs.as_ref(), &dir)?;
-                if regions > 0 {
-                    return Err(Error::CatalogMissing { dir, regions });
+                if let Some(found) = crate::layout::described_data(fs.as_ref(), &dir)? {
+                    return Err(Error::CatalogMissing { dir, found });
                 }
                 let c = Catalog {
                     db_id: Some(db_id),

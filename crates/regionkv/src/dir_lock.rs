@@ -44,8 +44,27 @@ pub(crate) struct DirLock {
 
 #[derive(Debug)]
 struct Held {
-    dir: Box<dyn FileLock>,
+    /// `None` where the file system cannot lock a directory (some network file systems):
+    /// `LOCK` alone then, with a warning.
+    dir: Option<Box<dyn FileLock>>,
     file: Box<dyn FileLock>,
+}
+
+/// The first of the two locks (the directory's), taken before anything in the directory
+/// is written: [`Self::lock_file`] takes the second.
+#[derive(Debug)]
+pub(crate) struct DirLocking {
+    fs: Arc<dyn Fs>,
+    dir: PathBuf,
+    dir_lock: Option<Box<dyn FileLock>>,
+}
+
+fn locked_error(dir: &Path, lock: &Path) -> impl FnOnce(regionkv_fs::Error) -> Error {
+    let (dir, lock) = (dir.to_path_buf(), lock.to_path_buf());
+    move |e| match e {
+        regionkv_fs::Error::Locked { .. } => Error::Locked { dir, lock },
+        e => Error::Fs(e),
+    }
 }
 
 /// `e` with its sources, for a log line.
@@ -64,32 +83,54 @@ impl DirLock {
     /// Locks the directory `dir`, then its `LOCK` file. [`Error::Locked`] names whichever
     /// was held: the directory (another Db of this build) or `LOCK` (an older build).
     pub(crate) fn acquire(fs: Arc<dyn Fs>, dir: &Path) -> Result<Arc<DirLock>> {
-        let locked = |lock: &Path| {
-            let dir = dir.to_path_buf();
-            let lock = lock.to_path_buf();
-            move |e| match e {
-                regionkv_fs::Error::Locked { .. } => Error::Locked { dir, lock },
-                e => Error::Fs(e),
+        Self::lock_directory(fs, dir)?.lock_file()
+    }
+
+    /// Locks the directory `dir` (creating nothing in it), so that what an open writes
+    /// before it takes `LOCK` (the identity file, with a new Db id) is written by one
+    /// process only. A file system that cannot lock a directory (`flock` on a directory
+    /// fails on some network file systems) leaves `LOCK` alone to keep others out, with a
+    /// warning.
+    pub(crate) fn lock_directory(fs: Arc<dyn Fs>, dir: &Path) -> Result<DirLocking> {
+        let dir_lock = match fs.lock_dir(dir) {
+            Ok(l) => Some(l),
+            Err(e @ regionkv_fs::Error::Locked { .. }) => return Err(locked_error(dir, dir)(e)),
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %chain(&e), "the Db directory cannot be locked; relying on its LOCK file alone");
+                None
             }
         };
-        let dir_lock = fs.lock_dir(dir).map_err(locked(dir))?;
-        let lock_file = dir.join(LOCK_FILE);
-        let file_lock = fs.lock(&lock_file).map_err(locked(&lock_file))?;
-        Ok(Arc::new(DirLock {
+        Ok(DirLocking {
             fs,
             dir: dir.to_path_buf(),
-            lock_file,
-            held: Mutex::new(Some(Held {
-                dir: dir_lock,
-                file: file_lock,
-            })),
-        }))
+            dir_lock,
+        })
     }
 
     /// Releases both locks (the Db is closed); later [`verify`](Ownership::verify) calls
     /// say no.
     pub(crate) fn release(&self) {
         drop(self.held.lock().take());
+    }
+}
+
+impl DirLocking {
+    /// Takes `LOCK`, the second lock: the directory is then the caller's.
+    pub(crate) fn lock_file(self) -> Result<Arc<DirLock>> {
+        let lock_file = self.dir.join(LOCK_FILE);
+        let file_lock = self
+            .fs
+            .lock(&lock_file)
+            .map_err(locked_error(&self.dir, &lock_file))?;
+        Ok(Arc::new(DirLock {
+            fs: self.fs,
+            dir: self.dir,
+            lock_file,
+            held: Mutex::new(Some(Held {
+                dir: self.dir_lock,
+                file: file_lock,
+            })),
+        }))
     }
 }
 
@@ -102,7 +143,12 @@ impl Ownership for DirLock {
                 self.dir.display()
             ));
         };
-        match held.dir.state() {
+        match held
+            .dir
+            .as_ref()
+            .map(|d| d.state())
+            .unwrap_or(Ok(LockState::Held))
+        {
             Ok(LockState::Held) => {}
             Ok(state) => {
                 return Err(format!(

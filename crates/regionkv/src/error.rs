@@ -292,15 +292,16 @@ pub enum Error {
     /// drop(db);
     /// std::fs::remove_file(dir.path().join(CATALOG_FILE))?;
     /// match Db::open(dir.path(), DbOptions::default().background(false)) {
-    ///     Err(e @ Error::CatalogMissing { regions: 2, .. }) => {
-    ///         assert!(e.to_string().contains("regionkv repair"), "{e}");
+    ///     Err(e @ Error::CatalogMissing { .. }) => {
+    ///         let msg = e.to_string();
+    ///         assert!(msg.contains("2 region directories") && msg.contains("regionkv repair"), "{msg}");
     ///     }
     ///     other => panic!("expected CatalogMissing, got {other:?}"),
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[error(
-        "{}: catalog missing ({}/CATALOG); {regions} region directories present; run `regionkv repair {}` to rebuild the catalog from them",
+        "{}: catalog missing ({}/CATALOG); {found} present; run `regionkv repair {}` to rebuild the catalog from them",
         dir.display(),
         dir.display(),
         dir.display()
@@ -308,8 +309,9 @@ pub enum Error {
     CatalogMissing {
         /// The Db directory.
         dir: PathBuf,
-        /// Region directories found under `data/`.
-        regions: usize,
+        /// What `data/` holds that a catalog should describe ("3 region directories in
+        /// 2 table directories", "the namespace directory ns").
+        found: String,
     },
     /// A table directory the catalog does not list, that is not the leftover of an
     /// interrupted create or drop: it may hold a table whose catalog entry was lost, so
@@ -337,8 +339,9 @@ pub enum Error {
     },
     /// `regionkv repair` found directories it cannot turn into a consistent catalog
     /// (regions that overlap and both hold data, a gap in a table's key space, a manifest
-    /// found in another region's directory ...). Nothing was changed; each problem is
-    /// listed.
+    /// found in another region's directory ...). No catalog was written; each problem is
+    /// listed. (What the repair did before it got there — manifests put back where they
+    /// belong, an unreadable catalog moved aside — stays done, and is in its log.)
     ///
     /// ```
     /// use regionkv::Error;
@@ -350,10 +353,10 @@ pub enum Error {
     /// };
     /// assert_eq!(
     ///     e.to_string(),
-    ///     "/db: repair refused, nothing was changed:\n  table t: a gap between 6d and region 0123 [x, end)"
+    ///     "/db: repair refused: no catalog can be made of these directories:\n  table t: a gap between 6d and region 0123 [x, end)"
     /// );
     /// ```
-    #[error("{}: repair refused, nothing was changed:{}", dir.display(), problems.iter().map(|p| format!("\n  {p}")).collect::<String>())]
+    #[error("{}: repair refused: no catalog can be made of these directories:{}", dir.display(), problems.iter().map(|p| format!("\n  {p}")).collect::<String>())]
     RepairRefused {
         /// The Db directory.
         dir: PathBuf,

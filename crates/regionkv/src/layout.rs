@@ -64,13 +64,32 @@ pub(crate) fn region_dirs(fs: &dyn Fs, table_dir: &Path) -> Result<Vec<String>> 
         .collect())
 }
 
-/// Every region directory under `dir/data`.
-pub(crate) fn count_region_dirs(fs: &dyn Fs, dir: &Path) -> Result<usize> {
-    let mut n = 0;
-    for (_, tdir) in table_dirs(fs, dir)? {
-        n += region_dirs(fs, &tdir)?.len();
+/// What `dir/data` holds that a catalog should describe, as text for a message; `None`
+/// when nothing: no table directory and no namespace directory but `default` and `hbase`
+/// (which every Db makes at its first open).
+pub(crate) fn described_data(fs: &dyn Fs, dir: &Path) -> Result<Option<String>> {
+    let tables = table_dirs(fs, dir)?;
+    if !tables.is_empty() {
+        let mut regions = 0;
+        for (_, tdir) in &tables {
+            regions += region_dirs(fs, tdir)?.len();
+        }
+        return Ok(Some(format!(
+            "{regions} region directories in {} table directories",
+            tables.len()
+        )));
     }
-    Ok(n)
+    let data = dir.join("data");
+    let namespaces: Vec<String> = if fs.exists(&data)? {
+        list_dir(fs, &data)?
+            .into_iter()
+            .filter(|ns| ns != "default" && ns != "hbase")
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok((!namespaces.is_empty())
+        .then(|| format!("the namespace directories {}", namespaces.join(", "))))
 }
 
 /// True when some family directory of `region_dir` holds a file (a storefile, or

@@ -263,10 +263,10 @@ pub fn repair(path: impl AsRef<Path>, options: DbOptions) -> Result<RepairReport
     let damaged_logs = {
         // No Db may run on the directory while files move: the same locks a Db takes.
         let _lock = DirLock::acquire(fs.clone(), &dir)?;
+        let db_id = crate::db::check_identity(fs.as_ref(), &dir)?;
         restore_manifests(fs.as_ref(), &dir, &mut report)?;
-        let catalog = repair_catalog(fs.as_ref(), &dir, &mut report)?;
+        let catalog = repair_catalog(fs.as_ref(), &dir, db_id, &mut report)?;
         repair_storefiles(fs.as_ref(), &dir, &catalog, &mut report)?;
-        let db_id = crate::db::read_db_id(fs.as_ref(), &dir)?;
         check_wal(fs.as_ref(), &dir, &catalog, db_id, &mut report)?
     };
     if !damaged_logs.is_empty() {
@@ -317,8 +317,12 @@ fn wal_max_seq_ids(fs: &dyn Fs, dir: &Path) -> Result<BTreeMap<String, u64>> {
 /// Reads the catalog, rebuilding it when it is missing or unreadable, and adopts the
 /// table directories it does not list (see the module docs). Writes the catalog only when
 /// every table came out consistent.
-fn repair_catalog(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<Catalog> {
-    let db_id = crate::db::read_db_id(fs, dir)?;
+fn repair_catalog(
+    fs: &dyn Fs,
+    dir: &Path,
+    db_id: Option<crate::db::DbId>,
+    report: &mut RepairReport,
+) -> Result<Catalog> {
     let read = Catalog::read(fs, dir).and_then(|c| match (c, db_id) {
         (Some(c), Some(id)) if c.db_id.is_some_and(|theirs| theirs != id) => {
             Err(crate::db::foreign_catalog(dir, &c, &id))
@@ -336,7 +340,7 @@ fn repair_catalog(fs: &dyn Fs, dir: &Path, report: &mut RepairReport) -> Result<
         }
         Err(e) => return Err(e),
     };
-    if existing.is_none() && !fs.exists(&dir.join(crate::db::IDENTITY_FILE))? {
+    if existing.is_none() && db_id.is_none() {
         return Err(Error::NotADb {
             dir: dir.to_path_buf(),
             reason: "no REGIONKV identity file and no catalog: not a regionkv database".into(),
@@ -540,16 +544,12 @@ fn check_wal(
         } else {
             report.wal_ranges_skipped += 1;
         }
-        let Some(name) = path.file_name() else {
-            continue;
-        };
-        let copy = dir.join("corrupt").join("wal").join(name);
-        fs.create_dir_all(&dir.join("corrupt").join("wal"))?;
-        let bytes = fs
-            .open_read(&path)?
-            .read_to_vec(0, fs.file_len(&path)? as usize)?;
-        regionkv_fs::write_atomic(fs, &copy, &bytes)?;
-        report.moved_aside.push((copy, e.to_string()));
+        let aside = dir.join("corrupt").join("wal");
+        if let Some(copy) = regionkv_region::recovery::keep_log_bytes(fs, &path, None, &aside)
+            .map_err(region_err)?
+        {
+            report.moved_aside.push((copy, e.to_string()));
+        }
         damaged.push(path);
     }
     Ok(damaged)

@@ -648,14 +648,13 @@ impl DbInner {
         Ok(merged.region)
     }
 
-    /// The janitor: deletes the directories in the table's directory that are neither
-    /// regions of the catalog nor referred to by one. Returns how many it removed.
     /// Why the region directory `path` (named `name`), which the catalog does not list
     /// and no listed region refers to, is a leftover the janitor may delete; `None` when it
     /// may hold data the catalog lost (it is kept, for `regionkv repair`). Leftovers:
     /// * a split or merge parent, or a truncated table's old region: every listed region
     ///   overlapping its key range is newer (a higher region id);
-    /// * an uncommitted split or merge child: its manifest refers to a listed region;
+    /// * an uncommitted split or merge child: its manifest refers to a listed region, and it
+    ///   holds nothing of its own (no file, no WAL edit: a child that never opened);
     /// * a region holding nothing: no file and no WAL edit (an uncommitted truncate's new
     ///   region, a create interrupted before the manifest).
     fn region_leftover(
@@ -680,10 +679,8 @@ impl DbInner {
             // Not what its directory says it is: only a repair decides.
             return Ok(None);
         }
-        let overlapping: Vec<&RegionEntry> = listed
-            .iter()
-            .filter(|r| ranges_overlap(&r.info, info))
-            .collect();
+        let overlapping: Vec<&RegionEntry> =
+            listed.iter().filter(|r| r.info.overlaps(info)).collect();
         if !overlapping.is_empty()
             && overlapping
                 .iter()
@@ -701,7 +698,7 @@ impl DbInner {
                     .is_some_and(|r| listed_names.contains(&r.region))
             })
         });
-        if refers_to_listed {
+        if refers_to_listed && empty {
             return Ok(Some("an uncommitted split or merge child"));
         }
         if empty && manifest.stores.values().all(|sm| sm.files.is_empty()) {
@@ -710,6 +707,9 @@ impl DbInner {
         Ok(None)
     }
 
+    /// The janitor: deletes the region directories in the table's directory that the
+    /// catalog does not list, no listed region refers to, and [`Self::region_leftover`]
+    /// recognises as leftovers. Returns how many it removed.
     pub(crate) fn clean_table_dir(&self, table: &str) -> Result<usize> {
         let catalog = self.catalog.lock();
         if self.catalog_uncertain() {
@@ -762,10 +762,4 @@ impl DbInner {
         }
         Ok(removed)
     }
-}
-
-/// True when the key ranges of `a` and `b` share a row (an empty end key is the table's end).
-fn ranges_overlap(a: &RegionInfo, b: &RegionInfo) -> bool {
-    let starts_before_end = |start: &[u8], end: &[u8]| end.is_empty() || start < end;
-    starts_before_end(&a.start_key, &b.end_key) && starts_before_end(&b.start_key, &a.end_key)
 }

@@ -11,7 +11,9 @@
 //!
 //! * `CREATING`: written before a create makes its regions, replaced by `ENABLED` after
 //!   the catalog commit. A table directory the catalog does not list that says
-//!   `CREATING` is a create that crashed before its commit: the next open removes it.
+//!   `CREATING` and holds no data (no storefile, no WAL edit) is a create that crashed
+//!   before its commit: the next open removes it. (With data, the create committed and
+//!   only the rewrite after it failed: kept.)
 //! * `DROPPING`: written before a drop's catalog commit. Unlisted and `DROPPING`, the
 //!   table was dropped and the crash came before its directory was removed: the next
 //!   open finishes the drop. (Still listed, the drop did not commit: the catalog wins and
@@ -38,12 +40,6 @@ pub const TABLE_INFO_FILE: &str = ".tableinfo";
 const MAGIC: &[u8; 8] = b"RKVTINF1";
 
 /// Where a table is in its life, as its `.tableinfo` records it.
-///
-/// ```
-/// use regionkv::table_info::TableInfoState;
-/// assert!(TableInfoState::Creating.is_leftover_when_unlisted());
-/// assert!(!TableInfoState::Enabled.is_leftover_when_unlisted());
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableInfoState {
     /// A create before its catalog commit.
@@ -74,12 +70,6 @@ impl TableInfoState {
             "DROPPING" => Self::Dropping,
             _ => return None,
         })
-    }
-
-    /// True when a table directory in this state that the catalog does not list is the
-    /// leftover of a create or drop that a crash interrupted (safe to remove).
-    pub fn is_leftover_when_unlisted(self) -> bool {
-        matches!(self, Self::Creating | Self::Dropping)
     }
 }
 

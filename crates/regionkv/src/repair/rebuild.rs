@@ -52,38 +52,38 @@ impl Candidate {
         })
     }
 
-    /// The files of this region that `children` refer to, per family.
-    fn files_referred_by(&self, children: &[&Candidate]) -> BTreeSet<(Vec<u8>, String)> {
-        let mut out = BTreeSet::new();
-        for c in children {
-            for (family, s) in &c.manifest.stores {
-                for f in &s.files {
-                    if let Some(r) = f.reference.as_ref().filter(|r| r.region == self.name) {
-                        out.insert((family.clone(), r.file.clone()));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// True when this region, a parent of `children`, was written after they were made: a
-    /// file of its own that none of them refers to, or a WAL edit above what it flushed.
-    fn written_after_split(&self, children: &[&Candidate]) -> bool {
-        let referred = self.files_referred_by(children);
-        let unreferred_file = self.manifest.stores.iter().any(|(family, s)| {
-            s.files.iter().any(|f| {
-                f.reference.is_none() && !referred.contains(&(family.clone(), f.name.clone()))
-            })
-        });
-        let flushed = self
-            .manifest
+    /// The sequence id its stores were flushed to at least (the smallest over them).
+    fn flushed_seq_id(&self) -> u64 {
+        self.manifest
             .stores
             .values()
             .map(|s| s.flushed_seq_id)
             .min()
+            .unwrap_or(0)
+    }
+
+    /// True when this region, a parent of `children`, was written after they were made.
+    /// A child starts with every store flushed to the parent's last sequence id at the
+    /// split or merge, and only a child that opened (its commit happened) moves past it;
+    /// so the smallest flushed sequence id among the children is at most that split
+    /// point. A parent file or WAL edit above it was written after the split: the parent
+    /// served again, and the split never committed.
+    fn written_after_split(&self, children: &[&Candidate]) -> bool {
+        let split_seq = children
+            .iter()
+            .map(|c| c.flushed_seq_id())
+            .min()
+            .unwrap_or(u64::MAX);
+        let newest_file = self
+            .manifest
+            .stores
+            .values()
+            .flat_map(|s| s.files.iter())
+            .filter(|f| f.reference.is_none())
+            .map(|f| f.max_seq_id)
+            .max()
             .unwrap_or(0);
-        unreferred_file || self.wal_max_seq > flushed
+        newest_file > split_seq || self.wal_max_seq > split_seq
     }
 }
 
@@ -96,11 +96,6 @@ pub(crate) enum Rebuilt {
     Leftover(String),
     /// The directories do not make a consistent table; nothing is written for it.
     Refused(Vec<String>),
-}
-
-fn overlap(a: &RegionInfo, b: &RegionInfo) -> bool {
-    let before_end = |start: &[u8], end: &[u8]| end.is_empty() || start < end;
-    before_end(&a.start_key, &b.end_key) && before_end(&b.start_key, &a.end_key)
 }
 
 fn range(info: &RegionInfo) -> String {
@@ -138,19 +133,6 @@ pub(crate) fn rebuild_table(
             TableInfo::path(tdir).display(),
             i.descriptor.name
         )]));
-    }
-    if let Some(i) = info
-        .as_ref()
-        .filter(|i| i.state.is_leftover_when_unlisted())
-    {
-        return Ok(Rebuilt::Leftover(format!(
-            "table {name}: the leftover of an interrupted {} (removed by the next open)",
-            if i.state == TableInfoState::Creating {
-                "create"
-            } else {
-                "drop"
-            }
-        )));
     }
     let mut candidates = Vec::new();
     let mut problems = Vec::new();
@@ -193,98 +175,84 @@ pub(crate) fn rebuild_table(
     if !problems.is_empty() {
         return Ok(Rebuilt::Refused(problems));
     }
-    if candidates.is_empty() {
-        return Ok(Rebuilt::Refused(vec![format!(
-            "table {name}: no region directory with a manifest"
-        )]));
+    // The leftovers of an interrupted create or drop, as the open judges them
+    // (`DbInner::unlisted_table_leftover`): a drop that committed; a create, or a directory
+    // without `.tableinfo`, that holds no data.
+    let holds_data = candidates.iter().any(|c| c.holds_data);
+    let leftover = match info.as_ref().map(|i| i.state) {
+        Some(TableInfoState::Dropping) => Some("a drop that committed"),
+        Some(TableInfoState::Creating) | None if !holds_data => {
+            Some("an interrupted create, holding no data")
+        }
+        _ => None,
+    };
+    if let Some(what) = leftover {
+        return Ok(Rebuilt::Leftover(format!(
+            "table {name}: the leftover of {what} (removed by the next open)"
+        )));
     }
-    // Pairwise: who loses each overlap (see the module docs).
     let mut losers: BTreeSet<usize> = BTreeSet::new();
+    // 1. Split and merge parents: the regions others refer to. Either the children
+    // committed (the parent is superseded, whatever its other children did since: one may
+    // have compacted its references away) or they did not (the parent was written after).
+    for (p, parent) in candidates.iter().enumerate() {
+        let children: Vec<usize> = (0..candidates.len())
+            .filter(|c| candidates[*c].refers_to(&parent.name))
+            .collect();
+        if children.is_empty() {
+            continue;
+        }
+        let refs: Vec<&Candidate> = children.iter().map(|c| &candidates[*c]).collect();
+        if parent.written_after_split(&refs) {
+            for c in children {
+                if losers.insert(c) {
+                    notes.push(format!(
+                        "table {name}: left out region {} {}, the child of a split or merge that did not commit (its parent {} was written after it)",
+                        candidates[c].name,
+                        range(candidates[c].info()),
+                        parent.name
+                    ));
+                }
+            }
+        } else if losers.insert(p) {
+            notes.push(format!(
+                "table {name}: left out region {} {}, a split or merge parent its children superseded",
+                parent.name,
+                range(parent.info())
+            ));
+        }
+    }
+    // 2. Other overlaps: the region holding data wins; of two empty ones, the newer.
     for i in 0..candidates.len() {
         for j in i + 1..candidates.len() {
             let (a, b) = (&candidates[i], &candidates[j]);
-            if !overlap(a.info(), b.info()) {
+            if losers.contains(&i) || losers.contains(&j) || !a.info().overlaps(b.info()) {
                 continue;
             }
-            let children_of = |p: &Candidate| -> Vec<&Candidate> {
-                candidates.iter().filter(|c| c.refers_to(&p.name)).collect()
-            };
-            let (loser, why) = if b.refers_to(&a.name) || a.refers_to(&b.name) {
-                let (parent, child, pi, ci) = if b.refers_to(&a.name) {
-                    (a, b, i, j)
-                } else {
-                    (b, a, j, i)
-                };
-                if parent.written_after_split(&children_of(parent)) {
-                    (
-                        ci,
-                        format!(
-                            "region {} {} is the child of a split or merge that did not commit (its parent {} was written after it)",
-                            child.name,
-                            range(child.info()),
-                            parent.name
-                        ),
-                    )
-                } else {
-                    (
-                        pi,
-                        format!(
-                            "region {} {} is a split or merge parent, superseded by {}",
-                            parent.name,
-                            range(parent.info()),
-                            child.name
-                        ),
-                    )
+            let loser = match (a.holds_data, b.holds_data) {
+                (true, true) => {
+                    problems.push(format!(
+                        "regions {} {} and {} {} overlap and both hold data",
+                        a.name,
+                        range(a.info()),
+                        b.name,
+                        range(b.info())
+                    ));
+                    continue;
                 }
-            } else {
-                match (a.holds_data, b.holds_data) {
-                    (true, true) => {
-                        problems.push(format!(
-                            "regions {} {} and {} {} overlap and both hold data",
-                            a.name,
-                            range(a.info()),
-                            b.name,
-                            range(b.info())
-                        ));
-                        continue;
-                    }
-                    (true, false) => (
-                        j,
-                        format!(
-                            "region {} {} holds no data and overlaps {}",
-                            b.name,
-                            range(b.info()),
-                            a.name
-                        ),
-                    ),
-                    (false, true) => (
-                        i,
-                        format!(
-                            "region {} {} holds no data and overlaps {}",
-                            a.name,
-                            range(a.info()),
-                            b.name
-                        ),
-                    ),
-                    (false, false) => {
-                        let (older, newer) = if a.info().region_id < b.info().region_id {
-                            (i, j)
-                        } else {
-                            (j, i)
-                        };
-                        (
-                            older,
-                            format!(
-                                "empty region {} is older than the overlapping empty region {}",
-                                candidates[older].name, candidates[newer].name
-                            ),
-                        )
-                    }
-                }
+                (true, false) => j,
+                (false, true) => i,
+                (false, false) if a.info().region_id < b.info().region_id => i,
+                (false, false) => j,
             };
-            if losers.insert(loser) {
-                notes.push(format!("table {name}: left out {why}"));
-            }
+            losers.insert(loser);
+            let other = if loser == i { b } else { a };
+            notes.push(format!(
+                "table {name}: left out region {} {}, which holds no data and overlaps {}",
+                candidates[loser].name,
+                range(candidates[loser].info()),
+                other.name
+            ));
         }
     }
     let mut live: Vec<&Candidate> = candidates
