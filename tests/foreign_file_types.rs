@@ -16,6 +16,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, TableDescriptor};
+use regionkv_suite::error_chain;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
@@ -117,25 +118,13 @@ fn plant(path: &Path, plant: Plant, outside: &Path) {
     }
 }
 
-/// An error and every source under it, one line.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(" <- ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
-}
-
 /// Runs `f` on a thread: `None` if it has not returned within `TIMEOUT`.
 fn with_timeout<T: Send + 'static>(
     f: impl FnOnce() -> regionkv::Result<T> + Send + 'static,
 ) -> Option<Result<T, String>> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(f().map_err(|e| chain(&e)));
+        let _ = tx.send(f().map_err(|e| error_chain(&e)));
     });
     rx.recv_timeout(TIMEOUT).ok()
 }

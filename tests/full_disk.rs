@@ -20,6 +20,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, TableDescriptor};
+use regionkv_suite::error_chain;
 use std::io::Write;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::os::unix::process::ExitStatusExt;
@@ -84,22 +85,10 @@ fn fill(dir: &Path) -> PathBuf {
     path
 }
 
-/// An error and every source under it, one line.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(" <- ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
-}
-
 fn outcome<T: std::fmt::Debug>(what: &str, r: &regionkv::Result<T>) {
     match r {
         Ok(v) => println!("{what} ok {v:?}"),
-        Err(e) => println!("{what} err {}", chain(e)),
+        Err(e) => println!("{what} err {}", error_chain(e)),
     }
 }
 

@@ -13,6 +13,7 @@
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Error, Get, Put, Scan, TableDescriptor};
 use regionkv_fs::{ReadMode, RealFs};
+use regionkv_suite::status_kib;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -25,16 +26,6 @@ fn child_cmd(test: &str) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args(["--exact", test, "--nocapture", "--test-threads=1"]);
     cmd
-}
-
-/// The value of a `/proc/self/status` field, in KiB.
-fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
-        .unwrap()
 }
 
 /// The child of the memory test: writes `LIMITS_BYTES` of 4 KiB values under a global

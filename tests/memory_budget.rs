@@ -18,6 +18,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, TableDescriptor};
+use regionkv_suite::status_kib;
 use std::process::Command;
 
 #[global_allocator]
@@ -28,16 +29,6 @@ const DIR_ENV: &str = "MEMORY_BUDGET_DIR";
 const MIB: u64 = 1 << 20;
 /// The Db-wide memstore budget of every case: modest, and far above what the cases write.
 const GLOBAL: u64 = 32 * MIB;
-
-/// The value of a `/proc/self/status` field, in KiB.
-fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
-        .unwrap()
-}
 
 /// What a child measured.
 #[derive(Debug)]

@@ -93,3 +93,27 @@ pub fn run_and_kill_child(
     child.wait().expect("reap the child");
     reader.join().expect("the child's output reader")
 }
+
+/// The value of a `/proc/self/status` field (`"RssAnon:"`, `"VmHWM:"` ...), in KiB. Panics
+/// off Linux or on a field the kernel does not print: the memory tests need it.
+pub fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_else(|e| panic!("/proc/self/status: {e}"));
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/self/status"))
+}
+
+/// An error and every source under it, on one line (`outer <- inner <- ...`).
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(" <- ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}

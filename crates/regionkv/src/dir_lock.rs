@@ -67,6 +67,30 @@ fn locked_error(dir: &Path, lock: &Path) -> impl FnOnce(regionkv_fs::Error) -> E
     }
 }
 
+/// True when `e` says the file system does not lock directories (NFS emulates `flock` with
+/// byte-range locks, which need a file open for writing: EBADF; others: ENOLCK, ENOTSUP,
+/// EINVAL), as opposed to a directory that is locked, missing or not a directory.
+fn lock_unsupported(e: &regionkv_fs::Error) -> bool {
+    let regionkv_fs::Error::Io { source, .. } = e else {
+        return false;
+    };
+    let by_code = cfg!(target_os = "linux")
+        && matches!(
+            source.raw_os_error(),
+            Some(libc_codes::EBADF | libc_codes::ENOLCK | libc_codes::ENOTSUP | libc_codes::EINVAL)
+        );
+    by_code || source.kind() == std::io::ErrorKind::Unsupported
+}
+
+/// The Linux error numbers [`lock_unsupported`] looks for (other systems number them
+/// otherwise; this crate does not depend on `libc` for four constants).
+mod libc_codes {
+    pub(super) const EBADF: i32 = 9;
+    pub(super) const EINVAL: i32 = 22;
+    pub(super) const ENOLCK: i32 = 37;
+    pub(super) const ENOTSUP: i32 = 95;
+}
+
 /// `e` with its sources, for a log line.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
@@ -94,11 +118,11 @@ impl DirLock {
     pub(crate) fn lock_directory(fs: Arc<dyn Fs>, dir: &Path) -> Result<DirLocking> {
         let dir_lock = match fs.lock_dir(dir) {
             Ok(l) => Some(l),
-            Err(e @ regionkv_fs::Error::Locked { .. }) => return Err(locked_error(dir, dir)(e)),
-            Err(e) => {
+            Err(e) if lock_unsupported(&e) => {
                 tracing::warn!(dir = %dir.display(), error = %chain(&e), "the Db directory cannot be locked; relying on its LOCK file alone");
                 None
             }
+            Err(e) => return Err(locked_error(dir, dir)(e)),
         };
         Ok(DirLocking {
             fs,
