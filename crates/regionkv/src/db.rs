@@ -823,6 +823,41 @@ impl Db {
         &self.inner.dir
     }
 
+    /// The Db's id as HBase prints a cluster id (`Admin.getClusterMetrics().getClusterId()`,
+    /// a UUID): the 128-bit id the directory was given when it was created.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let id = db.cluster_id();
+    /// assert_eq!(id.len(), 36);
+    /// assert_eq!(id.matches('-').count(), 4);
+    /// assert_eq!(db.cluster_id(), id, "stable while the Db lives");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cluster_id(&self) -> String {
+        let hex = self
+            .inner
+            .catalog
+            .lock()
+            .db_id
+            .as_ref()
+            .map(db_id_hex)
+            .unwrap_or_default();
+        if hex.len() != 32 {
+            return hex;
+        }
+        format!(
+            "{}-{}-{}-{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        )
+    }
+
     /// The engine clock.
     ///
     /// ```
