@@ -2,13 +2,15 @@
 //! HBase-shell-compatible REPL and script runner (see [`shell`]), `hfile`, the storefile
 //! inspector (see [`hfile`]), `wal`, the write-ahead log inspector (see [`wal`]), and the
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
-//! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall.
+//! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
+//! the gateways (see [`serve`]): `serve`, `thrift start` and `rest start`.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
 
 mod bench;
 mod hfile;
+mod serve;
 mod shell;
 mod wal;
 
@@ -75,6 +77,13 @@ enum Command {
     /// The comparison suite against RocksDB and fjall (`bench compare`; peers need the
     /// `peers` feature)
     Bench(bench::BenchArgs),
+    /// Serve HBase's Thrift1 and REST gateways over a data directory, so HBase client
+    /// programs (happybase, REST clients) run against it unchanged
+    Serve(serve::ServeArgs),
+    /// HBase's Thrift1 gateway alone: `regionkv thrift start [-p PORT] [--data DIR]`
+    Thrift(serve::GatewayArgs),
+    /// HBase's REST gateway alone: `regionkv rest start [-p PORT] [--data DIR]`
+    Rest(serve::GatewayArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -410,5 +419,8 @@ fn main() -> ExitCode {
         Command::Ycsb(args) => run_ycsb(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Repair(args) => run_repair(&args),
+        Command::Serve(args) => serve::run_serve(&args),
+        Command::Thrift(args) => serve::run_gateway(serve::Which::Thrift, &args),
+        Command::Rest(args) => serve::run_gateway(serve::Which::Rest, &args),
     }
 }

@@ -58,9 +58,12 @@ struct Shared {
     limits: Limits,
     shutdown: Arc<AtomicBool>,
     queue: Mutex<Receiver<Connection>>,
-    /// Workers started, and those waiting for a connection.
+    /// Workers started, those waiting for a connection, and connections in the queue. A
+    /// new connection starts a worker unless more workers wait than connections are queued
+    /// (a connection must never wait behind long-lived ones while the pool may grow).
     workers: AtomicUsize,
     idle: AtomicUsize,
+    queued: AtomicUsize,
     /// Clones of the open sockets, to shut them down on stop.
     open: Mutex<HashMap<u64, TcpStream>>,
     next_id: AtomicU64,
@@ -93,6 +96,7 @@ impl Server {
             queue: Mutex::new(rx),
             workers: AtomicUsize::new(0),
             idle: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
             open: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
             threads: Mutex::new(Vec::new()),
@@ -182,14 +186,16 @@ fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener, tx: &SyncSender<Con
             local,
             shutdown: Arc::clone(&shared.shutdown),
         };
-        if shared.idle.load(Ordering::Acquire) == 0
+        if shared.idle.load(Ordering::Acquire) <= shared.queued.load(Ordering::Acquire)
             && shared.workers.load(Ordering::Acquire) < shared.limits.max_workers
         {
             spawn_worker(shared);
         }
+        shared.queued.fetch_add(1, Ordering::AcqRel);
         match tx.try_send(conn) {
             Ok(()) => {}
             Err(TrySendError::Full(conn)) => {
+                shared.queued.fetch_sub(1, Ordering::AcqRel);
                 tracing::warn!(
                     "{name}: {} connections already wait for a worker; closing the one from {}",
                     shared.limits.max_queued,
@@ -232,6 +238,7 @@ fn worker_loop(shared: &Arc<Shared>) {
         let next = shared.queue.lock().recv();
         shared.idle.fetch_sub(1, Ordering::AcqRel);
         let Ok(conn) = next else { return };
+        shared.queued.fetch_sub(1, Ordering::AcqRel);
         if shared.shutdown.load(Ordering::Acquire) {
             let _ = conn.stream.shutdown(Shutdown::Both);
             continue;
