@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 9] = [
+const TARGETS: [(&str, Target); 10] = [
     ("storefile_open", regionkv_fuzz::storefile_open),
     (
         "storefile_open_crc_fixed",
@@ -30,6 +30,7 @@ const TARGETS: [(&str, Target); 9] = [
     ("catalog_decode", regionkv_fuzz::catalog_decode),
     ("shell_parse", regionkv_fuzz::shell_parse),
     ("op_sequence", regionkv_fuzz::op_sequence),
+    ("thrift_message", regionkv_fuzz::thrift_message),
 ];
 
 /// Committed seeds that reproduce an engine bug still open, by target and file name. They

@@ -22,6 +22,7 @@ fn main() -> std::io::Result<()> {
         ("catalog_decode", regionkv_fuzz::seed_catalogs()),
         ("shell_parse", regionkv_fuzz::seed_shell()),
         ("op_sequence", regionkv_fuzz::seed_op_sequence()),
+        ("thrift_message", regionkv_fuzz::seed_thrift()),
     ];
     for (target, seeds) in sets {
         let dir = root.join(target);

@@ -1672,3 +1672,175 @@ pub fn seed_op_sequence() -> Vec<(String, Vec<u8>)> {
         .map(|(name, h, ops)| (name.to_string(), encode_op_sequence(h, ops)))
         .collect()
 }
+
+/// The Thrift1 gateway every `thrift_message` input is served by: one per process, over a
+/// Db on a `MemFs` with a table `t` (families `cf`, `cg`), so calls reach real handlers.
+fn thrift_service() -> &'static regionkv_gateway::thrift1::ThriftService {
+    static SERVICE: std::sync::OnceLock<regionkv_gateway::thrift1::ThriftService> =
+        std::sync::OnceLock::new();
+    SERVICE.get_or_init(|| {
+        let mem = MemFs::new();
+        let options = DbOptions::default()
+            .background(false)
+            .clock(Arc::new(ManualClock::new(1_700_000_000_000)))
+            .fs(Arc::new(mem));
+        let db = Db::open("/db", options).expect("a Db on MemFs opens");
+        let families = vec![
+            ColumnFamilyDescriptor::new(b"cf").expect("valid family"),
+            ColumnFamilyDescriptor::new(b"cg").expect("valid family"),
+        ];
+        let desc = TableDescriptor::new("t", families).expect("valid table");
+        db.admin().create_table(&desc).expect("create");
+        let config = regionkv_gateway::GatewayConfig {
+            limits: regionkv_gateway::Limits {
+                max_thrift_message: 1 << 20,
+                max_scanners: 64,
+                ..regionkv_gateway::Limits::default()
+            },
+            ..regionkv_gateway::GatewayConfig::default()
+        };
+        regionkv_gateway::thrift1::ThriftService::new(db, &config)
+    })
+}
+
+/// `thrift_message`: `data` as everything a client sent on one connection to the Thrift1
+/// gateway (any wire: the first bytes choose buffered or framed, binary or compact). The
+/// server may answer anything or close, but must not panic, hang or allocate without bound
+/// (messages and frames are limited to 1 MiB here).
+pub fn thrift_message(data: &[u8]) {
+    let _ = thrift_service().serve_bytes(data);
+}
+
+/// Seeds for `thrift_message`: a connection's worth of calls (create, mutate, get, scan,
+/// increment, append, checkAndPut, an unknown method) encoded by the generated client, in
+/// each of the four wires.
+pub fn seed_thrift() -> Vec<(String, Vec<u8>)> {
+    use regionkv_gateway::thrift1::generated::{
+        ColumnDescriptor, HbaseSyncClient, Mutation, TAppend, THbaseSyncClient, TScan,
+    };
+    use std::cell::RefCell;
+    use std::io::Write;
+    use std::rc::Rc;
+    use thrift::protocol::{
+        TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+        TInputProtocol, TOutputProtocol,
+    };
+    use thrift::transport::TFramedWriteTransport;
+
+    #[derive(Clone, Default)]
+    struct Sink(Rc<RefCell<Vec<u8>>>);
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut seeds = Vec::new();
+    for (name, framed, compact) in [
+        ("buffered_binary", false, false),
+        ("buffered_compact", false, true),
+        ("framed_binary", true, false),
+        ("framed_compact", true, true),
+    ] {
+        let sink = Sink::default();
+        let writer: Box<dyn Write> = if framed {
+            Box::new(TFramedWriteTransport::new(sink.clone()))
+        } else {
+            Box::new(sink.clone())
+        };
+        // Replies are never read: every call fails after writing its request.
+        let empty: &'static [u8] = &[];
+        let (input, output): (Box<dyn TInputProtocol>, Box<dyn TOutputProtocol>) = if compact {
+            (
+                Box::new(TCompactInputProtocol::new(empty)),
+                Box::new(TCompactOutputProtocol::new(writer)),
+            )
+        } else {
+            (
+                Box::new(TBinaryInputProtocol::new(empty, true)),
+                Box::new(TBinaryOutputProtocol::new(writer, true)),
+            )
+        };
+        let mut c = HbaseSyncClient::new(input, output);
+        let attrs = BTreeMap::new;
+        let put = |col: &str, v: &str| Mutation {
+            is_delete: Some(false),
+            column: Some(col.as_bytes().to_vec()),
+            value: Some(v.as_bytes().to_vec()),
+            write_to_w_a_l: Some(true),
+        };
+        let cd = ColumnDescriptor {
+            name: Some(b"cf:".to_vec()),
+            max_versions: Some(3),
+            compression: Some("NONE".into()),
+            in_memory: Some(false),
+            bloom_filter_type: Some("ROW".into()),
+            bloom_filter_vector_size: Some(0),
+            bloom_filter_nb_hashes: Some(0),
+            block_cache_enabled: Some(true),
+            time_to_live: Some(-1),
+        };
+        let _ = c.create_table(b"u".to_vec(), vec![cd]);
+        let _ = c.mutate_row(
+            b"t".to_vec(),
+            b"r1".to_vec(),
+            vec![put("cf:a", "1"), put("cg:b", "2")],
+            attrs(),
+        );
+        let _ = c.mutate_row_ts(
+            b"t".to_vec(),
+            b"r2".to_vec(),
+            vec![put("cf:a", "x")],
+            1000,
+            attrs(),
+        );
+        let _ =
+            c.get_row_with_columns(b"t".to_vec(), b"r1".to_vec(), vec![b"cf".to_vec()], attrs());
+        let _ = c.get_ver_ts(
+            b"t".to_vec(),
+            b"r2".to_vec(),
+            b"cf:a".to_vec(),
+            2000,
+            3,
+            attrs(),
+        );
+        let scan = TScan {
+            start_row: Some(b"r".to_vec()),
+            stop_row: Some(b"s".to_vec()),
+            timestamp: None,
+            columns: Some(vec![b"cf:a".to_vec()]),
+            caching: Some(10),
+            filter_string: Some(b"PrefixFilter('r') AND KeyOnlyFilter()".to_vec()),
+            batch_size: None,
+            sort_columns: Some(true),
+            reversed: Some(false),
+            cache_blocks: None,
+        };
+        let _ = c.scanner_open_with_scan(b"t".to_vec(), scan, attrs());
+        let _ = c.scanner_get_list(0, 10);
+        let _ = c.scanner_close(0);
+        let _ = c.atomic_increment(b"t".to_vec(), b"n".to_vec(), b"cf:c".to_vec(), 5);
+        let _ = c.append(TAppend {
+            table: Some(b"t".to_vec()),
+            row: Some(b"r1".to_vec()),
+            columns: Some(vec![b"cf:a".to_vec()]),
+            values: Some(vec![b"z".to_vec()]),
+        });
+        let _ = c.check_and_put(
+            b"t".to_vec(),
+            b"r1".to_vec(),
+            b"cf:a".to_vec(),
+            b"1z".to_vec(),
+            put("cf:a", "3"),
+            attrs(),
+        );
+        let _ = c.delete_all_row_ts(b"t".to_vec(), b"r2".to_vec(), 1000, attrs());
+        let _ = c.get_table_regions(b"t".to_vec());
+        let bytes = sink.0.borrow().clone();
+        seeds.push((format!("session_{name}"), bytes));
+    }
+    seeds
+}

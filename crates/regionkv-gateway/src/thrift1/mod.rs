@@ -210,6 +210,33 @@ impl ThriftService {
     fn serve_wire(&self, conn: &Connection, wire: Wire) -> io::Result<()> {
         let read_half = conn.stream.try_clone()?;
         let write_half = conn.stream.try_clone()?;
+        self.serve_io(read_half, write_half, wire, &|| conn.is_shutting_down())
+    }
+
+    /// Serves `input` (the bytes a client sent) as one connection and returns the bytes the
+    /// server answered: the whole decoding path without a socket, for the fuzz target and
+    /// tests. Never panics, whatever the bytes.
+    pub fn serve_bytes(&self, input: &[u8]) -> Vec<u8> {
+        let mut output = Vec::new();
+        let wire = match sniff(input, self.max_message) {
+            Sniffed::Thrift(w) => w,
+            Sniffed::NeedMore | Sniffed::Reject(_) => return output,
+        };
+        let sink = SharedSink(Rc::new(std::cell::RefCell::new(Vec::new())));
+        let _ = self.serve_io(io::Cursor::new(input.to_vec()), sink.clone(), wire, &|| {
+            false
+        });
+        output.extend_from_slice(&sink.0.borrow());
+        output
+    }
+
+    fn serve_io<R: Read + 'static, W: Write + 'static>(
+        &self,
+        read_half: R,
+        write_half: W,
+        wire: Wire,
+        shutting_down: &dyn Fn() -> bool,
+    ) -> io::Result<()> {
         let budget = Rc::new(Cell::new(0usize));
         let config = TConfiguration::builder()
             .max_message_size(Some(self.max_message))
@@ -263,7 +290,7 @@ impl ThriftService {
                 }
                 Err(e) => return Err(io::Error::other(e.to_string())),
             };
-            if conn.is_shutting_down() {
+            if shutting_down() {
                 return Ok(());
             }
             let result = if METHODS.contains(&ident.name.as_str()) {
@@ -276,6 +303,21 @@ impl ThriftService {
             // decode, the socket failed): the stream is out of step, so the connection ends.
             result.map_err(|e| io::Error::other(e.to_string()))?;
         }
+    }
+}
+
+/// A writer whose bytes stay readable after the protocol that owns it is gone.
+#[derive(Clone)]
+struct SharedSink(Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for SharedSink {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -468,5 +510,35 @@ mod tests {
             Some(40),
             "the next message starts a new count"
         );
+    }
+
+    #[test]
+    fn serve_bytes_answers_a_call_and_ignores_garbage() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
+        let service = ThriftService::new(db.clone(), &GatewayConfig::default());
+        // getThriftServerType(), strict binary, sequence id 7.
+        let mut call = vec![0x80, 0x01, 0x00, 0x01, 0, 0, 0, 19];
+        call.extend_from_slice(b"getThriftServerType");
+        call.extend_from_slice(&[0, 0, 0, 7, 0]);
+        let reply = service.serve_bytes(&call);
+        // A reply message (type 2) ...
+        assert_eq!(&reply[..4], &[0x80, 0x01, 0x00, 0x02]);
+        // ... then field 0 (i32) = 1 (ONE), and the field stop.
+        assert!(
+            reply.ends_with(&[0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00]),
+            "{reply:?}"
+        );
+        assert!(
+            reply.windows(4).any(|w| w == [0, 0, 0, 7]),
+            "the sequence id comes back"
+        );
+        assert!(service.serve_bytes(b"\x00\x01garbage").is_empty());
+        assert!(
+            service.serve_bytes(&call[..10]).is_empty(),
+            "a cut message gets no answer"
+        );
+        db.close()?;
+        Ok(())
     }
 }

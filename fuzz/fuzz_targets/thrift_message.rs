@@ -1,0 +1,4 @@
+//! libFuzzer target `thrift_message`: see `regionkv_fuzz::thrift_message` for what it checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::thrift_message(data));
