@@ -20,6 +20,26 @@ enum BenchCommand {
     Compare(SuiteArgs),
     /// Run the suite on one engine in this process (what `compare` starts)
     Engine(SuiteArgs),
+    /// The gateway benchmark's embedded baseline (benches/gateway.sh): the work its
+    /// clients ask of the gateway, through the Table API, with the CPU time of each phase
+    Embedded(EmbeddedArgs),
+}
+
+/// `regionkv bench embedded`.
+#[derive(Debug, Clone, clap::Args)]
+struct EmbeddedArgs {
+    /// Rows (16-byte keys `%016d`, one column `cf:a`)
+    #[arg(long, default_value_t = 100_000)]
+    rows: u64,
+    /// Value bytes
+    #[arg(long = "value-size", default_value_t = 100)]
+    value_size: usize,
+    /// Rows per batch put and per scanner round trip
+    #[arg(long, default_value_t = 1_000)]
+    batch: usize,
+    /// The data directory (a table `bench_embedded` is created there, replacing one left over)
+    #[arg(long, default_value = "./regionkv-bench-embedded")]
+    data: std::path::PathBuf,
 }
 
 /// The suite's options (db_bench's names where it has them).
@@ -148,6 +168,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     let r = match &args.command {
         BenchCommand::Engine(a) => engine(a),
         BenchCommand::Compare(a) => compare(a),
+        BenchCommand::Embedded(a) => embedded(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -209,5 +230,100 @@ fn compare(a: &SuiteArgs) -> regionkv_bench::Result<()> {
     } else {
         print!("{}", compare::render(&reports));
     }
+    Ok(())
+}
+
+/// CPU seconds (user + system) this process used so far, from /proc/self/stat (what
+/// benches/gateway.sh reads for the server process, so both sides count alike).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of stat(5); `rest` starts at field 3.
+    (tick(11) + tick(12)) / clock_ticks_per_second()
+}
+
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf only reads a system constant.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 { t as f64 } else { 100.0 }
+}
+
+fn embedded(a: &EmbeddedArgs) -> regionkv_bench::Result<()> {
+    use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, Put, Scan, TableDescriptor};
+    let fail = |e: regionkv::Error| regionkv_bench::Error::Engine(e.to_string());
+    let db = Db::open(&a.data, DbOptions::default()).map_err(fail)?;
+    let admin = db.admin();
+    let name = "bench_embedded";
+    if admin.table_exists(name).map_err(fail)? {
+        admin.disable_table(name).map_err(fail)?;
+        admin.delete_table(name).map_err(fail)?;
+    }
+    let cf = ColumnFamilyDescriptor::new(b"cf").map_err(|e| fail(e.into()))?;
+    admin
+        .create_table(&TableDescriptor::new(name, vec![cf]).map_err(|e| fail(e.into()))?)
+        .map_err(fail)?;
+    let t = db.table(name).map_err(fail)?;
+    let value = vec![b'v'; a.value_size];
+    let key = |i: u64| format!("{i:016}");
+    let mut phases = Vec::new();
+    let mut phase = |label: &str, ops: u64, f: &mut dyn FnMut() -> regionkv::Result<u64>| {
+        let (c0, w0) = (cpu_seconds(), std::time::Instant::now());
+        let done = f()?;
+        let (cpu, wall) = (cpu_seconds() - c0, w0.elapsed().as_secs_f64());
+        if done != ops {
+            return Err(regionkv::Error::InvalidArgument(format!(
+                "{label}: {done} of {ops} rows"
+            )));
+        }
+        phases.push(serde_json::json!({
+            "phase": label, "rows": ops, "wall_s": wall, "cpu_s": cpu,
+            "rows_per_s": ops as f64 / wall, "cpu_us_per_row": cpu * 1e6 / ops as f64,
+        }));
+        Ok(())
+    };
+    let rows = a.rows;
+    let batch = a.batch.max(1) as u64;
+    phase("batch_put", rows, &mut || {
+        let mut i = 0;
+        while i < rows {
+            let end = (i + batch).min(rows);
+            let puts: Vec<Put> = (i..end)
+                .map(|k| Put::new(key(k)).add_column("cf", "a", &value))
+                .collect();
+            t.put_all(&puts)?;
+            i = end;
+        }
+        Ok(rows)
+    })
+    .map_err(fail)?;
+    phase("scan", rows, &mut || {
+        let mut n = 0;
+        for r in t.scan(&Scan::new().caching(a.batch.max(1)))? {
+            r?;
+            n += 1;
+        }
+        Ok(n)
+    })
+    .map_err(fail)?;
+    phase("get", rows, &mut || {
+        let mut n = 0;
+        for k in 0..rows {
+            if !t.get(&Get::new(key(k)))?.is_empty() {
+                n += 1;
+            }
+        }
+        Ok(n)
+    })
+    .map_err(fail)?;
+    db.close().map_err(fail)?;
+    println!("{}", to_json(&phases)?);
     Ok(())
 }

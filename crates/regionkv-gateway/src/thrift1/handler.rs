@@ -20,6 +20,10 @@ use regionkv::{
     Append, CheckAndMutate, ColumnFamilyDescriptor, Db, Delete, Durability, Get, Increment, Put,
     ResultScanner, RowResult, Scan, TableDescriptor, TimeRange,
 };
+use thrift::protocol::{
+    TFieldIdentifier, TInputProtocol, TListIdentifier, TMapIdentifier, TMessageIdentifier,
+    TMessageType, TOutputProtocol, TSerializable, TStructIdentifier, TType,
+};
 use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::generated::{
@@ -227,6 +231,89 @@ impl Handler {
             .ok_or_else(|| illegal("scanner ID is invalid".to_string()))
     }
 
+    /// Up to `nb_rows` rows of scanner `id` (`ResultScanner.next(n)`), and whether they go
+    /// out as sortedColumns.
+    fn next_rows(&self, id: ScannerID, nb_rows: i32) -> TResult<(Vec<RowResult>, bool)> {
+        let scanner = self.scanner(id)?;
+        let mut guard = scanner.lock();
+        let want = usize::try_from(nb_rows).unwrap_or(0);
+        let mut results = Vec::with_capacity(want.min(10_000));
+        while results.len() < want {
+            match guard.scanner.next() {
+                None => break,
+                Some(Ok(r)) => results.push(r),
+                Some(Err(e)) => return Err(io_error(&e)),
+            }
+        }
+        Ok((results, guard.sort_columns))
+    }
+
+    /// `scannerGet` / `scannerGetList` without the generated structs: the arguments are read
+    /// and the reply written straight from the engine's rows, the same bytes the generated
+    /// code writes (a TRowResult's column map keeps the last cell of a column, as Java's
+    /// TreeMap.put does) without a Vec and a map allocated per row — the bulk read path.
+    pub(crate) fn scanner_get_direct(
+        &self,
+        name: &str,
+        sequence_number: i32,
+        input: &mut dyn TInputProtocol,
+        output: &mut dyn TOutputProtocol,
+    ) -> thrift::Result<()> {
+        let (mut id, mut nb_rows) = (0i32, 1i32);
+        input.read_struct_begin()?;
+        loop {
+            let field = input.read_field_begin()?;
+            if field.field_type == TType::Stop {
+                break;
+            }
+            match (field.id, field.field_type) {
+                (Some(1), TType::I32) => id = input.read_i32()?,
+                (Some(2), TType::I32) if name == "scannerGetList" => nb_rows = input.read_i32()?,
+                (_, t) => input.skip(t)?,
+            }
+            input.read_field_end()?;
+        }
+        input.read_struct_end()?;
+        input.read_message_end()?;
+        let reply = TMessageIdentifier::new(name, TMessageType::Reply, sequence_number);
+        output.write_message_begin(&reply)?;
+        output.write_struct_begin(&TStructIdentifier {
+            name: String::new(),
+        })?;
+        match self.next_rows(id, nb_rows) {
+            Ok((rows, sort_columns)) => {
+                let count = rows.iter().filter(|r| !r.is_empty()).count();
+                output.write_field_begin(&field(TType::List, 0))?;
+                output.write_list_begin(&TListIdentifier::new(TType::Struct, wire_len(count)?))?;
+                let mut scratch = Vec::new();
+                for r in rows.iter().filter(|r| !r.is_empty()) {
+                    write_row_result(output, r, sort_columns, &mut scratch)?;
+                }
+                output.write_list_end()?;
+                output.write_field_end()?;
+            }
+            Err(thrift::Error::User(e)) => {
+                if let Some(ia) = e.downcast_ref::<IllegalArgument>() {
+                    output.write_field_begin(&field(TType::Struct, 2))?;
+                    ia.write_to_out_protocol(output)?;
+                } else {
+                    let io = e.downcast_ref::<IOError>().cloned().unwrap_or(IOError {
+                        message: Some(e.to_string()),
+                        can_retry: Some(false),
+                    });
+                    output.write_field_begin(&field(TType::Struct, 1))?;
+                    io.write_to_out_protocol(output)?;
+                }
+                output.write_field_end()?;
+            }
+            Err(other) => return Err(other),
+        }
+        output.write_field_stop()?;
+        output.write_struct_end()?;
+        output.write_message_end()?;
+        output.flush()
+    }
+
     fn increment_one(&self, inc: TIncrement) -> TResult<()> {
         let (table, row) = (inc.table.unwrap_or_default(), inc.row.unwrap_or_default());
         if row.is_empty() || table.is_empty() {
@@ -404,6 +491,106 @@ fn row_results<'a>(
         .collect()
 }
 
+/// A field header without a name (the binary and compact protocols send none).
+fn field(field_type: TType, id: i16) -> TFieldIdentifier {
+    TFieldIdentifier {
+        name: None,
+        field_type,
+        id: Some(id),
+    }
+}
+
+fn wire_len(n: usize) -> thrift::Result<i32> {
+    i32::try_from(n).map_err(|_| {
+        thrift::Error::Application(ApplicationError::new(
+            ApplicationErrorKind::InternalError,
+            "reply too large",
+        ))
+    })
+}
+
+/// One TRowResult as its generated `write_to_out_protocol` writes it: `row`, then the column
+/// map (or the sortedColumns list), each cell a TCell.
+fn write_row_result(
+    o: &mut dyn TOutputProtocol,
+    r: &RowResult,
+    sort_columns: bool,
+    scratch: &mut Vec<u8>,
+) -> thrift::Result<()> {
+    o.write_struct_begin(&TStructIdentifier {
+        name: String::new(),
+    })?;
+    o.write_field_begin(&field(TType::String, 1))?;
+    o.write_bytes(r.row())?;
+    o.write_field_end()?;
+    let cells = r.cells();
+    let mut write_name = |o: &mut dyn TOutputProtocol, c: &regionkv::Cell| {
+        scratch.clear();
+        scratch.extend_from_slice(c.family());
+        scratch.push(b':');
+        scratch.extend_from_slice(c.qualifier());
+        o.write_bytes(scratch)
+    };
+    let write_cell = |o: &mut dyn TOutputProtocol, c: &regionkv::Cell| -> thrift::Result<()> {
+        o.write_struct_begin(&TStructIdentifier {
+            name: String::new(),
+        })?;
+        o.write_field_begin(&field(TType::String, 1))?;
+        o.write_bytes(c.value())?;
+        o.write_field_end()?;
+        o.write_field_begin(&field(TType::I64, 2))?;
+        o.write_i64(c.timestamp())?;
+        o.write_field_end()?;
+        o.write_field_stop()?;
+        o.write_struct_end()
+    };
+    if sort_columns {
+        o.write_field_begin(&field(TType::List, 3))?;
+        o.write_list_begin(&TListIdentifier::new(TType::Struct, wire_len(cells.len())?))?;
+        for c in cells {
+            o.write_struct_begin(&TStructIdentifier {
+                name: String::new(),
+            })?;
+            o.write_field_begin(&field(TType::String, 1))?;
+            write_name(o, c)?;
+            o.write_field_end()?;
+            o.write_field_begin(&field(TType::Struct, 2))?;
+            write_cell(o, c)?;
+            o.write_field_end()?;
+            o.write_field_stop()?;
+            o.write_struct_end()?;
+        }
+        o.write_list_end()?;
+    } else {
+        // A map keeps one cell per column: the last one of the column in result order.
+        let same_column = |a: &regionkv::Cell, b: &regionkv::Cell| {
+            a.family() == b.family() && a.qualifier() == b.qualifier()
+        };
+        let last_of_column = |i: usize| {
+            cells
+                .get(i + 1)
+                .is_none_or(|next| !same_column(&cells[i], next))
+        };
+        let distinct = (0..cells.len()).filter(|&i| last_of_column(i)).count();
+        o.write_field_begin(&field(TType::Map, 2))?;
+        o.write_map_begin(&TMapIdentifier::new(
+            TType::String,
+            TType::Struct,
+            wire_len(distinct)?,
+        ))?;
+        for (i, c) in cells.iter().enumerate() {
+            if last_of_column(i) {
+                write_name(o, c)?;
+                write_cell(o, c)?;
+            }
+        }
+        o.write_map_end()?;
+    }
+    o.write_field_end()?;
+    o.write_field_stop()?;
+    o.write_struct_end()
+}
+
 fn io_message(message: String) -> thrift::Error {
     thrift::Error::User(Box::new(IOError {
         message: Some(message),
@@ -507,7 +694,7 @@ fn family_to_thrift(f: &ColumnFamilyDescriptor) -> ColumnDescriptor {
     }
 }
 
-impl HbaseSyncHandler for Handler {
+impl HbaseSyncHandler for std::sync::Arc<Handler> {
     fn handle_enable_table(&self, table_name: Bytes) -> TResult<()> {
         self.check_writable()?;
         let name = table_name_str(&table_name)?;
@@ -980,18 +1167,8 @@ impl HbaseSyncHandler for Handler {
     }
 
     fn handle_scanner_get_list(&self, id: ScannerID, nb_rows: i32) -> TResult<Vec<TRowResult>> {
-        let scanner = self.scanner(id)?;
-        let mut guard = scanner.lock();
-        let want = usize::try_from(nb_rows).unwrap_or(0);
-        let mut results = Vec::with_capacity(want.min(10_000));
-        while results.len() < want {
-            match guard.scanner.next() {
-                None => break,
-                Some(Ok(r)) => results.push(r),
-                Some(Err(e)) => return Err(io_error(&e)),
-            }
-        }
-        Ok(row_results(results.iter(), guard.sort_columns))
+        let (results, sort_columns) = self.next_rows(id, nb_rows)?;
+        Ok(row_results(results.iter(), sort_columns))
     }
 
     fn handle_scanner_close(&self, id: ScannerID) -> TResult<()> {
@@ -1141,4 +1318,98 @@ fn compact(db: &Db, name: &[u8]) -> TResult<()> {
         return Ok(());
     }
     admin.compact(&text).map_err(|e| io_error(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thrift::protocol::{TBinaryOutputProtocol, TCompactOutputProtocol};
+
+    fn cell(
+        row: &str,
+        col: &str,
+        ts: i64,
+        value: &str,
+    ) -> Result<regionkv::Cell, Box<dyn std::error::Error>> {
+        let (f, q) = col.split_once(':').ok_or("no colon")?;
+        Ok(regionkv::Cell::put(
+            row.as_bytes(),
+            f.as_bytes(),
+            q.as_bytes(),
+            ts,
+            value.as_bytes(),
+        )?)
+    }
+
+    fn decode(bytes: &[u8], compact: bool) -> thrift::Result<Vec<TRowResult>> {
+        use thrift::protocol::{TBinaryInputProtocol, TCompactInputProtocol};
+        let mut i: Box<dyn TInputProtocol> = if compact {
+            Box::new(TCompactInputProtocol::new(bytes))
+        } else {
+            Box::new(TBinaryInputProtocol::new(bytes, true))
+        };
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            out.push(TRowResult::read_from_in_protocol(i.as_mut())?);
+        }
+        Ok(out)
+    }
+
+    /// The direct scanner reply writes exactly the bytes the generated structs write.
+    #[test]
+    fn direct_row_results_match_the_generated_encoding() -> Result<(), Box<dyn std::error::Error>> {
+        let rows = vec![
+            RowResult::new(vec![
+                cell("r1", "cf:a", 30, "new")?,
+                cell("r1", "cf:a", 20, "old")?,
+                cell("r1", "cf:", 5, "empty-q")?,
+                cell("r1", "cg:\u{ff}x", 7, "")?,
+            ]),
+            RowResult::new(vec![cell("r2", "cf:b", 1, "v")?]),
+        ];
+        for sort in [false, true] {
+            for compact in [false, true] {
+                let mut expected = Vec::new();
+                let mut direct = Vec::new();
+                {
+                    let mut o: Box<dyn TOutputProtocol> = if compact {
+                        Box::new(TCompactOutputProtocol::new(&mut expected))
+                    } else {
+                        Box::new(TBinaryOutputProtocol::new(&mut expected, true))
+                    };
+                    for r in row_results(rows.iter(), sort) {
+                        r.write_to_out_protocol(o.as_mut())?;
+                    }
+                    o.flush()?;
+                }
+                {
+                    let mut o: Box<dyn TOutputProtocol> = if compact {
+                        Box::new(TCompactOutputProtocol::new(&mut direct))
+                    } else {
+                        Box::new(TBinaryOutputProtocol::new(&mut direct, true))
+                    };
+                    let mut scratch = Vec::new();
+                    for r in &rows {
+                        write_row_result(o.as_mut(), r, sort, &mut scratch)?;
+                    }
+                    o.flush()?;
+                }
+                if sort {
+                    assert_eq!(direct, expected, "sort_columns compact={compact}");
+                } else {
+                    // A map's entries may come in another order; what they say must agree.
+                    assert_eq!(
+                        decode(&direct, compact)?,
+                        decode(&expected, compact)?,
+                        "compact={compact}"
+                    );
+                }
+            }
+        }
+        // The map form keeps the last (oldest) cell of a column, as Java's TreeMap.put.
+        let map = row_results(rows.iter(), false);
+        let cols = map[0].columns.as_ref().ok_or("no map")?;
+        assert_eq!(cols[&b"cf:a".to_vec()].timestamp, Some(20));
+        Ok(())
+    }
 }

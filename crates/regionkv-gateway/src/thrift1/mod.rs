@@ -26,6 +26,7 @@ use std::cell::Cell;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::net::TcpStream;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
@@ -95,15 +96,18 @@ const METHODS: &[&str] = &[
 
 /// The Thrift1 protocol over one Db.
 pub struct ThriftService {
-    processor: HbaseSyncProcessor<Handler>,
+    handler: Arc<Handler>,
+    processor: HbaseSyncProcessor<Arc<Handler>>,
     max_message: usize,
 }
 
 impl ThriftService {
     /// A Thrift1 service over `db`.
     pub fn new(db: regionkv::Db, config: &GatewayConfig) -> Self {
+        let handler = Arc::new(Handler::new(db, config));
         ThriftService {
-            processor: HbaseSyncProcessor::new(Handler::new(db, config)),
+            processor: HbaseSyncProcessor::new(Arc::clone(&handler)),
+            handler,
             max_message: config.limits.max_thrift_message,
         }
     }
@@ -293,7 +297,14 @@ impl ThriftService {
             if shutting_down() {
                 return Ok(());
             }
-            let result = if METHODS.contains(&ident.name.as_str()) {
+            let result = if ident.name == "scannerGetList" || ident.name == "scannerGet" {
+                self.handler.scanner_get_direct(
+                    &ident.name,
+                    ident.sequence_number,
+                    input.as_mut(),
+                    output.as_mut(),
+                )
+            } else if METHODS.contains(&ident.name.as_str()) {
                 let mut stored = TStoredInputProtocol::new(input.as_mut(), ident);
                 self.processor.process(&mut stored, output.as_mut())
             } else {
