@@ -545,7 +545,7 @@ mod tests {
         assert_eq!(parse_request(partial, &LIMITS), Ok(None));
         let (r, n) = complete(b"PUT / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcde");
         assert_eq!(r.body, b"abcde");
-        assert_eq!(n, 43);
+        assert_eq!(n, 42);
     }
 
     #[test]

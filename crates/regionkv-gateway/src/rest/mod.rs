@@ -861,7 +861,10 @@ impl RestService {
                         match c {
                             Some(c) => c,
                             None => {
-                                return Response::text(400, "Bad request: Column found to be null.");
+                                return Response::text(
+                                    400,
+                                    "Bad request: Column found to be null.",
+                                );
                             }
                         }
                     }

@@ -302,8 +302,10 @@ impl CellSet {
     pub fn encode(&self, format: Format) -> Vec<u8> {
         match format {
             Format::Json => {
-                let rows: Vec<Value> = self.rows.iter().map(row_json).collect();
-                json!({ "Row": rows }).to_string().into_bytes()
+                let set = JsonCellSet {
+                    rows: self.rows.iter().map(row_json).collect(),
+                };
+                serde_json::to_vec(&set).unwrap_or_default()
             }
             Format::Xml => {
                 let mut root = el("CellSet");
@@ -345,26 +347,45 @@ impl CellSet {
     }
 }
 
-fn row_json(r: &RowModel) -> Value {
-    let cells: Vec<Value> = r
-        .cells
-        .iter()
-        .map(|c| {
-            let mut m = Map::new();
-            if let Some(col) = &c.column {
-                m.insert("column".into(), Value::String(b64(col)));
-            }
-            m.insert("timestamp".into(), json!(c.timestamp.unwrap_or(i64::MAX)));
-            m.insert("$".into(), Value::String(b64(&c.value)));
-            Value::Object(m)
-        })
-        .collect();
-    let mut m = Map::new();
-    if let Some(k) = &r.key {
-        m.insert("key".into(), Value::String(b64(k)));
+/// CellModel as Jackson writes it (fields in the model's order).
+#[derive(serde::Serialize)]
+struct JsonCell {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<String>,
+    timestamp: i64,
+    #[serde(rename = "$")]
+    value: String,
+}
+
+/// RowModel as Jackson writes it.
+#[derive(serde::Serialize)]
+struct JsonRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    #[serde(rename = "Cell")]
+    cells: Vec<JsonCell>,
+}
+
+/// CellSetModel as Jackson writes it.
+#[derive(serde::Serialize)]
+struct JsonCellSet {
+    #[serde(rename = "Row")]
+    rows: Vec<JsonRow>,
+}
+
+fn row_json(r: &RowModel) -> JsonRow {
+    JsonRow {
+        key: r.key.as_deref().map(b64),
+        cells: r
+            .cells
+            .iter()
+            .map(|c| JsonCell {
+                column: c.column.as_deref().map(b64),
+                timestamp: c.timestamp.unwrap_or(i64::MAX),
+                value: b64(&c.value),
+            })
+            .collect(),
     }
-    m.insert("Cell".into(), Value::Array(cells));
-    Value::Object(m)
 }
 
 fn row_xml(r: &RowModel) -> Element {
