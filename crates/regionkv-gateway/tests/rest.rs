@@ -154,7 +154,10 @@ fn unb64(v: &Value) -> R<String> {
     Ok(String::from_utf8(STANDARD.decode(s)?)?)
 }
 
-fn cellset(rows: &[(&str, &[(&str, Option<i64>, &str)])]) -> Value {
+/// A cell to write: column, timestamp (none: now), value.
+type CellSpec<'a> = (&'a str, Option<i64>, &'a str);
+
+fn cellset(rows: &[(&str, &[CellSpec<'_>])]) -> Value {
     let rows: Vec<Value> = rows
         .iter()
         .map(|(key, cells)| {

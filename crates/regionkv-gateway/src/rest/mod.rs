@@ -1041,7 +1041,7 @@ impl RestService {
     fn one_row_columns<'a>(
         spec: &RowSpec,
         set: &'a CellSet,
-    ) -> Result<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>, &'a CellModel)>), Box<Response>> {
+    ) -> Result<(Vec<u8>, Vec<ColumnCell<'a>>), Box<Response>> {
         let [row] = set.rows.as_slice() else {
             return Err(Box::new(Response::text(
                 400,
@@ -1277,10 +1277,10 @@ impl RestService {
             Some(i) if i > 0 => spec.get(..i).map(<[u8]>::to_vec),
             _ => None,
         };
-        if let Some(p) = &prefix {
-            if start_row.is_empty() {
-                scan = scan.start_row(p);
-            }
+        if let Some(p) = &prefix
+            && start_row.is_empty()
+        {
+            scan = scan.start_row(p);
         }
         if batch > 0 {
             scan = scan.batch(usize::try_from(batch).unwrap_or(usize::MAX));
@@ -1544,6 +1544,9 @@ impl RestService {
         }
     }
 }
+
+/// A family, a qualifier and the body cell that names them.
+type ColumnCell<'a> = (Vec<u8>, Vec<u8>, &'a CellModel);
 
 /// One request with what the resources need of it.
 struct Ctx<'a> {

@@ -875,15 +875,15 @@ impl HbaseSyncHandler for Handler {
                     .map_err(|e| internal_because("scannerOpenWithScan", &e.to_string()))?,
             );
         }
-        if let Some(caching) = scan.caching {
-            if caching > 0 {
-                s = s.caching(caching as usize);
-            }
+        if let Some(caching) = scan.caching
+            && caching > 0
+        {
+            s = s.caching(caching as usize);
         }
-        if let Some(batch) = scan.batch_size {
-            if batch > 0 {
-                s = s.batch(batch as usize);
-            }
+        if let Some(batch) = scan.batch_size
+            && batch > 0
+        {
+            s = s.batch(batch as usize);
         }
         if let Some(columns) = &scan.columns {
             s = add_columns_to_scan(s, columns);
