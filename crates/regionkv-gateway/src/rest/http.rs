@@ -712,4 +712,84 @@ mod tests {
         let head = Response::text(200, "x").to_bytes(true, false);
         assert!(head.ends_with(b"Content-Length: 3\r\n\r\n"));
     }
+
+    /// The checks of the fuzz target `rest_request` (fuzz/fuzz_targets/rest_request.rs) on
+    /// stable: seeds and a fixed batch of mutations of them (bit flips, truncations,
+    /// splices, random bytes) through the parser, the URL grammar and the body decoders.
+    #[test]
+    fn mutated_requests_never_panic() {
+        use crate::rest::{filter_model, model, url};
+        let seeds: [&[u8]; 4] = [
+            b"GET /t/r1/cf:a,cf:b/5,10?v=2 HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n",
+            b"PUT /t/fake HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n{\"Row\":[{\"key\":\"cjE=\",\"Cell\":[{\"column\":\"Y2Y6YQ==\",\"timestamp\":1,\"$\":\"dg==\"}]}]}",
+            b"POST /t/r1 HTTP/1.1\r\nContent-Type: text/xml\r\nContent-Length: 90\r\n\r\n<CellSet><Row key=\"cjE=\"><Cell column=\"Y2Y6YQ==\" timestamp=\"1\">dg==</Cell></Row></CellSet>",
+            b"PUT /t/scanner HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n29\r\n{\"filter\":\"{\\\"type\\\":\\\"KeyOnlyFilter\\\"}\"}\r\n0\r\n\r\n",
+        ];
+        let check = |data: &[u8]| {
+            for limits in [
+                HttpLimits {
+                    max_head: 8 * 1024,
+                    max_body: 64 * 1024,
+                },
+                HttpLimits {
+                    max_head: 64,
+                    max_body: 16,
+                },
+            ] {
+                let Ok(Some((req, used))) = parse_request(data, &limits) else {
+                    continue;
+                };
+                assert!(used <= data.len());
+                assert!(req.body.len() <= limits.max_body);
+                let (path, query) = req
+                    .target
+                    .split_once('?')
+                    .unwrap_or((req.target.as_str(), ""));
+                let _ = url::parse_query(query);
+                let _ = url::RowSpec::parse(path.as_bytes());
+                for f in [model::Format::Json, model::Format::Xml] {
+                    let _ = model::CellSet::decode(&req.body, f);
+                    let _ = model::ScannerModel::decode(&req.body, f);
+                    let _ = model::TableSchema::decode(&req.body, f);
+                }
+                let _ = filter_model::build_filter(&String::from_utf8_lossy(&req.body));
+            }
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for seed in seeds {
+            let big = HttpLimits {
+                max_head: 8 * 1024,
+                max_body: 64 * 1024,
+            };
+            assert!(matches!(parse_request(seed, &big), Ok(Some((_, n))) if n == seed.len()));
+            check(seed);
+            for _ in 0..400 {
+                let mut m = seed.to_vec();
+                match next() % 4 {
+                    0 => {
+                        let i = (next() as usize) % m.len();
+                        m[i] ^= 1 << (next() % 8);
+                    }
+                    1 => m.truncate((next() as usize) % m.len()),
+                    2 => {
+                        let i = (next() as usize) % m.len();
+                        let other = seeds[(next() as usize) % seeds.len()];
+                        let j = (next() as usize) % other.len();
+                        m.splice(i.., other[j..].iter().copied());
+                    }
+                    _ => {
+                        let i = (next() as usize) % m.len();
+                        m[i] = next() as u8;
+                    }
+                }
+                check(&m);
+            }
+        }
+    }
 }
