@@ -380,7 +380,7 @@ def main():
     check(s == 200, "DELETE /%s/schema drops the table" % t)
     s, _, _ = request("DELETE", "/%s/schema" % t)
     check(s == 404, "dropping it again is 404")
-    print("all %d checks passed" % CHECKS)
+    print("PASS: all %d checks passed" % CHECKS)
 
 
 if __name__ == "__main__":
