@@ -31,6 +31,21 @@ impl Column {
         }
     }
 
+    /// As [`Column::parse`], borrowing: `(family, None)` for a bare family,
+    /// `(family, Some(qualifier))` otherwise.
+    ///
+    /// ```
+    /// use regionkv_gateway::common::Column;
+    /// assert_eq!(Column::split(b"cf"), (&b"cf"[..], None));
+    /// assert_eq!(Column::split(b"cf:q:r"), (&b"cf"[..], Some(&b"q:r"[..])));
+    /// ```
+    pub fn split(column: &[u8]) -> (&[u8], Option<&[u8]>) {
+        match column.iter().position(|&b| b == b':') {
+            None => (column, None),
+            Some(i) => (&column[..i], Some(&column[i + 1..])),
+        }
+    }
+
     /// The family.
     pub fn family(&self) -> &[u8] {
         match self {

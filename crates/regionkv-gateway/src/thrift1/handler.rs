@@ -367,46 +367,47 @@ fn row_mutations(
     } else {
         Put::with_timestamp(row, timestamp)
     };
-    let mut delete = Delete::new(row);
-    let (mut any_put, mut any_delete) = (false, false);
+    // The Delete is made only when a mutation deletes (most batches only put).
+    let mut delete: Option<Delete> = None;
+    let mut any_put = false;
     for m in mutations {
-        let column = Column::parse(m.column.as_deref().unwrap_or_default());
+        let (family, qualifier) = Column::split(m.column.as_deref().unwrap_or_default());
         let durability = if m.write_to_w_a_l.unwrap_or(true) {
             Durability::SyncWal
         } else {
             Durability::SkipWal
         };
         if m.is_delete.unwrap_or(false) {
-            delete = match column {
-                Column::Family(f) => delete_family(delete, &f, timestamp),
-                Column::Qualified(f, q) => delete_columns(delete, &f, &q, timestamp),
+            let d = delete.take().unwrap_or_else(|| Delete::new(row));
+            let d = match qualifier {
+                None => delete_family(d, family, timestamp),
+                Some(q) => delete_columns(d, family, q, timestamp),
             };
-            delete = delete.durability(durability);
-            any_delete = true;
+            delete = Some(d.durability(durability));
         } else {
-            match column {
-                Column::Family(_) if strict => {
+            match qualifier {
+                None if strict => {
                     return Err(illegal(
                         "java.lang.IllegalArgumentException: Invalid famAndQf provided."
                             .to_string(),
                     ));
                 }
-                Column::Family(_) => {
+                None => {
                     tracing::debug!(
                         "No column qualifier specified. Delete is the only mutation supported \
                          over the whole column family."
                     );
                 }
-                Column::Qualified(f, q) => {
+                Some(q) => {
                     let value = m.value.as_deref().unwrap_or_default();
-                    put = put.add_column(f, q, value);
+                    put = put.add_column(family, q, value);
                     any_put = true;
                 }
             }
             put = put.durability(durability);
         }
     }
-    Ok((any_put.then_some(put), any_delete.then_some(delete)))
+    Ok((any_put.then_some(put), delete))
 }
 
 fn delete_family(d: Delete, family: &[u8], ts: i64) -> Delete {

@@ -254,11 +254,17 @@ impl ThriftService {
         let reader: Box<dyn Read> = if framed {
             Box::new(FramedReader::new(read_half, self.max_message))
         } else {
-            Box::new(LimitedReader {
-                inner: BufReader::with_capacity(64 * 1024, read_half),
-                read: Rc::clone(&budget),
-                max: self.max_message,
-            })
+            // The buffer sits above the limit, so the many small reads of decoding stay in
+            // memory; the limit counts what each refill takes from the socket (a message may
+            // pass it by at most the buffer's 64 KiB of read-ahead).
+            Box::new(BufReader::with_capacity(
+                64 * 1024,
+                LimitedReader {
+                    inner: read_half,
+                    read: Rc::clone(&budget),
+                    max: self.max_message,
+                },
+            ))
         };
         let writer: Box<dyn Write> = if framed {
             Box::new(FramedWriter {
@@ -356,8 +362,9 @@ fn unknown_method(
     output.flush()
 }
 
-/// The unframed transport's reader: counts the bytes of the message being read and fails
-/// the read past `max`, so an unframed client cannot make the server buffer without bound.
+/// The unframed transport's limit: counts the bytes taken from the socket since the message
+/// being read began and fails the read past `max`, so an unframed client cannot make the
+/// server buffer without bound.
 struct LimitedReader<R> {
     inner: R,
     read: Rc<Cell<usize>>,
