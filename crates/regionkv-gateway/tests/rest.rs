@@ -691,11 +691,11 @@ fn multiget_and_stateless_scans() -> R {
     Ok(())
 }
 
-/// HBase applies a scan's max versions to an explicit column whatever the filter; regionkv's
-/// engine (regionkv-region) currently returns every version when an explicit column, max
-/// versions and a filter meet. Found through the REST gateway; the engine owns the fix.
+/// HBase applies a scan's max versions to an explicit column whatever the filter (here the
+/// prefix scan's PrefixFilter). Found through the REST gateway: the engine once returned
+/// every version the family keeps when an explicit column, max versions and a filter met
+/// (fixed in regionkv-region's query matcher; see its `versions_filter` test).
 #[test]
-#[ignore = "regionkv engine bug: explicit column + max versions + filter returns every version"]
 fn max_versions_holds_with_a_column_and_a_filter() -> R {
     let s = start(false, Limits::default())?;
     create_table(s.addr, "t", &[("cf", 3)])?;

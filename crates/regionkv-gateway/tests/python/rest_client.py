@@ -307,10 +307,11 @@ def main():
     check(s == 200 and len(v["Row"]) == 2, "?limit= caps rows")
     s, v = get_json("/%s/*?startrow=r2&endrow=r4&column=cf:a" % t)
     check(s == 200 and json_cells(v) == [("r2", "cf:a", 20, "r2a")], "startrow/endrow/column")
-    # (Without a prefix: regionkv's engine currently returns every version when an explicit
-    # column, maxversions and a filter meet; see docs/gateway-rest.md, "Known issues".)
     s, v = get_json("/%s/*?endrow=r2&maxversions=2&column=cf:a" % t)
     check(s == 200 and values(v) == ["a30", "a20"], "maxversions")
+    # A prefix scan adds a PrefixFilter: max versions still holds for an explicit column.
+    s, v = get_json("/%s/r1*?maxversions=2&column=cf:a" % t)
+    check(s == 200 and values(v) == ["a30", "a20"], "maxversions with a column and a filter (prefix)")
     s, v = get_json("/%s/*?starttime=15&endtime=25" % t)
     check(s == 200 and values(v) == ["a20", "r2a"], "starttime/endtime")
     s, v = get_json("/%s/*?filter=%s" % (t, urllib.request.quote("ValueFilter(=,'binary:r2a')")))

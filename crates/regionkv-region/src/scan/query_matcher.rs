@@ -338,13 +338,14 @@ impl QueryMatcher {
             ReturnCode::IncludeAndNextCol => {
                 if code == MatchCode::Include {
                     code = MatchCode::IncludeAndSeekNextCol;
-                    self.columns.done_with_column(cell);
                 }
             }
         }
-        if code != MatchCode::Include {
-            return code;
-        }
+        // The cell is to be returned (`Include`, or an include that also ends its column
+        // or row): it counts against the versions the read returns, whichever include it
+        // is. The explicit tracker ends a column with an include-and-seek code once it has
+        // counted the family's VERSIONS, which may be more than the read asked for, so
+        // that code is no licence to skip this count.
         let Some(f) = self.filter.as_mut() else {
             return code;
         };
@@ -358,10 +359,23 @@ impl QueryMatcher {
         }
         f.count += 1;
         if f.count > f.versions_after_filter {
-            MatchCode::SeekNextCol
-        } else {
-            MatchCode::Include
+            // One cell too many: drop it and the rest of its column (of its row, when the
+            // tracker was about to end the row anyway).
+            code = if code == MatchCode::IncludeAndSeekNextRow {
+                MatchCode::SeekNextRow
+            } else {
+                MatchCode::SeekNextCol
+            };
         }
+        if matches!(
+            code,
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
+        ) {
+            // The explicit tracker moves on to its next wanted column (a no-op when its
+            // version check already did; nothing for the wildcard tracker).
+            self.columns.done_with_column(cell);
+        }
+        code
     }
 
     /// The filter's seek hint for `cell` (after [`MatchCode::SeekNextUsingHint`]).
@@ -495,6 +509,94 @@ mod tests {
     fn run(m: &mut QueryMatcher, cells: &[Cell]) -> Vec<MatchCode> {
         m.set_row(b"r");
         cells.iter().map(|c| m.matches(c.as_cell_ref())).collect()
+    }
+
+    /// A user matcher over `f:q` (`explicit`) or all of `f`, family VERSIONS 3, with or
+    /// without a filter that lets every cell of row `r` through.
+    fn versions_matcher(explicit: bool, requested: u32, filtered: bool) -> QueryMatcher {
+        let mut fam = family();
+        fam.max_versions = 3;
+        let columns = if explicit {
+            vec![b"q".to_vec()]
+        } else {
+            Vec::new()
+        };
+        let filter: Option<SharedFilter> = filtered.then(|| {
+            let mut f: Box<dyn Filter> = Box::new(crate::filter::PrefixFilter::new(b"r".to_vec()));
+            // The region scanner asks the row-level question before the matcher runs.
+            assert!(!f.filter_row_key(b"r"));
+            Arc::new(parking_lot::Mutex::new(f))
+        });
+        QueryMatcher::user_filtered(
+            &fam,
+            &columns,
+            requested,
+            TimeRange::all_time(),
+            ReadNow::At(100),
+            false,
+            filter,
+        )
+    }
+
+    /// Cells of `codes` a store scanner would return (an include ends at a seek code).
+    fn included(codes: &[MatchCode]) -> usize {
+        let mut n = 0;
+        for c in codes {
+            match c {
+                MatchCode::Include => n += 1,
+                MatchCode::IncludeAndSeekNextCol | MatchCode::IncludeAndSeekNextRow => {
+                    return n + 1;
+                }
+                MatchCode::Skip => {}
+                _ => return n,
+            }
+        }
+        n
+    }
+
+    /// HBase's rule: after the filter, every include counts against min(requested,
+    /// VERSIONS), whatever the tracker's include code. The explicit tracker, counting up
+    /// to VERSIONS under a filter, ends the column with IncludeAndSeekNext* on the last
+    /// version the family keeps; that include was once let through uncounted.
+    #[test]
+    fn versions_after_the_filter_cap_every_include() {
+        let cells = [
+            cell(3, CellType::Put, 3),
+            cell(2, CellType::Put, 2),
+            cell(1, CellType::Put, 1),
+        ];
+        for explicit in [true, false] {
+            for filtered in [false, true] {
+                for requested in [1, 2, 3, 5] {
+                    let mut m = versions_matcher(explicit, requested, filtered);
+                    let codes = run(&mut m, &cells);
+                    assert_eq!(
+                        included(&codes),
+                        requested.min(3) as usize,
+                        "explicit={explicit} filtered={filtered} requested={requested}: {codes:?}"
+                    );
+                }
+            }
+        }
+        // The exact codes of the reported case (explicit column, 2 of VERSIONS 3, a
+        // filter): the third version is dropped and the row ends (the only column).
+        let mut m = versions_matcher(true, 2, true);
+        assert_eq!(
+            run(&mut m, &cells),
+            [
+                MatchCode::Include,
+                MatchCode::Include,
+                MatchCode::SeekNextRow
+            ]
+        );
+        // One version asked: the explicit tracker moves on at the second one.
+        let mut m = versions_matcher(true, 1, true);
+        let codes = run(&mut m, &cells);
+        assert_eq!(codes[..2], [MatchCode::Include, MatchCode::SeekNextCol]);
+        assert!(
+            m.row_done(),
+            "the explicit tracker moved past its only column"
+        );
     }
 
     #[test]
