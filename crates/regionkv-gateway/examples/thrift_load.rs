@@ -62,7 +62,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         [_, a, p, r, v] => (a, p, r, v, None),
         [_, a, p, r, v, o] => (a, p, r, v, Some(o.as_str())),
         _ => {
-            return Err("usage: thrift_load HOST:PORT SERVER_PID ROWS VALUE_SIZE [put|scan]".into());
+            return Err(
+                "usage: thrift_load HOST:PORT SERVER_PID ROWS VALUE_SIZE [put|scan]".into(),
+            );
         }
     };
     let (pid, rows, value_size): (u32, usize, usize) =

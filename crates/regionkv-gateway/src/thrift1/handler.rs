@@ -21,8 +21,9 @@ use regionkv::{
     ResultScanner, RowResult, Scan, TableDescriptor, TimeRange,
 };
 use thrift::protocol::{
-    TFieldIdentifier, TInputProtocol, TListIdentifier, TMapIdentifier, TMessageIdentifier,
-    TMessageType, TOutputProtocol, TSerializable, TStructIdentifier, TType,
+    TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TInputProtocol,
+    TListIdentifier, TMapIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol,
+    TSerializable, TStructIdentifier, TType,
 };
 use thrift::{ApplicationError, ApplicationErrorKind};
 
@@ -248,16 +249,58 @@ impl Handler {
         Ok((results, guard.sort_columns))
     }
 
+    /// Encodes up to `nb_rows` rows of scanner `id` into `out` as TRowResult structs (empty
+    /// rows left out) and returns how many it wrote. Each row is encoded as it comes and
+    /// dropped: a reply never holds the engine's rows, only their bytes.
+    fn encode_next_rows(
+        &self,
+        id: ScannerID,
+        nb_rows: i32,
+        compact: bool,
+        out: &mut Vec<u8>,
+    ) -> TResult<usize> {
+        let scanner = self.scanner(id)?;
+        let mut guard = scanner.lock();
+        let sort_columns = guard.sort_columns;
+        let want = usize::try_from(nb_rows).unwrap_or(0);
+        let mut scratch = Vec::new();
+        let (mut binary, mut compact_protocol);
+        let o: &mut dyn TOutputProtocol = if compact {
+            compact_protocol = TCompactOutputProtocol::new(&mut *out);
+            &mut compact_protocol
+        } else {
+            binary = TBinaryOutputProtocol::new(&mut *out, true);
+            &mut binary
+        };
+        let (mut taken, mut written) = (0, 0);
+        while taken < want {
+            match guard.scanner.next() {
+                None => break,
+                Some(Ok(r)) => {
+                    taken += 1;
+                    if !r.is_empty() {
+                        write_row_result(o, &r, sort_columns, &mut scratch)?;
+                        written += 1;
+                    }
+                }
+                Some(Err(e)) => return Err(io_error(&e)),
+            }
+        }
+        Ok(written)
+    }
+
     /// `scannerGet` / `scannerGetList` without the generated structs: the arguments are read
-    /// and the reply written straight from the engine's rows, the same bytes the generated
-    /// code writes (a TRowResult's column map keeps the last cell of a column, as Java's
-    /// TreeMap.put does) without a Vec and a map allocated per row — the bulk read path.
+    /// and the reply's rows encoded straight from the engine's rows, the same bytes the
+    /// generated code writes (a TRowResult's column map keeps the last cell of a column, as
+    /// Java's TreeMap.put does) without a Vec and a map allocated per row — the bulk read
+    /// path. The rows are encoded apart and appended through `raw` after the list header.
     pub(crate) fn scanner_get_direct(
         &self,
         name: &str,
         sequence_number: i32,
         input: &mut dyn TInputProtocol,
         output: &mut dyn TOutputProtocol,
+        raw: &mut super::RawOut<'_>,
     ) -> thrift::Result<()> {
         let (mut id, mut nb_rows) = (0i32, 1i32);
         input.read_struct_begin()?;
@@ -275,20 +318,18 @@ impl Handler {
         }
         input.read_struct_end()?;
         input.read_message_end()?;
+        let mut rows = Vec::new();
+        let encoded = self.encode_next_rows(id, nb_rows, raw.compact, &mut rows);
         let reply = TMessageIdentifier::new(name, TMessageType::Reply, sequence_number);
         output.write_message_begin(&reply)?;
         output.write_struct_begin(&TStructIdentifier {
             name: String::new(),
         })?;
-        match self.next_rows(id, nb_rows) {
-            Ok((rows, sort_columns)) => {
-                let count = rows.iter().filter(|r| !r.is_empty()).count();
+        match encoded {
+            Ok(count) => {
                 output.write_field_begin(&field(TType::List, 0))?;
                 output.write_list_begin(&TListIdentifier::new(TType::Struct, wire_len(count)?))?;
-                let mut scratch = Vec::new();
-                for r in rows.iter().filter(|r| !r.is_empty()) {
-                    write_row_result(output, r, sort_columns, &mut scratch)?;
-                }
+                raw.write_all(&rows)?;
                 output.write_list_end()?;
                 output.write_field_end()?;
             }
@@ -1324,7 +1365,6 @@ fn compact(db: &Db, name: &[u8]) -> TResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use thrift::protocol::{TBinaryOutputProtocol, TCompactOutputProtocol};
 
     fn cell(
         row: &str,

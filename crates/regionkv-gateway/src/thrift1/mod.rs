@@ -266,7 +266,7 @@ impl ThriftService {
                 },
             ))
         };
-        let writer: Box<dyn Write> = if framed {
+        let out: Box<dyn Write> = if framed {
             Box::new(FramedWriter {
                 inner: write_half,
                 buf: Vec::with_capacity(64 * 1024),
@@ -274,6 +274,11 @@ impl ThriftService {
         } else {
             Box::new(BufWriter::with_capacity(64 * 1024, write_half))
         };
+        // The protocol writes through one handle; scanner replies append their pre-encoded
+        // rows through the other (see `Handler::scanner_get_direct`).
+        let raw = SharedOut(Rc::new(std::cell::RefCell::new(out)));
+        let writer: Box<dyn Write> = Box::new(raw.clone());
+        let compact = matches!(wire, Wire::BufferedCompact | Wire::FramedCompact);
         let (mut input, mut output): (Box<dyn TInputProtocol>, Box<dyn TOutputProtocol>) =
             match wire {
                 Wire::BufferedBinary | Wire::FramedBinary => (
@@ -309,6 +314,7 @@ impl ThriftService {
                     ident.sequence_number,
                     input.as_mut(),
                     output.as_mut(),
+                    &mut RawOut { out: &raw, compact },
                 )
             } else if METHODS.contains(&ident.name.as_str()) {
                 let mut stored = TStoredInputProtocol::new(input.as_mut(), ident);
@@ -320,6 +326,38 @@ impl ThriftService {
             // decode, the socket failed): the stream is out of step, so the connection ends.
             result.map_err(|e| io::Error::other(e.to_string()))?;
         }
+    }
+}
+
+/// The connection's output, shared by the output protocol and [`RawOut`].
+#[derive(Clone)]
+struct SharedOut(Rc<std::cell::RefCell<Box<dyn Write>>>);
+
+impl Write for SharedOut {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().write(data)
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().write_all(data)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+/// Bytes written past the output protocol, in the stream's position: a list's elements
+/// encoded apart (each a whole struct, so the protocol's own state is unaffected).
+pub(crate) struct RawOut<'a> {
+    out: &'a SharedOut,
+    /// The connection speaks the compact protocol (else binary).
+    pub(crate) compact: bool,
+}
+
+impl RawOut<'_> {
+    pub(crate) fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        self.out.0.borrow_mut().write_all(data)
     }
 }
 
