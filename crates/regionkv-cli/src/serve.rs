@@ -194,7 +194,7 @@ fn run(common: &CommonArgs, thrift: Option<u16>, rest: Option<u16>) -> ExitCode 
             eprintln!(
                 "ERROR: cannot open data directory {}: {}",
                 common.data.display(),
-                chain(&e)
+                crate::shell::error_chain(&e)
             );
             return ExitCode::FAILURE;
         }
@@ -241,22 +241,12 @@ fn run(common: &CommonArgs, thrift: Option<u16>, rest: Option<u16>) -> ExitCode 
     match db.close() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ERROR: closing {}: {}", common.data.display(), chain(&e));
+            eprintln!(
+                "ERROR: closing {}: {}",
+                common.data.display(),
+                crate::shell::error_chain(&e)
+            );
             ExitCode::FAILURE
         }
     }
-}
-
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.ends_with(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text
 }

@@ -143,31 +143,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         println!("[{}]", phases.join(",\n"));
         return Ok(());
     }
-    phase("rust thrift scan", &mut || {
-        let scan = TScan {
-            start_row: None,
-            stop_row: None,
-            timestamp: None,
-            columns: None,
-            caching: Some(1000),
-            filter_string: None,
-            batch_size: None,
-            sort_columns: None,
-            reversed: None,
-            cache_blocks: None,
-        };
-        let id = c.scanner_open_with_scan(table.clone(), scan, BTreeMap::new())?;
-        let mut n = 0;
-        loop {
-            let got = c.scanner_get_list(id, 1000)?;
-            if got.is_empty() {
-                break;
-            }
-            n += got.len();
-        }
-        c.scanner_close(id)?;
-        Ok(n)
-    })?;
+    phase("rust thrift scan", &mut || scan_all(&mut c, &table, rows))?;
     phase("rust thrift get", &mut || {
         let mut n = 0;
         for i in 0..rows {

@@ -23,6 +23,8 @@ mod commands;
 mod ddl;
 mod dml;
 mod engine;
+
+pub(crate) use engine::error_chain;
 mod format;
 mod input;
 mod parse;

@@ -257,24 +257,7 @@ impl RestService {
     // RootResource, VersionResource, StorageCluster*Resource
 
     fn root(&self, ctx: &Ctx<'_>) -> Response {
-        if ctx.method != "GET" {
-            return method_not_allowed();
-        }
-        let mime = match ctx.negotiate(PRODUCES_TEXT_FIRST) {
-            Ok(m) => m,
-            Err(r) => return *r,
-        };
-        match self.db.admin().list_tables() {
-            Ok(names) => match mime {
-                Mime::Text => Response::new(200, mime.content_type(), lines(&names)),
-                _ => Response::new(
-                    200,
-                    mime.content_type(),
-                    model::table_list(&names, mime.format()),
-                ),
-            },
-            Err(e) => error_response(&e),
-        }
+        name_list(ctx, self.db.admin().list_tables(), model::table_list)
     }
 
     fn version_info() -> model::VersionInfo {
@@ -365,24 +348,7 @@ impl RestService {
     // NamespacesResource, NamespacesInstanceResource
 
     fn namespaces(&self, ctx: &Ctx<'_>) -> Response {
-        if ctx.method != "GET" {
-            return method_not_allowed();
-        }
-        let mime = match ctx.negotiate(PRODUCES_TEXT_FIRST) {
-            Ok(m) => m,
-            Err(r) => return *r,
-        };
-        match self.db.admin().list_namespaces() {
-            Ok(names) => match mime {
-                Mime::Text => Response::new(200, mime.content_type(), lines(&names)),
-                _ => Response::new(
-                    200,
-                    mime.content_type(),
-                    model::namespaces(&names, mime.format()),
-                ),
-            },
-            Err(e) => error_response(&e),
-        }
+        name_list(ctx, self.db.admin().list_namespaces(), model::namespaces)
     }
 
     fn namespace_exists(&self, ns: &str) -> Result<bool, Box<Response>> {
@@ -1658,6 +1624,29 @@ impl Ctx<'_> {
     /// `http://host:port{path}` for Location headers (the address the client reached).
     fn absolute(&self, path: &str) -> String {
         format!("http://{}{path}", self.local)
+    }
+}
+
+/// A GET of a list of names (RootResource's table list, NamespacesResource): one name a line
+/// as text, else the `model` body in the negotiated format.
+fn name_list(
+    ctx: &Ctx<'_>,
+    names: regionkv::Result<Vec<String>>,
+    model: fn(&[String], Format) -> Vec<u8>,
+) -> Response {
+    if ctx.method != "GET" {
+        return method_not_allowed();
+    }
+    let mime = match ctx.negotiate(PRODUCES_TEXT_FIRST) {
+        Ok(m) => m,
+        Err(r) => return *r,
+    };
+    match names {
+        Ok(names) => match mime {
+            Mime::Text => Response::new(200, mime.content_type(), lines(&names)),
+            _ => Response::new(200, mime.content_type(), model(&names, mime.format())),
+        },
+        Err(e) => error_response(&e),
     }
 }
 
