@@ -690,7 +690,8 @@ mod tests {
                 }
             })
         };
-        // The family's VERSIONS (1) does not cap a raw scan either way.
+        // The family's VERSIONS (1) does not cap a raw scan either way. (A raw scan cannot
+        // name columns, but the explicit tracker counts the same way.)
         for columns in [&[][..], &[&b"q"[..]][..]] {
             for requested in [1, 2, 3, 5] {
                 let mut m = matcher(1, columns, requested, true, Some(older_than_4()));
