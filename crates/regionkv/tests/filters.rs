@@ -1,8 +1,10 @@
 //! Filters through the Table API, against the filter protocol model
 //! (`regionkv::filter::reference::run_scan`): random rows, a filter from HBase's filter
 //! language, a scan forward and reversed (with data in the memstore, in storefiles, or
-//! both) — the rows must equal what the model gives for the same cells. Plus HBase's
-//! version-after-filter rule and PageFilter's per-region count.
+//! both) — the rows must equal what the model gives for the same cells, also for filters
+//! answering `IncludeAndSeekNextRow`. Plus HBase's version-after-filter rule (for raw scans
+//! too), a filter's `IncludeAndSeekNextRow` under versions, and PageFilter's per-region
+//! count.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -113,6 +115,60 @@ fn shape(rows: &[Vec<Cell>]) -> Vec<Vec<Plain>> {
         .collect()
 }
 
+/// Scans the table of `cells` (flushed after `flush`, `reversed` or not) with `make()` and
+/// checks the rows equal what the protocol model gives for the same filter.
+fn scan_matches_model(
+    cells: &[Spec],
+    flush: Option<usize>,
+    reversed: bool,
+    name: &str,
+    make: &dyn Fn() -> Box<dyn regionkv::filter::Filter>,
+) -> Result<(), TestCaseError> {
+    let (_dir, db, model) = open(flush, cells);
+    let mut f = make();
+    let expected = run_scan(f.as_mut(), &model, reversed);
+    let got: Vec<Vec<Cell>> = db
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new().reversed(reversed).filter(make()))
+        .unwrap()
+        .map(|r| r.unwrap().into_cells())
+        .collect();
+    prop_assert_eq!(shape(&got), shape(&expected), "filter {}", name);
+    Ok(())
+}
+
+/// Filters answering `IncludeAndSeekNextRow` (no filter of the filter language does; a
+/// user's filter can, alone or in a list), by name.
+fn include_and_seek_next_row_filter(
+    which: usize,
+) -> (&'static str, Box<dyn regionkv::filter::Filter>) {
+    use regionkv::filter::FilterList;
+    let on = |q: &'static [u8]| -> Box<dyn regionkv::filter::Filter> {
+        Box::new(IncludeAndSeekNextRowAt {
+            qualifier: q,
+            ts: None,
+        })
+    };
+    match which {
+        0 => ("IncludeAndSeekNextRowAt(c)", on(b"c")),
+        1 => (
+            "ValueFilter(!=, 'binary:v2') AND IncludeAndSeekNextRowAt(b)",
+            Box::new(FilterList::and(vec![
+                parse_filter("ValueFilter(!=, 'binary:v2')").unwrap(),
+                on(b"b"),
+            ])),
+        ),
+        _ => (
+            "IncludeAndSeekNextRowAt(a) OR PrefixFilter('r1')",
+            Box::new(FilterList::or(vec![
+                on(b"a"),
+                parse_filter("PrefixFilter('r1')").unwrap(),
+            ])),
+        ),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
     #[test]
@@ -122,18 +178,24 @@ proptest! {
         flush in proptest::option::of(0usize..60),
         reversed in any::<bool>(),
     ) {
-        let (_dir, db, model) = open(flush, &cells);
         let text = FILTERS[which];
-        let mut f = parse_filter(text).unwrap();
-        let expected = run_scan(f.as_mut(), &model, reversed);
-        let got: Vec<Vec<Cell>> = db
-            .table("t")
-            .unwrap()
-            .scan(&Scan::new().reversed(reversed).filter(parse_filter(text).unwrap()))
-            .unwrap()
-            .map(|r| r.unwrap().into_cells())
-            .collect();
-        prop_assert_eq!(shape(&got), shape(&expected), "filter {}", text);
+        scan_matches_model(&cells, flush, reversed, text, &|| parse_filter(text).unwrap())?;
+    }
+
+    /// The matcher must end a family's row after a filter's `IncludeAndSeekNextRow`, as the
+    /// model does (the cells come back in the memstore with several versions per column,
+    /// the filter sees the newest only).
+    #[test]
+    fn include_and_seek_next_row_filters_match_the_protocol_model(
+        cells in proptest::collection::vec((0u8..16, 0u8..2, 0u8..5, 1u8..10, 0u8..5), 1..60),
+        which in 0usize..3,
+        flush in proptest::option::of(0usize..60),
+        reversed in any::<bool>(),
+    ) {
+        let (name, _) = include_and_seek_next_row_filter(which);
+        scan_matches_model(&cells, flush, reversed, name, &|| {
+            include_and_seek_next_row_filter(which).1
+        })?;
     }
 }
 
@@ -304,6 +366,284 @@ fn max_versions_hold_with_an_explicit_column_and_a_filter() {
                             "scan reversed={reversed} {what}"
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Where the cells of a test are when it reads them.
+#[derive(Debug, Clone, Copy)]
+enum Stage {
+    Memstore,
+    Flushed,
+    /// The older half flushed, the newer half in the memstore.
+    Split,
+}
+
+const STAGES: [Stage; 3] = [Stage::Memstore, Stage::Flushed, Stage::Split];
+
+/// `q:value` per cell, `q:<type>@ts` for a delete marker.
+fn render(cells: &[Cell]) -> Vec<String> {
+    cells
+        .iter()
+        .map(|c| {
+            let q = String::from_utf8_lossy(c.qualifier());
+            if c.cell_type().is_delete() {
+                format!("{q}:{:?}@{}", c.cell_type(), c.timestamp())
+            } else {
+                format!("{q}:{}", String::from_utf8_lossy(c.value()))
+            }
+        })
+        .collect()
+}
+
+/// HBase (`ScanQueryMatcher.getTrackers`): a raw scan with a filter tracks columns without
+/// a version limit and applies the requested versions to the cells the filter includes —
+/// markers count there like puts. Without a filter the requested versions limit puts only.
+/// A filter rejecting the newest version of a raw scan once returned nothing for the
+/// column (the tracker had already counted the rejected version). Scan both ways, memstore,
+/// file, both; the family named or not (a raw scan cannot name columns, as in HBase).
+#[test]
+fn a_raw_filtered_scan_counts_versions_after_the_filter() {
+    for stage in STAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
+        let mut cf = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        cf.max_versions = 3;
+        db.admin()
+            .create_table(&TableDescriptor::new("t", vec![cf]).unwrap())
+            .unwrap();
+        let t = db.table("t").unwrap();
+        let write = |ts: i64| {
+            for row in ["r1", "r2"] {
+                let v = format!("{ts}");
+                t.put(
+                    &Put::with_timestamp(row, ts)
+                        .add_column("cf", "a", &v)
+                        .add_column("cf", "m", &v),
+                )
+                .unwrap();
+            }
+        };
+        let mark = || {
+            for row in ["r1", "r2"] {
+                // A version marker above every put of cf:m: it masks nothing.
+                t.delete(&regionkv::Delete::new(row).add_column_at("cf", "m", 5))
+                    .unwrap();
+            }
+        };
+        match stage {
+            Stage::Memstore => {
+                (1..=3).for_each(write);
+                mark();
+            }
+            Stage::Flushed => {
+                (1..=3).for_each(write);
+                mark();
+                db.admin().flush("t").unwrap();
+            }
+            Stage::Split => {
+                (1..=2).for_each(write);
+                db.admin().flush("t").unwrap();
+                write(3);
+                mark();
+            }
+        }
+        let not_3 = "ValueFilter(!=, 'binary:3')";
+        // (filter, requested versions or None for all, family named?, expected per row)
+        type Case<'a> = (Option<&'a str>, Option<u32>, bool, &'a [&'a str]);
+        let cases: [Case<'_>; 9] = [
+            (None, Some(1), false, &["a:3", "m:Delete@5", "m:3"]),
+            (
+                Some("PrefixFilter('r')"),
+                Some(1),
+                false,
+                &["a:3", "m:Delete@5"],
+            ),
+            (Some(not_3), Some(1), false, &["a:2", "m:Delete@5"]),
+            (
+                Some(not_3),
+                Some(2),
+                false,
+                &["a:2", "a:1", "m:Delete@5", "m:2"],
+            ),
+            (
+                Some(not_3),
+                None,
+                false,
+                &["a:2", "a:1", "m:Delete@5", "m:2", "m:1"],
+            ),
+            (
+                Some("ValueFilter(=, 'binary:1')"),
+                Some(1),
+                false,
+                &["a:1", "m:1"],
+            ),
+            (Some(not_3), Some(1), true, &["a:2", "m:Delete@5"]),
+            (
+                Some(not_3),
+                Some(2),
+                true,
+                &["a:2", "a:1", "m:Delete@5", "m:2"],
+            ),
+            (None, Some(1), true, &["a:3", "m:Delete@5", "m:3"]),
+        ];
+        for (filter, requested, named, want) in cases {
+            for reversed in [false, true] {
+                let mut scan = Scan::new().raw(true).reversed(reversed);
+                if named {
+                    scan = scan.add_family("cf");
+                }
+                scan = match requested {
+                    Some(n) => scan.max_versions(n),
+                    None => scan.all_versions(),
+                };
+                if let Some(text) = filter {
+                    scan = scan.filter(parse_filter(text).unwrap());
+                }
+                let rows: Vec<Vec<String>> = t
+                    .scan(&scan)
+                    .unwrap()
+                    .map(|r| render(r.unwrap().cells()))
+                    .collect();
+                let want: Vec<String> = want.iter().map(|s| (*s).to_owned()).collect();
+                assert_eq!(
+                    rows,
+                    [want.clone(), want],
+                    "{stage:?} filter {filter:?} versions {requested:?} named={named} reversed={reversed}"
+                );
+            }
+        }
+    }
+}
+
+/// A filter answering `IncludeAndSeekNextRow` for the cells of one qualifier (at one
+/// timestamp, if given) and `Include` for the rest. No stock filter gives that answer; a
+/// user's filter, alone or in a `FilterList`, can.
+#[derive(Debug, Clone)]
+struct IncludeAndSeekNextRowAt {
+    qualifier: &'static [u8],
+    ts: Option<i64>,
+}
+
+impl regionkv::filter::Filter for IncludeAndSeekNextRowAt {
+    fn filter_cell(&mut self, cell: regionkv::cell::CellRef<'_>) -> regionkv::filter::ReturnCode {
+        if cell.qualifier() == self.qualifier && self.ts.is_none_or(|ts| ts == cell.timestamp()) {
+            regionkv::filter::ReturnCode::IncludeAndSeekNextRow
+        } else {
+            regionkv::filter::ReturnCode::Include
+        }
+    }
+    fn box_clone(&self) -> Box<dyn regionkv::filter::Filter> {
+        Box::new(self.clone())
+    }
+}
+
+/// HBase's `UserScanQueryMatcher.mergeFilterResponse`: a filter's INCLUDE_AND_SEEK_NEXT_ROW
+/// includes the cell and skips the rest of the row in its family (the next family is still
+/// read); the cell counts against the versions after the filter, and one too many ends the
+/// row without it. regionkv once took it for a plain include. The filter alone, in an AND
+/// list and in an OR list; Get, Scan both ways; memstore, file, both.
+#[test]
+fn a_filter_include_and_seek_next_row_skips_the_rest_of_the_row() {
+    use regionkv::filter::{Filter, FilterList};
+    for stage in STAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), DbOptions::default().background(false)).unwrap();
+        let mut cf = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        cf.max_versions = 3;
+        let cg = ColumnFamilyDescriptor::new(b"cg").unwrap();
+        db.admin()
+            .create_table(&TableDescriptor::new("t", vec![cf, cg]).unwrap())
+            .unwrap();
+        let t = db.table("t").unwrap();
+        let write = |ts: i64| {
+            for row in ["r1", "r2"] {
+                let v = format!("{ts}");
+                t.put(
+                    &Put::with_timestamp(row, ts)
+                        .add_column("cf", "a", &v)
+                        .add_column("cf", "b", &v)
+                        .add_column("cf", "c", &v)
+                        .add_column("cg", "a", &v),
+                )
+                .unwrap();
+            }
+        };
+        match stage {
+            Stage::Memstore => (1..=3).for_each(write),
+            Stage::Flushed => {
+                (1..=3).for_each(write);
+                db.admin().flush("t").unwrap();
+            }
+            Stage::Split => {
+                (1..=2).for_each(write);
+                db.admin().flush("t").unwrap();
+                write(3);
+            }
+        }
+        fn on_b(ts: Option<i64>) -> Box<dyn Filter> {
+            Box::new(IncludeAndSeekNextRowAt {
+                qualifier: b"b",
+                ts,
+            })
+        }
+        type Build = fn(Option<i64>) -> Box<dyn Filter>;
+        let builds: [(&str, Build); 3] = [
+            ("alone", on_b),
+            ("AND", |ts| {
+                Box::new(FilterList::and(vec![
+                    parse_filter("PrefixFilter('r')").unwrap(),
+                    on_b(ts),
+                ]))
+            }),
+            // OR takes the smallest step; the other member answers NextRow for every cell,
+            // so the list answers what `on_b` does.
+            ("OR", |ts| {
+                Box::new(FilterList::or(vec![
+                    on_b(ts),
+                    parse_filter("PrefixFilter('x')").unwrap(),
+                ]))
+            }),
+        ];
+        // (the filter's timestamp, requested versions or None for VERSIONS, expected row)
+        let cases: [(Option<i64>, Option<u32>, &[&str]); 4] = [
+            // cf:b's newest version ends cf's row: no older b, no c; cg still read.
+            (None, Some(1), &["a:3", "b:3", "a:3"]),
+            (None, None, &["a:3", "a:2", "a:1", "b:3", "a:3"]),
+            // b@3 included, then b@2 ends the row (no b@1, no c).
+            (Some(2), None, &["a:3", "a:2", "a:1", "b:3", "b:2", "a:3"]),
+            // b@2 is one version too many: it goes, and so does the rest of cf's row.
+            (Some(2), Some(1), &["a:3", "b:3", "a:3"]),
+        ];
+        for (name, build) in &builds {
+            for (ts, requested, want) in cases {
+                let want: Vec<String> = want.iter().map(|s| (*s).to_owned()).collect();
+                let what = format!("{stage:?} {name} ts {ts:?} versions {requested:?}");
+                let mut get = Get::new("r1").filter(build(ts));
+                get = match requested {
+                    Some(n) => get.max_versions(n),
+                    None => get.all_versions(),
+                };
+                let r = t.get(&get).unwrap();
+                assert_eq!(render(r.cells()), want, "get {what}");
+                for reversed in [false, true] {
+                    let mut scan = Scan::new().reversed(reversed).filter(build(ts));
+                    scan = match requested {
+                        Some(n) => scan.max_versions(n),
+                        None => scan.all_versions(),
+                    };
+                    let rows: Vec<Vec<String>> = t
+                        .scan(&scan)
+                        .unwrap()
+                        .map(|r| render(r.unwrap().cells()))
+                        .collect();
+                    assert_eq!(
+                        rows,
+                        [want.clone(), want.clone()],
+                        "scan reversed={reversed} {what}"
+                    );
                 }
             }
         }

@@ -9,6 +9,10 @@
 //! | `MinorCompaction` | kept             | yes unless KEEP_DELETED_CELLS | VERSIONS                |
 //! | `MajorCompaction` | dropped unless KEEP_DELETED_CELLS | yes unless KDC | VERSIONS             |
 //!
+//! With a filter, `User` and `Raw` reads apply their limit after the filter and let the
+//! column tracker count further (to VERSIONS, or without limit for `Raw`); see
+//! [`QueryMatcher::user_filtered`].
+//!
 //! Flushes use `MinorCompaction` (HBase's StoreFlusher scans with COMPACT_RETAIN_DELETES):
 //! expired cells, masked puts and excess versions are dropped at flush. The rules and the
 //! HBase class each comes from are in `docs/semantics.md`.
@@ -137,11 +141,21 @@ impl QueryMatcher {
         )
     }
 
-    /// A user matcher with a filter. As in HBase 2.x, the column tracker then counts
-    /// versions up to the family's VERSIONS (raw: the requested number), the filter sees
-    /// the cells the tracker includes, and at most min(requested, VERSIONS) cells per
-    /// column pass the filter — so a filter that rejects the newest version can return an
-    /// older one.
+    /// A user matcher with a filter.
+    ///
+    /// Versions, as in HBase 2.x (`ScanQueryMatcher.getTrackers` sizes the column tracker,
+    /// `UserScanQueryMatcher.mergeFilterResponse` counts again after the filter). Let R be
+    /// what the read returns per column: min(requested, VERSIONS), or the requested number
+    /// for a raw scan (raw scans ignore VERSIONS).
+    /// - Without a filter the column tracker stops a column at R.
+    /// - With a filter the tracker stops a column later — at the family's VERSIONS for a
+    ///   normal read, never for a raw scan — so that the filter sees the versions it may
+    ///   reject; the cells the filter includes are then counted, and the column ends at R.
+    ///   A filter that rejects the newest versions thus returns older ones.
+    /// - Raw scans return delete markers. The wildcard tracker never counts a marker, so an
+    ///   unfiltered raw scan returns R puts of a column plus every marker above the (R+1)th
+    ///   put; the count after a filter looks at the column only, so under a filter a marker
+    ///   the filter includes counts as one of the R cells like a put.
     pub fn user_filtered(
         family: &ColumnFamilyDescriptor,
         columns: &[Vec<u8>],
@@ -163,8 +177,10 @@ impl QueryMatcher {
             )
         };
         let tracked = match (&filter, raw) {
+            (None, _) => result_max,
             (Some(_), false) => family.max_versions,
-            _ => result_max,
+            // HBase gives this tracker Integer.MAX_VALUE versions.
+            (Some(_), true) => u32::MAX,
         };
         let limits = VersionLimits {
             max_versions: tracked,
@@ -310,8 +326,17 @@ impl QueryMatcher {
         self.merge_filter_response(cell, code, response)
     }
 
-    /// HBase's `mergeFilterResponse`: combines the tracker's include code with the
-    /// filter's answer, then caps the cells a column returns after the filter.
+    /// HBase's `mergeFilterResponse`: combines the tracker's include code (`Include`,
+    /// `IncludeAndSeekNextCol` or `IncludeAndSeekNextRow`) with the filter's answer, then caps
+    /// the cells a column returns after the filter. The filter's include answers:
+    /// - `Include` keeps the tracker's code;
+    /// - `IncludeAndNextCol` turns a plain `Include` into `IncludeAndSeekNextCol` (a code
+    ///   that already moves further is kept);
+    /// - `IncludeAndSeekNextRow` gives `IncludeAndSeekNextRow` whatever the tracker said: the
+    ///   cell is returned and the rest of the row (in this store) is skipped.
+    ///
+    /// In every case the cell is then counted; the count past the limit turns the code
+    /// into `SeekNextCol`, or `SeekNextRow` when it was `IncludeAndSeekNextRow`.
     fn merge_filter_response(
         &mut self,
         cell: CellRef<'_>,
@@ -334,7 +359,8 @@ impl QueryMatcher {
             }
             ReturnCode::NextRow => return MatchCode::SeekNextRow,
             ReturnCode::SeekNextUsingHint => return MatchCode::SeekNextUsingHint,
-            ReturnCode::Include | ReturnCode::IncludeAndSeekNextRow => {}
+            ReturnCode::Include => {}
+            ReturnCode::IncludeAndSeekNextRow => code = MatchCode::IncludeAndSeekNextRow,
             ReturnCode::IncludeAndNextCol => {
                 if code == MatchCode::Include {
                     code = MatchCode::IncludeAndSeekNextCol;
@@ -597,6 +623,220 @@ mod tests {
             m.row_done(),
             "the explicit tracker moved past its only column"
         );
+    }
+
+    /// A stateless test filter: answers `answer(cell)`.
+    #[derive(Debug, Clone, Copy)]
+    struct FnFilter(fn(CellRef<'_>) -> ReturnCode);
+
+    impl Filter for FnFilter {
+        fn filter_cell(&mut self, cell: CellRef<'_>) -> ReturnCode {
+            (self.0)(cell)
+        }
+        fn box_clone(&self) -> Box<dyn Filter> {
+            Box::new(*self)
+        }
+    }
+
+    fn shared(answer: fn(CellRef<'_>) -> ReturnCode) -> SharedFilter {
+        Arc::new(parking_lot::Mutex::new(Box::new(FnFilter(answer))))
+    }
+
+    fn qcell(q: &[u8], ts: i64, t: CellType) -> Cell {
+        Cell::new(b"r", b"f", q, ts, t, b"v")
+            .unwrap()
+            .with_seq_id(ts as u64)
+    }
+
+    /// A matcher over family `f` with VERSIONS `versions`, `columns` (empty: all).
+    fn matcher(
+        versions: u32,
+        columns: &[&[u8]],
+        requested: u32,
+        raw: bool,
+        filter: Option<SharedFilter>,
+    ) -> QueryMatcher {
+        let mut fam = family();
+        fam.max_versions = versions;
+        let columns: Vec<Vec<u8>> = columns.iter().map(|c| c.to_vec()).collect();
+        QueryMatcher::user_filtered(
+            &fam,
+            &columns,
+            requested,
+            TimeRange::all_time(),
+            ReadNow::At(100),
+            raw,
+            filter,
+        )
+    }
+
+    /// HBase (`ScanQueryMatcher.getTrackers`): a raw scan with a filter tracks columns
+    /// without a version limit; the requested number is applied only to the cells the filter
+    /// includes. So a filter rejecting the newest versions still gets the older ones.
+    #[test]
+    fn a_raw_filtered_scan_counts_versions_only_after_the_filter() {
+        let cells = [
+            qcell(b"q", 4, CellType::Put),
+            qcell(b"q", 3, CellType::Put),
+            qcell(b"q", 2, CellType::Put),
+            qcell(b"q", 1, CellType::Put),
+        ];
+        let older_than_4 = || {
+            shared(|c| {
+                if c.timestamp() < 4 {
+                    ReturnCode::Include
+                } else {
+                    ReturnCode::Skip
+                }
+            })
+        };
+        // The family's VERSIONS (1) does not cap a raw scan either way. (A raw scan cannot
+        // name columns, but the explicit tracker counts the same way.)
+        for columns in [&[][..], &[&b"q"[..]][..]] {
+            for requested in [1, 2, 3, 5] {
+                let mut m = matcher(1, columns, requested, true, Some(older_than_4()));
+                let codes = run(&mut m, &cells);
+                assert_eq!(
+                    included(&codes),
+                    requested.min(3) as usize,
+                    "columns={columns:?} requested={requested}: {codes:?}"
+                );
+                assert_eq!(codes[0], MatchCode::Skip, "the filter rejected ts 4");
+                // Without the filter: the newest `requested`.
+                let mut m = matcher(1, columns, requested, true, None);
+                let codes = run(&mut m, &cells);
+                assert_eq!(included(&codes), requested.min(4) as usize, "{codes:?}");
+            }
+        }
+        // The exact codes: one version asked, ts 4 rejected, ts 3 returned, ts 2 is one too
+        // many after the filter.
+        let mut m = matcher(1, &[], 1, true, Some(older_than_4()));
+        assert_eq!(
+            run(&mut m, &cells)[..3],
+            [MatchCode::Skip, MatchCode::Include, MatchCode::SeekNextCol]
+        );
+    }
+
+    /// Raw scans return markers. Without a filter the tracker limits puts only (the wildcard
+    /// tracker never counts a marker); with a filter every included cell, marker or put,
+    /// counts against the requested versions (HBase's after-filter count looks at row and
+    /// column only).
+    #[test]
+    fn raw_scan_markers_count_after_a_filter_only() {
+        let cells = [
+            qcell(b"q", 5, CellType::DeleteColumn),
+            qcell(b"q", 4, CellType::Put),
+            qcell(b"q", 3, CellType::Delete),
+            qcell(b"q", 3, CellType::Put),
+            qcell(b"q", 2, CellType::Put),
+        ];
+        let pass_all = || shared(|_| ReturnCode::Include);
+        let puts_only = || {
+            shared(|c| {
+                if c.cell_type().is_delete() {
+                    ReturnCode::Skip
+                } else {
+                    ReturnCode::Include
+                }
+            })
+        };
+        let kept = |m: &mut QueryMatcher| -> Vec<(i64, CellType)> {
+            m.set_row(b"r");
+            let mut out = Vec::new();
+            for c in &cells {
+                match m.matches(c.as_cell_ref()) {
+                    MatchCode::Include => out.push((c.timestamp(), c.cell_type())),
+                    MatchCode::IncludeAndSeekNextCol | MatchCode::IncludeAndSeekNextRow => {
+                        out.push((c.timestamp(), c.cell_type()));
+                        break;
+                    }
+                    MatchCode::Skip => {}
+                    _ => break,
+                }
+            }
+            out
+        };
+        use CellType::{Delete, DeleteColumn, Put};
+        // No filter, one version: the first put and every marker before the second put.
+        assert_eq!(
+            kept(&mut matcher(3, &[], 1, true, None)),
+            [(5, DeleteColumn), (4, Put), (3, Delete)]
+        );
+        assert_eq!(
+            kept(&mut matcher(3, &[], 2, true, None)),
+            [(5, DeleteColumn), (4, Put), (3, Delete), (3, Put)]
+        );
+        // A filter letting everything through: markers count.
+        assert_eq!(
+            kept(&mut matcher(3, &[], 1, true, Some(pass_all()))),
+            [(5, DeleteColumn)]
+        );
+        assert_eq!(
+            kept(&mut matcher(3, &[], 3, true, Some(pass_all()))),
+            [(5, DeleteColumn), (4, Put), (3, Delete)]
+        );
+        // A filter dropping markers: the puts, up to the requested number, however many
+        // markers came before them.
+        assert_eq!(
+            kept(&mut matcher(3, &[], 2, true, Some(puts_only()))),
+            [(4, Put), (3, Put)]
+        );
+        assert_eq!(
+            kept(&mut matcher(1, &[], 5, true, Some(puts_only()))),
+            [(4, Put), (3, Put), (2, Put)]
+        );
+    }
+
+    /// HBase's `mergeFilterResponse`: a filter's INCLUDE_AND_SEEK_NEXT_ROW makes the cell an
+    /// include that ends the row, whatever include code the tracker gave; the cell still
+    /// counts against the versions after the filter, and one too many ends the row without
+    /// the cell.
+    #[test]
+    fn a_filter_include_and_seek_next_row_ends_the_row() {
+        let inr = || shared(|_| ReturnCode::IncludeAndSeekNextRow);
+        let cells = [
+            qcell(b"a", 3, CellType::Put),
+            qcell(b"a", 2, CellType::Put),
+            qcell(b"b", 1, CellType::Put),
+        ];
+        // Tracker Include (wildcard, or explicit with versions to spare).
+        for columns in [&[][..], &[&b"a"[..], &b"b"[..]][..]] {
+            let mut m = matcher(3, columns, 3, false, Some(inr()));
+            assert_eq!(
+                run(&mut m, &cells)[0],
+                MatchCode::IncludeAndSeekNextRow,
+                "{columns:?}"
+            );
+        }
+        // Tracker IncludeAndSeekNextCol (explicit, VERSIONS 1, another column wanted).
+        let mut m = matcher(1, &[b"a", b"b"], 1, false, Some(inr()));
+        assert_eq!(run(&mut m, &cells)[0], MatchCode::IncludeAndSeekNextRow);
+        // Raw scans merge the same way.
+        let mut m = matcher(1, &[], 2, true, Some(inr()));
+        assert_eq!(run(&mut m, &cells)[0], MatchCode::IncludeAndSeekNextRow);
+        // Over the versions after the filter: the cell is dropped and the row ends (not just
+        // its column, so `b` is not offered).
+        let include_then_inr = || {
+            shared(|c| {
+                if c.timestamp() == 3 {
+                    ReturnCode::Include
+                } else {
+                    ReturnCode::IncludeAndSeekNextRow
+                }
+            })
+        };
+        for columns in [&[][..], &[&b"a"[..], &b"b"[..]][..]] {
+            let mut m = matcher(3, columns, 1, false, Some(include_then_inr()));
+            assert_eq!(
+                run(&mut m, &cells)[..2],
+                [MatchCode::Include, MatchCode::SeekNextRow],
+                "{columns:?}"
+            );
+        }
+        // The next row starts afresh.
+        let mut m = matcher(3, &[], 1, false, Some(inr()));
+        assert_eq!(run(&mut m, &cells)[0], MatchCode::IncludeAndSeekNextRow);
+        assert_eq!(run(&mut m, &cells)[0], MatchCode::IncludeAndSeekNextRow);
     }
 
     #[test]
