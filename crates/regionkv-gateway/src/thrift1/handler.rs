@@ -318,7 +318,8 @@ impl Handler {
         }
         input.read_struct_end()?;
         input.read_message_end()?;
-        let mut rows = Vec::new();
+        let mut rows = std::mem::take(raw.scratch);
+        rows.clear();
         let encoded = self.encode_next_rows(id, nb_rows, raw.compact, &mut rows);
         let reply = TMessageIdentifier::new(name, TMessageType::Reply, sequence_number);
         output.write_message_begin(&reply)?;
@@ -330,6 +331,10 @@ impl Handler {
                 output.write_field_begin(&field(TType::List, 0))?;
                 output.write_list_begin(&TListIdentifier::new(TType::Struct, wire_len(count)?))?;
                 raw.write_all(&rows)?;
+                // Keep the buffer for the next reply, unless one reply made it huge.
+                if rows.capacity() <= 8 << 20 {
+                    *raw.scratch = rows;
+                }
                 output.write_list_end()?;
                 output.write_field_end()?;
             }

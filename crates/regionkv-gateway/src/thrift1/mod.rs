@@ -279,6 +279,7 @@ impl ThriftService {
         let raw = SharedOut(Rc::new(std::cell::RefCell::new(out)));
         let writer: Box<dyn Write> = Box::new(raw.clone());
         let compact = matches!(wire, Wire::BufferedCompact | Wire::FramedCompact);
+        let mut reply_buffer = Vec::new();
         let (mut input, mut output): (Box<dyn TInputProtocol>, Box<dyn TOutputProtocol>) =
             match wire {
                 Wire::BufferedBinary | Wire::FramedBinary => (
@@ -314,7 +315,11 @@ impl ThriftService {
                     ident.sequence_number,
                     input.as_mut(),
                     output.as_mut(),
-                    &mut RawOut { out: &raw, compact },
+                    &mut RawOut {
+                        out: &raw,
+                        compact,
+                        scratch: &mut reply_buffer,
+                    },
                 )
             } else if METHODS.contains(&ident.name.as_str()) {
                 let mut stored = TStoredInputProtocol::new(input.as_mut(), ident);
@@ -353,6 +358,9 @@ pub(crate) struct RawOut<'a> {
     out: &'a SharedOut,
     /// The connection speaks the compact protocol (else binary).
     pub(crate) compact: bool,
+    /// A buffer kept for the connection's life, so a reply's rows are encoded without
+    /// growing a fresh allocation each time.
+    pub(crate) scratch: &'a mut Vec<u8>,
 }
 
 impl RawOut<'_> {
