@@ -26,8 +26,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use regionkv::filter::{Filter, FilterList, PrefixFilter};
 use regionkv::{
-    Append, Cell, CheckAndMutate, ColumnFamilyDescriptor, Db, Delete, Get, Increment, Put,
-    ResultScanner, RowResult, Scan, Table, TableDescriptor, TimeRange,
+    Append, Cell, CheckAndMutate, CheckAndMutateBuilder, ColumnFamilyDescriptor, Db, Delete, Get,
+    Increment, Put, ResultScanner, RowResult, Scan, Table, TableDescriptor, TimeRange,
 };
 
 use crate::GatewayConfig;
@@ -931,21 +931,7 @@ impl RestService {
                 "Bad request: The column to put and check do not match.",
             );
         }
-        let t = match self.table(table) {
-            Ok(t) => t,
-            Err(r) => return *r,
-        };
-        let builder = if check.value.is_empty() {
-            CheckAndMutate::builder(&key).if_not_exists(&cf, &cq)
-        } else {
-            CheckAndMutate::builder(&key).if_equals(&cf, &cq, &check.value)
-        };
-        match t.check_and_mutate(&builder.then_put(put)) {
-            Ok(r) if r.success => Response::empty(200),
-            // HBase sends "Value not Modified" with the 304; a 304 has no body in HTTP.
-            Ok(_) => Response::empty(304),
-            Err(e) => error_response(&e),
-        }
+        self.check_and(table, &key, &cf, &cq, &check.value, |b| b.then_put(put))
     }
 
     /// RowResource.checkAndDelete: the last cell is the check (its column may come from the
@@ -986,16 +972,33 @@ impl RestService {
         if others.is_empty() {
             delete = delete.add_columns(&cf, &cq);
         }
+        self.check_and(table, &key, &cf, &cq, &check.value, |b| {
+            b.then_delete(delete)
+        })
+    }
+
+    /// The check of checkAndPut and checkAndDelete: an empty expected value means "the
+    /// column is absent", another one equality; 200 when the check held and the action ran,
+    /// 304 when it did not (HBase sends "Value not Modified" with it; a 304 has no body).
+    fn check_and(
+        &self,
+        table: &str,
+        key: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        expected: &[u8],
+        then: impl FnOnce(CheckAndMutateBuilder) -> CheckAndMutate,
+    ) -> Response {
         let t = match self.table(table) {
             Ok(t) => t,
             Err(r) => return *r,
         };
-        let builder = if check.value.is_empty() {
-            CheckAndMutate::builder(&key).if_not_exists(&cf, &cq)
+        let builder = if expected.is_empty() {
+            CheckAndMutate::builder(key).if_not_exists(family, qualifier)
         } else {
-            CheckAndMutate::builder(&key).if_equals(&cf, &cq, &check.value)
+            CheckAndMutate::builder(key).if_equals(family, qualifier, expected)
         };
-        match t.check_and_mutate(&builder.then_delete(delete)) {
+        match t.check_and_mutate(&then(builder)) {
             Ok(r) if r.success => Response::empty(200),
             Ok(_) => Response::empty(304),
             Err(e) => error_response(&e),
