@@ -1,0 +1,407 @@
+//! Design files: one small TOML file per rowkey design — the rowkey expression, the table's
+//! families and options and its pre-splits — in HBase's own attribute names, so what a user
+//! writes here is what `create` in the HBase shell takes (and what `export` will print).
+//!
+//! ```toml
+//! name = "campaign stats, md5 prefix"            # shown in reports (default: the table)
+//! table = "stats"                                 # the table the lab creates
+//! rowkey = "substr(md5(company_id + stat_date), 0, 5) + company_id + stat_date + campaign_id"
+//! description = "the seed article's design"       # optional
+//!
+//! [table_options]                                 # table attributes, as `create`/`alter` spell them
+//! MAX_FILESIZE = 10737418240
+//! MEMSTORE_FLUSHSIZE = 134217728
+//! SPLIT_POLICY = "SteppingSplitPolicy"
+//!
+//! [families.d]                                    # one table per family, its attributes
+//! VERSIONS = 1
+//! TTL = 2592000
+//! BLOOMFILTER = "ROW"
+//!
+//! [presplit]                                      # optional; at most one of the three forms
+//! SPLITS = ["4", "8", "c"]                        # explicit keys (`\xHH` escapes, as the shell)
+//! # SPLITS_FILE = "splits.txt"                    # one key per line, beside the design file
+//! # NUMREGIONS = 16                               # with SPLITALGO:
+//! # SPLITALGO = "HexStringSplit"                  # HexStringSplit, UniformSplit, DecimalStringSplit
+//! ```
+//!
+//! Attribute values may be TOML strings, integers or booleans; each is checked by the
+//! engine's descriptor code, which speaks the shell's names and limits.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+use regionkv_region::split::SplitAlgorithm;
+use serde::Deserialize;
+
+use crate::expr::{Expr, ExprError};
+
+/// A design file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DesignError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not TOML, or not the shape above.
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The file (or `<text>`).
+        file: String,
+        /// The TOML parser's message (with line and column).
+        message: String,
+    },
+    /// The rowkey expression does not parse.
+    #[error("{file}: {source}")]
+    Rowkey {
+        /// The file.
+        file: String,
+        /// The parse error.
+        source: ExprError,
+    },
+    /// A table or family option the engine refuses, or a pre-split that cannot be made.
+    #[error("{file}: {message}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// How the table is pre-split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreSplit {
+    /// One region.
+    None,
+    /// Explicit split keys (`SPLITS` or `SPLITS_FILE`), sorted.
+    Keys(Vec<Vec<u8>>),
+    /// `NUMREGIONS` regions by `SPLITALGO`.
+    Algorithm {
+        /// HexStringSplit, UniformSplit or DecimalStringSplit.
+        algorithm: String,
+        /// How many regions.
+        regions: usize,
+    },
+}
+
+/// A parsed design.
+#[derive(Debug, Clone)]
+pub struct Design {
+    /// The name shown in reports.
+    pub name: String,
+    /// What it is meant to show, if said.
+    pub description: Option<String>,
+    /// The rowkey expression as written.
+    pub rowkey_text: String,
+    /// The rowkey expression.
+    pub rowkey: Expr,
+    /// The table: name, families, options.
+    pub descriptor: TableDescriptor,
+    /// The pre-split.
+    pub presplit: PreSplit,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Option<String>,
+    table: String,
+    rowkey: String,
+    description: Option<String>,
+    #[serde(default)]
+    table_options: BTreeMap<String, toml::Value>,
+    families: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    presplit: Option<PreSplitFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreSplitFile {
+    #[serde(rename = "SPLITS")]
+    splits: Option<Vec<String>>,
+    #[serde(rename = "SPLITS_FILE")]
+    splits_file: Option<String>,
+    #[serde(rename = "NUMREGIONS")]
+    num_regions: Option<i64>,
+    #[serde(rename = "SPLITALGO")]
+    split_algo: Option<String>,
+}
+
+/// A TOML scalar as the shell would have written it.
+fn scalar(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(n) => Some(n.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+impl Design {
+    /// Reads and parses the design file at `path` (a `SPLITS_FILE` is read beside it).
+    ///
+    /// # Errors
+    /// [`DesignError`] naming the file.
+    pub fn load(path: &Path) -> Result<Design, DesignError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DesignError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Design::parse(&text, &path.display().to_string(), dir)
+    }
+
+    /// Parses a design from `text`; `file` names it in errors and `dir` is where a
+    /// `SPLITS_FILE` is looked for.
+    ///
+    /// # Errors
+    /// [`DesignError`] naming the file.
+    pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Design, DesignError> {
+        let invalid = |message: String| DesignError::Invalid {
+            file: file.to_string(),
+            message,
+        };
+        let f: File = toml::from_str(text).map_err(|e| DesignError::Syntax {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+        let rowkey = Expr::parse(&f.rowkey).map_err(|source| DesignError::Rowkey {
+            file: file.to_string(),
+            source,
+        })?;
+        if f.families.is_empty() {
+            return Err(invalid(
+                "a design needs at least one family ([families.NAME])".into(),
+            ));
+        }
+        let mut families = Vec::new();
+        for (name, attrs) in &f.families {
+            let mut cf = ColumnFamilyDescriptor::new(name.as_bytes())
+                .map_err(|e| invalid(format!("family '{name}': {e}")))?;
+            for (key, value) in attrs {
+                let v = scalar(value).ok_or_else(|| {
+                    invalid(format!(
+                        "family '{name}': {key} must be a string, number or boolean"
+                    ))
+                })?;
+                cf.set_attribute(key, &v)
+                    .map_err(|e| invalid(format!("family '{name}': {e}")))?;
+            }
+            families.push(cf);
+        }
+        let mut descriptor = TableDescriptor::new(&f.table, families)
+            .map_err(|e| invalid(format!("table '{}': {e}", f.table)))?;
+        for (key, value) in &f.table_options {
+            let v = scalar(value)
+                .ok_or_else(|| invalid(format!("{key} must be a string, number or boolean")))?;
+            descriptor
+                .set_attribute(key, &v)
+                .map_err(|e| invalid(e.to_string()))?;
+        }
+        descriptor
+            .check_hbase_limits()
+            .map_err(|e| invalid(e.to_string()))?;
+        let presplit = match f.presplit {
+            None => PreSplit::None,
+            Some(p) => presplit(p, dir).map_err(invalid)?,
+        };
+        Ok(Design {
+            name: f.name.unwrap_or_else(|| f.table.clone()),
+            description: f.description,
+            rowkey_text: f.rowkey,
+            rowkey,
+            descriptor,
+            presplit,
+        })
+    }
+
+    /// The split keys the table is created with (none for one region).
+    ///
+    /// # Errors
+    /// A pre-split the algorithm cannot make.
+    pub fn split_keys(&self) -> Result<Vec<Vec<u8>>, String> {
+        match &self.presplit {
+            PreSplit::None => Ok(Vec::new()),
+            PreSplit::Keys(keys) => Ok(keys.clone()),
+            PreSplit::Algorithm { algorithm, regions } => SplitAlgorithm::from_name(algorithm)
+                .and_then(|a| a.split(*regions))
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn presplit(p: PreSplitFile, dir: &Path) -> Result<PreSplit, String> {
+    let forms = [
+        p.splits.is_some(),
+        p.splits_file.is_some(),
+        p.num_regions.is_some(),
+    ];
+    if forms.iter().filter(|&&f| f).count() > 1 {
+        return Err("[presplit] takes one of SPLITS, SPLITS_FILE or NUMREGIONS".into());
+    }
+    if p.split_algo.is_some() != p.num_regions.is_some() {
+        return Err("[presplit] NUMREGIONS and SPLITALGO go together".into());
+    }
+    let keys_of = |lines: Vec<String>| -> Result<PreSplit, String> {
+        let mut keys = lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                regionkv::cell::bytes::to_bytes_binary(l)
+                    .map_err(|e| format!("split key '{l}': {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        keys.sort();
+        keys.dedup();
+        Ok(PreSplit::Keys(keys))
+    };
+    if let Some(splits) = p.splits {
+        return keys_of(splits);
+    }
+    if let Some(file) = p.splits_file {
+        let path = dir.join(&file);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("SPLITS_FILE {}: {e}", path.display()))?;
+        return keys_of(text.lines().map(|l| l.trim().to_string()).collect());
+    }
+    match (p.num_regions, p.split_algo) {
+        (Some(n), Some(algorithm)) => {
+            let regions = usize::try_from(n)
+                .ok()
+                .filter(|&n| n >= 2)
+                .ok_or_else(|| format!("NUMREGIONS must be at least 2, not {n}"))?;
+            regionkv::admin::check_region_count(regions).map_err(|e| e.to_string())?;
+            SplitAlgorithm::from_name(&algorithm).map_err(|e| e.to_string())?;
+            Ok(PreSplit::Algorithm { algorithm, regions })
+        }
+        _ => Ok(PreSplit::None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type R = Result<(), Box<dyn std::error::Error>>;
+
+    const SEED: &str = r#"
+name = "campaign stats, md5 prefix"
+table = "stats"
+rowkey = "substr(md5(company_id + stat_date), 0, 5) + company_id + stat_date + campaign_id"
+
+[table_options]
+MAX_FILESIZE = 10737418240
+MEMSTORE_FLUSHSIZE = 134217728
+SPLIT_POLICY = "SteppingSplitPolicy"
+
+[families.d]
+VERSIONS = 1
+TTL = 2592000
+BLOOMFILTER = "ROW"
+
+[presplit]
+NUMREGIONS = 16
+SPLITALGO = "HexStringSplit"
+"#;
+
+    #[test]
+    fn a_design_file_gives_the_table_and_its_splits() -> R {
+        let d = Design::parse(SEED, "seed.toml", Path::new("."))?;
+        assert_eq!(d.name, "campaign stats, md5 prefix");
+        assert_eq!(d.descriptor.name, "stats");
+        let f = d.descriptor.family(b"d").ok_or("no family d")?;
+        assert_eq!((f.max_versions, f.ttl_seconds), (1, 2_592_000));
+        assert_eq!(d.descriptor.max_file_size, 10_737_418_240);
+        assert_eq!(
+            d.rowkey.fields(),
+            ["company_id", "stat_date", "campaign_id"]
+        );
+        let keys = d.split_keys()?;
+        assert_eq!(keys.len(), 15);
+        assert_eq!(keys[0], b"10000000");
+        Ok(())
+    }
+
+    #[test]
+    fn explicit_and_file_splits() -> R {
+        let tmp = tempfile::tempdir()?;
+        let dir = tmp.path();
+        std::fs::write(dir.join("splits.txt"), "b\n\\x00\n\na\n")?;
+        let text = |presplit: &str| {
+            format!("table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\n{presplit}\n")
+        };
+        let d = Design::parse(&text("SPLITS = [\"m\", \"\\\\x01\", \"c\"]"), "x", dir)?;
+        assert_eq!(
+            d.presplit,
+            PreSplit::Keys(vec![vec![1], b"c".to_vec(), b"m".to_vec()])
+        );
+        let d = Design::parse(&text("SPLITS_FILE = \"splits.txt\""), "x", dir)?;
+        assert_eq!(
+            d.presplit,
+            PreSplit::Keys(vec![vec![0], b"a".to_vec(), b"b".to_vec()])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let cases = [
+            (
+                "table = \"t\"\nrowkey = \"md5(\"\n[families.cf]\n",
+                "rowkey expression",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n",
+                "missing field `families`",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families]\n",
+                "at least one family",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\nVERSIONS = \"x\"\n",
+                "family 'cf'",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\nNOPE = 1\n",
+                "family 'cf'",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\nwhat = 1\n[families.cf]\n",
+                "unknown field `what`",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nNUMREGIONS = 4\n",
+                "go together",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nNUMREGIONS = 4\nSPLITALGO = \"Nope\"\n",
+                "Nope",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nSPLITS = [\"a\"]\nNUMREGIONS = 4\nSPLITALGO = \"UniformSplit\"\n",
+                "one of",
+            ),
+            (
+                "table = \"bad name!\"\nrowkey = \"id\"\n[families.cf]\n",
+                "table 'bad name!'",
+            ),
+        ];
+        for (text, expected) in cases {
+            match Design::parse(text, "d.toml", Path::new(".")) {
+                Ok(_) => panic!("accepted: {text}"),
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.starts_with("d.toml"), "{msg}");
+                    assert!(msg.contains(expected), "{text}\n=> {msg}");
+                }
+            }
+        }
+    }
+}
