@@ -10,6 +10,7 @@
 
 mod bench;
 mod hfile;
+mod lab;
 mod serve;
 mod shell;
 mod wal;
@@ -84,6 +85,8 @@ enum Command {
     Thrift(serve::GatewayArgs),
     /// HBase's REST gateway alone: `regionkv rest start [-p PORT] [--data DIR]`
     Rest(serve::GatewayArgs),
+    /// The schema-design lab: rowkey designs offline (today: `lab export`)
+    Lab(lab::LabArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -422,5 +425,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run_serve(&args),
         Command::Thrift(args) => serve::run_gateway(serve::Which::Thrift, &args),
         Command::Rest(args) => serve::run_gateway(serve::Which::Rest, &args),
+        Command::Lab(args) => lab::run(&args),
     }
 }

@@ -19,7 +19,7 @@
 //! BLOOMFILTER = "ROW"
 //!
 //! [presplit]                                      # optional; at most one of the three forms
-//! SPLITS = ["4", "8", "c"]                        # explicit keys (`\xHH` escapes, as the shell)
+//! SPLITS = ["4", "8", "c"]                        # explicit keys (`\xHH`, upper-case hex: Bytes.toBytesBinary)
 //! # SPLITS_FILE = "splits.txt"                    # one key per line, beside the design file
 //! # NUMREGIONS = 16                               # with SPLITALGO:
 //! # SPLITALGO = "HexStringSplit"                  # HexStringSplit, UniformSplit, DecimalStringSplit

@@ -1,10 +1,12 @@
 //! The schema-design lab (issue 26, in progress): run a rowkey design against a workload
 //! offline, through the real engine, and see its hotspots, splits and cost.
 //!
-//! Built so far: [`expr`], the rowkey expression language designs are written in, and
+//! Built so far: [`expr`], the rowkey expression language designs are written in;
 //! [`design`], the design files (the table's families and options, pre-splits and split
-//! policy, in HBase's own attribute names). Workloads, `simulate`, reports, `compare`,
-//! `lint`, `splits`, `sizing` and `export` follow.
+//! policy, in HBase's own attribute names); and [`export`], the HBase shell script that
+//! creates a design's table on a real cluster (`regionkv lab export`). Workloads,
+//! `simulate`, reports, `compare`, `lint`, `splits` and `sizing` follow.
 
 pub mod design;
+pub mod export;
 pub mod expr;

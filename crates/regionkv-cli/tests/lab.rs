@@ -1,0 +1,83 @@
+//! `regionkv lab` through the binary. `lab export`'s script must create, through
+//! `regionkv shell`, exactly the table the design describes.
+
+use std::process::Command;
+
+#[test]
+fn an_exported_design_creates_its_table_in_the_shell() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let design = dir.path().join("seed.toml");
+    std::fs::write(
+        &design,
+        r#"
+name = "campaign stats, md5 prefix"
+table = "stats"
+rowkey = "substr(md5(company_id + stat_date), 0, 5) + company_id + stat_date + campaign_id"
+[table_options]
+MAX_FILESIZE = 2147483648
+SPLIT_POLICY = "ConstantSizeRegionSplitPolicy"
+[families.d]
+VERSIONS = 3
+TTL = 86400
+BLOOMFILTER = "ROWCOL"
+[families.e]
+COMPRESSION = "LZ4"
+[presplit]
+SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.toBytesBinary
+"#,
+    )?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "export"])
+        .arg(&design)
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = String::from_utf8(out.stdout)?;
+    let full = format!("{script}describe 'stats'\nlist_regions 'stats'\n");
+    let script_path = dir.path().join("create.rb");
+    std::fs::write(&script_path, full)?;
+    let shell = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["shell", "--no-timing", "--data"])
+        .arg(dir.path().join("data"))
+        .arg("-f")
+        .arg(&script_path)
+        .output()?;
+    let text = String::from_utf8_lossy(&shell.stdout);
+    assert!(
+        shell.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&shell.stderr)
+    );
+    assert!(!text.contains("ERROR"), "{script}\n{text}");
+    for expected in [
+        "NAME => 'd'",
+        "VERSIONS => '3'",
+        "TTL => '86400 SECONDS (1 DAY)'",
+        "BLOOMFILTER => 'ROWCOL'",
+        "NAME => 'e'",
+        "COMPRESSION => 'LZ4'",
+        "MAX_FILESIZE => '2147483648'",
+        "SPLIT_POLICY => 'ConstantSizeRegionSplitPolicy'",
+    ] {
+        assert!(
+            text.contains(expected),
+            "describe lacks {expected}:\n{text}"
+        );
+    }
+    // Three split keys: four regions, the binary and quoted ones intact.
+    for start in ["\\x00\\xFF", "it's", "m"] {
+        assert!(text.contains(start), "no region starts at {start}:\n{text}");
+    }
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "table = \"t\"\nrowkey = \"md5(\"\n[families.cf]\n")?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "export"])
+        .arg(&bad)
+        .output()?;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
+    Ok(())
+}
