@@ -1,5 +1,6 @@
 //! `regionkv lab`: the schema-design lab (see `regionkv_lab` and, as it grows, docs/lab.md).
-//! Today: `lab export DESIGN`, the HBase shell script creating a design's table.
+//! Today: `lab export DESIGN`, the HBase shell script creating a design's table, and
+//! `lab sizing`, RegionServer sizing by the reference guide's formulas.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,6 +21,38 @@ enum LabCommand {
         /// The design file (TOML)
         design: PathBuf,
     },
+    /// HBase RegionServer sizing: regions per server, disk/heap ratio, servers needed,
+    /// split sizes (the reference guide's and Hofhansl's formulas)
+    Sizing(SizingArgs),
+}
+
+/// `lab sizing` (sizes take k/m/g/t suffixes, binary multiples).
+#[derive(Debug, clap::Args)]
+struct SizingArgs {
+    /// RegionServer heap
+    #[arg(long, default_value = "16g")]
+    heap: String,
+    /// hbase.regionserver.global.memstore.size
+    #[arg(long = "memstore-fraction", default_value_t = 0.4)]
+    memstore_fraction: f64,
+    /// hbase.hregion.memstore.flush.size
+    #[arg(long = "flush-size", default_value = "128m")]
+    flush_size: String,
+    /// Column families written per region
+    #[arg(long, default_value_t = 1)]
+    families: u32,
+    /// Region size (MAX_FILESIZE)
+    #[arg(long = "region-size", default_value = "10g")]
+    region_size: String,
+    /// HDFS replication
+    #[arg(long, default_value_t = 3)]
+    replication: u32,
+    /// Data to store, before replication (e.g. 20t)
+    #[arg(long)]
+    data: Option<String>,
+    /// Write rate, bytes per second (e.g. 50m)
+    #[arg(long = "write-rate")]
+    write_rate: Option<String>,
 }
 
 /// Runs `regionkv lab`.
@@ -28,6 +61,7 @@ pub fn run(args: &LabArgs) -> ExitCode {
         LabCommand::Export { design } => regionkv_lab::design::Design::load(design)
             .map_err(|e| e.to_string())
             .and_then(|d| regionkv_lab::export::shell_script(&d)),
+        LabCommand::Sizing(a) => sizing(a),
     };
     match result {
         Ok(text) => {
@@ -46,4 +80,81 @@ pub fn run(args: &LabArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn sizing(a: &SizingArgs) -> Result<String, String> {
+    use regionkv_lab::sizing::{SizingInput, human, parse_size, size};
+    let input = SizingInput {
+        heap: parse_size(&a.heap)?,
+        memstore_fraction: a.memstore_fraction,
+        flush_size: parse_size(&a.flush_size)?,
+        families: a.families,
+        region_size: parse_size(&a.region_size)?,
+        replication: a.replication,
+        data: a.data.as_deref().map(parse_size).transpose()?.unwrap_or(0),
+        write_rate: a
+            .write_rate
+            .as_deref()
+            .map(parse_size)
+            .transpose()?
+            .unwrap_or(0) as f64,
+    };
+    let s = size(&input)?;
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<34} {v}\n"));
+    line(
+        "regions per server",
+        format!(
+            "{} (heap {} x {} / (flush {} x {} families))",
+            s.regions_per_server,
+            human(input.heap),
+            input.memstore_fraction,
+            human(input.flush_size),
+            input.families
+        ),
+    );
+    line(
+        "disk / heap",
+        format!(
+            "{:.1} (region {} / flush {} x replication {} x {}): {} of raw disk",
+            s.disk_to_heap,
+            human(input.region_size),
+            human(input.flush_size),
+            input.replication,
+            input.memstore_fraction,
+            human((input.heap as f64 * s.disk_to_heap) as u64)
+        ),
+    );
+    line(
+        "data per server",
+        format!("{} before replication", human(s.data_per_server)),
+    );
+    if input.data > 0 {
+        line("regions", s.regions.to_string());
+        line("servers", s.servers.to_string());
+    }
+    if let Some(t) = s.flush_interval_s {
+        line(
+            "memstores of a server fill in",
+            format!("{t:.0} s at the write rate"),
+        );
+    }
+    let steps: Vec<String> = s.increasing_splits.iter().map(|&b| human(b)).collect();
+    line("splits, IncreasingToUpperBound", steps.join(" -> "));
+    line(
+        "splits, Stepping (2.x default)",
+        format!(
+            "{} -> {}",
+            human(s.stepping_splits[0]),
+            human(s.stepping_splits[1])
+        ),
+    );
+    for w in &s.warnings {
+        out.push_str(&format!("WARNING: {w}\n"));
+    }
+    out.push_str(
+        "(formulas: HBase reference guide, ops.capacity.regions; L. Hofhansl, HBase region \
+         server memory sizing, 2013)\n",
+    );
+    Ok(out)
 }

@@ -81,3 +81,31 @@ SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.t
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
     Ok(())
 }
+
+#[test]
+fn sizing_prints_the_guides_figures() -> Result<(), Box<dyn std::error::Error>> {
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "sizing", "--data", "100t"])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    for expected in [
+        "regions per server                 51 ",
+        "disk / heap                        96.0 ",
+        "1.50 TiB of raw disk",
+        "regions                            10240",
+        "servers                            201",
+        "256 MiB -> 2 GiB -> 6.75 GiB -> 10 GiB",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in:\n{text}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "sizing", "--memstore-fraction", "0.95"])
+        .output()?;
+    assert!(!out.status.success());
+    Ok(())
+}

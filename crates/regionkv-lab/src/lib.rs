@@ -4,9 +4,11 @@
 //! Built so far: [`expr`], the rowkey expression language designs are written in;
 //! [`design`], the design files (the table's families and options, pre-splits and split
 //! policy, in HBase's own attribute names); and [`export`], the HBase shell script that
-//! creates a design's table on a real cluster (`regionkv lab export`). Workloads,
-//! `simulate`, reports, `compare`, `lint`, `splits` and `sizing` follow.
+//! creates a design's table on a real cluster (`regionkv lab export`); and [`sizing`],
+//! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`).
+//! Workloads, `simulate`, reports, `compare`, `lint` and `splits` follow.
 
 pub mod design;
 pub mod export;
 pub mod expr;
+pub mod sizing;
