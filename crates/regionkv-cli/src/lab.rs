@@ -1,6 +1,7 @@
 //! `regionkv lab`: the schema-design lab (see `regionkv_lab` and, as it grows, docs/lab.md).
 //! Today: `lab export DESIGN`, the HBase shell script creating a design's table, and
-//! `lab sizing`, RegionServer sizing by the reference guide's formulas.
+//! `lab sizing`, RegionServer sizing by the reference guide's formulas, and `lab splits`,
+//! pre-split points from sampled keys.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,6 +25,31 @@ enum LabCommand {
     /// HBase RegionServer sizing: regions per server, disk/heap ratio, servers needed,
     /// split sizes (the reference guide's and Hofhansl's formulas)
     Sizing(SizingArgs),
+    /// Pre-split points from a sample of real keys (their quantiles; salt buckets kept
+    /// whole when the design's key starts with one), as an HBase shell `create` line and a
+    /// SPLITS_FILE
+    Splits(SplitsArgs),
+}
+
+/// `lab splits`.
+#[derive(Debug, clap::Args)]
+struct SplitsArgs {
+    /// Sampled row keys, one a line (`\xHH` escapes, as Bytes.toBytesBinary), or a CSV
+    /// file with --csv-column
+    #[arg(long)]
+    keys: PathBuf,
+    /// Take the keys from this 0-based column of a comma-separated file
+    #[arg(long = "csv-column")]
+    csv_column: Option<usize>,
+    /// How many regions
+    #[arg(long)]
+    regions: usize,
+    /// The design: its table and families for the `create` line, its salt for alignment
+    #[arg(long)]
+    design: Option<PathBuf>,
+    /// Also write the points to this SPLITS_FILE
+    #[arg(long = "splits-file")]
+    splits_file: Option<PathBuf>,
 }
 
 /// `lab sizing` (sizes take k/m/g/t suffixes, binary multiples).
@@ -62,6 +88,7 @@ pub fn run(args: &LabArgs) -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|d| regionkv_lab::export::shell_script(&d)),
         LabCommand::Sizing(a) => sizing(a),
+        LabCommand::Splits(a) => splits(a),
     };
     match result {
         Ok(text) => {
@@ -156,5 +183,69 @@ fn sizing(a: &SizingArgs) -> Result<String, String> {
         "(formulas: HBase reference guide, ops.capacity.regions; L. Hofhansl, HBase region \
          server memory sizing, 2013)\n",
     );
+    Ok(out)
+}
+
+fn splits(a: &SplitsArgs) -> Result<String, String> {
+    use regionkv_lab::export::ruby_string;
+    use regionkv_lab::splits::{Salt, from_keys};
+    let text =
+        std::fs::read_to_string(&a.keys).map_err(|e| format!("{}: {e}", a.keys.display()))?;
+    let mut keys = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let field = match a.csv_column {
+            None => line.trim(),
+            Some(c) => line.split(',').nth(c).map(str::trim).unwrap_or(""),
+        };
+        if field.is_empty() {
+            continue;
+        }
+        let key = regionkv::cell::bytes::to_bytes_binary(field)
+            .map_err(|e| format!("{} line {}: {e}", a.keys.display(), n + 1))?;
+        keys.push(key);
+    }
+    let design = a
+        .design
+        .as_deref()
+        .map(regionkv_lab::design::Design::load)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let salt = design.as_ref().and_then(|d| Salt::of(&d.rowkey));
+    let sampled = keys.len();
+    let points = from_keys(keys, a.regions, salt)?;
+    if let Some(path) = &a.splits_file {
+        let body: String = points
+            .iter()
+            .map(|p| format!("{}\n", regionkv::cell::bytes::to_string_binary(p)))
+            .collect();
+        std::fs::write(path, body).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let (table, families) = match &design {
+        Some(d) => (
+            d.descriptor.name.clone(),
+            d.descriptor
+                .families
+                .iter()
+                .map(|f| ruby_string(&f.name))
+                .collect::<Vec<_>>(),
+        ),
+        None => ("t".to_string(), vec!["'cf'".to_string()]),
+    };
+    let list: Vec<String> = points.iter().map(|p| ruby_string(p)).collect();
+    let mut out = format!(
+        "# {} split points for {} regions from {sampled} sampled keys{}\n",
+        points.len(),
+        points.len() + 1,
+        match salt {
+            Some(_) => ", on the design's salt buckets",
+            None => "",
+        }
+    );
+    out.push_str(&format!(
+        "create {}, {}, SPLITS => [{}]\n",
+        ruby_string(table.as_bytes()),
+        families.join(", "),
+        list.join(", ")
+    ));
     Ok(out)
 }

@@ -109,3 +109,58 @@ fn sizing_prints_the_guides_figures() -> Result<(), Box<dyn std::error::Error>> 
     assert!(!out.status.success());
     Ok(())
 }
+
+#[test]
+fn splits_from_sampled_keys_create_even_regions() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let keys = dir.path().join("keys.csv");
+    let lines: Vec<String> = (0..400).map(|i| format!("{i},user{i:04},x")).collect();
+    std::fs::write(&keys, lines.join("\n"))?;
+    let splits_file = dir.path().join("splits.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args([
+            "lab",
+            "splits",
+            "--csv-column",
+            "1",
+            "--regions",
+            "4",
+            "--keys",
+        ])
+        .arg(&keys)
+        .arg("--splits-file")
+        .arg(&splits_file)
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains("create 't', 'cf', SPLITS => ['user01', 'user02', 'user03']"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&splits_file)?,
+        "user01\nuser02\nuser03\n"
+    );
+    // With a salted design, whole buckets per region, and the design's table.
+    let design = dir.path().join("salted.toml");
+    std::fs::write(
+        &design,
+        "table = \"events\"\nrowkey = \"salt(user, 8) + user\"\n[families.e]\n",
+    )?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "splits", "--regions", "4", "--keys"])
+        .arg(&keys)
+        .arg("--design")
+        .arg(&design)
+        .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains("create 'events', 'e', SPLITS => [\"\\x02\", \"\\x04\", \"\\x06\"]"),
+        "{text}"
+    );
+    Ok(())
+}

@@ -3,12 +3,14 @@
 //!
 //! Built so far: [`expr`], the rowkey expression language designs are written in;
 //! [`design`], the design files (the table's families and options, pre-splits and split
-//! policy, in HBase's own attribute names); and [`export`], the HBase shell script that
-//! creates a design's table on a real cluster (`regionkv lab export`); and [`sizing`],
-//! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`).
-//! Workloads, `simulate`, reports, `compare`, `lint` and `splits` follow.
+//! policy, in HBase's own attribute names); [`export`], the HBase shell script that
+//! creates a design's table on a real cluster (`regionkv lab export`); [`sizing`],
+//! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`); and
+//! [`splits`], pre-split points from sampled keys (`regionkv lab splits`). Workloads,
+//! `simulate`, reports, `compare` and `lint` follow.
 
 pub mod design;
 pub mod export;
 pub mod expr;
 pub mod sizing;
+pub mod splits;
