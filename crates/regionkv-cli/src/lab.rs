@@ -1,7 +1,7 @@
 //! `regionkv lab`: the schema-design lab (see `regionkv_lab` and, as it grows, docs/lab.md).
 //! Today: `lab export DESIGN`, the HBase shell script creating a design's table, and
 //! `lab sizing`, RegionServer sizing by the reference guide's formulas, and `lab splits`,
-//! pre-split points from sampled keys.
+//! pre-split points from sampled keys, and `lab lint`, the literature's rules.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,6 +29,12 @@ enum LabCommand {
     /// whole when the design's key starts with one), as an HBase shell `create` line and a
     /// SPLITS_FILE
     Splits(SplitsArgs),
+    /// The HBase literature's rules on DESIGN: findings with severity, source and fix (exit
+    /// status 1 when one is an error)
+    Lint {
+        /// The design file (TOML)
+        design: PathBuf,
+    },
 }
 
 /// `lab splits`.
@@ -89,6 +95,7 @@ pub fn run(args: &LabArgs) -> ExitCode {
             .and_then(|d| regionkv_lab::export::shell_script(&d)),
         LabCommand::Sizing(a) => sizing(a),
         LabCommand::Splits(a) => splits(a),
+        LabCommand::Lint { design } => return lint(design),
     };
     match result {
         Ok(text) => {
@@ -248,4 +255,45 @@ fn splits(a: &SplitsArgs) -> Result<String, String> {
         list.join(", ")
     ));
     Ok(out)
+}
+
+fn lint(path: &std::path::Path) -> ExitCode {
+    use regionkv_lab::lint::{Severity, lint};
+    let design = match regionkv_lab::design::Design::load(path) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let findings = lint(&design);
+    let mut out = String::new();
+    for f in &findings {
+        out.push_str(&format!(
+            "{}: rule {}: {}\n  fix: {}\n  source: {}\n",
+            f.severity, f.rule, f.message, f.fix, f.source
+        ));
+    }
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    out.push_str(&format!(
+        "{}: {} finding(s), {errors} error(s)\n",
+        path.display(),
+        findings.len()
+    ));
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
+    if errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

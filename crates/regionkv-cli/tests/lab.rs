@@ -164,3 +164,40 @@ fn splits_from_sampled_keys_create_even_regions() -> Result<(), Box<dyn std::err
     );
     Ok(())
 }
+
+#[test]
+fn lint_reports_findings_and_fails_on_errors() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let bad = dir.path().join("hexsplit.toml");
+    std::fs::write(
+        &bad,
+        "table = \"t\"\nrowkey = \"'user' + id\"\n[families.details]\n[presplit]\nNUMREGIONS = 16\nSPLITALGO = \"HexStringSplit\"\n",
+    )?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "lint"])
+        .arg(&bad)
+        .output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        !out.status.success(),
+        "an error finding fails the command:\n{text}"
+    );
+    assert!(
+        text.starts_with("error: rule 2: HexStringSplit with 16 regions"),
+        "{text}"
+    );
+    assert!(text.contains("info: rule 6: family 'details'"), "{text}");
+    assert!(text.contains("2 finding(s), 1 error(s)"), "{text}");
+    let good = dir.path().join("good.toml");
+    std::fs::write(
+        &good,
+        "table = \"t\"\nrowkey = \"user + reverse_ts(ts)\"\n[families.d]\n",
+    )?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "lint"])
+        .arg(&good)
+        .output()?;
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stdout)?.contains("0 finding(s), 0 error(s)"));
+    Ok(())
+}

@@ -5,12 +5,14 @@
 //! [`design`], the design files (the table's families and options, pre-splits and split
 //! policy, in HBase's own attribute names); [`export`], the HBase shell script that
 //! creates a design's table on a real cluster (`regionkv lab export`); [`sizing`],
-//! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`); and
-//! [`splits`], pre-split points from sampled keys (`regionkv lab splits`). Workloads,
-//! `simulate`, reports, `compare` and `lint` follow.
+//! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`);
+//! [`splits`], pre-split points from sampled keys (`regionkv lab splits`); and [`lint`],
+//! the literature's rules a design alone decides (`regionkv lab lint`). Workloads,
+//! `simulate`, reports, `compare` and the workload's lint rules follow.
 
 pub mod design;
 pub mod export;
 pub mod expr;
+pub mod lint;
 pub mod sizing;
 pub mod splits;
