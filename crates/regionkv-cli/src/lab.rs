@@ -1,7 +1,8 @@
 //! `regionkv lab`: the schema-design lab (see `regionkv_lab` and, as it grows, docs/lab.md).
 //! Today: `lab export DESIGN`, the HBase shell script creating a design's table, and
 //! `lab sizing`, RegionServer sizing by the reference guide's formulas, and `lab splits`,
-//! pre-split points from sampled keys, and `lab lint`, the literature's rules.
+//! pre-split points from sampled keys, `lab lint`, the literature's rules, and `lab keys`,
+//! the keys a design makes from a workload.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,15 +36,30 @@ enum LabCommand {
         /// The design file (TOML)
         design: PathBuf,
     },
+    /// The first keys DESIGN makes from WORKLOAD's records, one a line (as HBase's
+    /// Bytes.toStringBinary prints them)
+    Keys {
+        /// The design file (TOML)
+        design: PathBuf,
+        /// The workload file (TOML)
+        #[arg(long)]
+        workload: PathBuf,
+        /// How many
+        #[arg(long, default_value_t = 10)]
+        limit: u64,
+    },
 }
 
 /// `lab splits`.
 #[derive(Debug, clap::Args)]
 struct SplitsArgs {
     /// Sampled row keys, one a line (`\xHH` escapes, as Bytes.toBytesBinary), or a CSV
-    /// file with --csv-column
-    #[arg(long)]
-    keys: PathBuf,
+    /// file with --csv-column; without it, the keys of --design over --workload
+    #[arg(long, required_unless_present = "workload")]
+    keys: Option<PathBuf>,
+    /// The workload whose records make the design's keys (instead of --keys)
+    #[arg(long, requires = "design", conflicts_with = "keys")]
+    workload: Option<PathBuf>,
     /// Take the keys from this 0-based column of a comma-separated file
     #[arg(long = "csv-column")]
     csv_column: Option<usize>,
@@ -96,6 +112,11 @@ pub fn run(args: &LabArgs) -> ExitCode {
         LabCommand::Sizing(a) => sizing(a),
         LabCommand::Splits(a) => splits(a),
         LabCommand::Lint { design } => return lint(design),
+        LabCommand::Keys {
+            design,
+            workload,
+            limit,
+        } => keys(design, workload, *limit),
     };
     match result {
         Ok(text) => {
@@ -196,27 +217,33 @@ fn sizing(a: &SizingArgs) -> Result<String, String> {
 fn splits(a: &SplitsArgs) -> Result<String, String> {
     use regionkv_lab::export::ruby_string;
     use regionkv_lab::splits::{Salt, from_keys};
-    let text =
-        std::fs::read_to_string(&a.keys).map_err(|e| format!("{}: {e}", a.keys.display()))?;
-    let mut keys = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let field = match a.csv_column {
-            None => line.trim(),
-            Some(c) => line.split(',').nth(c).map(str::trim).unwrap_or(""),
-        };
-        if field.is_empty() {
-            continue;
-        }
-        let key = regionkv::cell::bytes::to_bytes_binary(field)
-            .map_err(|e| format!("{} line {}: {e}", a.keys.display(), n + 1))?;
-        keys.push(key);
-    }
     let design = a
         .design
         .as_deref()
         .map(regionkv_lab::design::Design::load)
         .transpose()
         .map_err(|e| e.to_string())?;
+    let mut keys = Vec::new();
+    match (&a.keys, &a.workload, &design) {
+        (Some(path), _, _) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            for (n, line) in text.lines().enumerate() {
+                let field = match a.csv_column {
+                    None => line.trim(),
+                    Some(c) => line.split(',').nth(c).map(str::trim).unwrap_or(""),
+                };
+                if field.is_empty() {
+                    continue;
+                }
+                let key = regionkv::cell::bytes::to_bytes_binary(field)
+                    .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+                keys.push(key);
+            }
+        }
+        (None, Some(workload), Some(d)) => keys = design_keys(d, workload, u64::MAX)?,
+        _ => return Err("give --keys, or --design with --workload".into()),
+    }
     let salt = design.as_ref().and_then(|d| Salt::of(&d.rowkey));
     let sampled = keys.len();
     let points = from_keys(keys, a.regions, salt)?;
@@ -296,4 +323,39 @@ fn lint(path: &std::path::Path) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The keys `design` makes from `workload`'s records (at most `limit`).
+fn design_keys(
+    design: &regionkv_lab::design::Design,
+    workload: &std::path::Path,
+    limit: u64,
+) -> Result<Vec<Vec<u8>>, String> {
+    let w = regionkv_lab::workload::Workload::load(workload).map_err(|e| e.to_string())?;
+    let mut rng = regionkv_lab::expr::seeded_rng(w.seed);
+    let mut keys = Vec::new();
+    for (_, record) in w
+        .stream()
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+    {
+        keys.push(
+            design
+                .rowkey
+                .eval(&record, &mut rng)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(keys)
+}
+
+fn keys(
+    design: &std::path::Path,
+    workload: &std::path::Path,
+    limit: u64,
+) -> Result<String, String> {
+    let d = regionkv_lab::design::Design::load(design).map_err(|e| e.to_string())?;
+    Ok(design_keys(&d, workload, limit)?
+        .iter()
+        .map(|k| format!("{}\n", regionkv::cell::bytes::to_string_binary(k)))
+        .collect())
 }

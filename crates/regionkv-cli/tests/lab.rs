@@ -201,3 +201,71 @@ fn lint_reports_findings_and_fails_on_errors() -> Result<(), Box<dyn std::error:
     assert!(String::from_utf8(out.stdout)?.contains("0 finding(s), 0 error(s)"));
     Ok(())
 }
+
+#[test]
+fn keys_and_splits_from_a_design_and_a_workload() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let design = dir.path().join("d.toml");
+    std::fs::write(
+        &design,
+        "table = \"events\"\nrowkey = \"bucket(user, 4) + pad(user, 6) + be64(ts)\"\n[families.e]\n",
+    )?;
+    let workload = dir.path().join("w.toml");
+    std::fs::write(
+        &workload,
+        "seed = 1\nduration = \"10m\"\nrate = 10\n[fields]\nuser = { kind = \"uniform\", min = 0, max = 999 }\nts = { kind = \"timestamp\" }\n",
+    )?;
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "keys", "--limit", "3", "--workload"])
+        .arg(&workload)
+        .arg(&design)
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    // A bucket digit, six digits of user, then the 8-byte event time: 2026-01-01T00:00:00Z
+    // is 1767225600000 = 0x0000019B76DAA800.
+    assert!(
+        lines[0].ends_with("\\x00\\x00\\x01\\x9Bv\\xDA\\xA8\\x00"),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.as_bytes()[0].is_ascii_digit() && l.as_bytes()[0] < b'4')
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["lab", "splits", "--regions", "8", "--design"])
+        .arg(&design)
+        .arg("--workload")
+        .arg(&workload)
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains(
+            "7 split points for 8 regions from 6000 sampled keys, on the design's salt buckets"
+        ),
+        "{text}"
+    );
+    // Each of the 4 buckets split once more at its median, the bucket prefixes '1', '2',
+    // '3' between the medians.
+    assert!(
+        text.contains("create 'events', 'e', SPLITS => [\"0"),
+        "{text}"
+    );
+    assert!(
+        text.contains(", '1', \"1") && text.contains(", '3', \"3"),
+        "{text}"
+    );
+    Ok(())
+}

@@ -7,8 +7,10 @@
 //! creates a design's table on a real cluster (`regionkv lab export`); [`sizing`],
 //! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`);
 //! [`splits`], pre-split points from sampled keys (`regionkv lab splits`); and [`lint`],
-//! the literature's rules a design alone decides (`regionkv lab lint`). Workloads,
-//! `simulate`, reports, `compare` and the workload's lint rules follow.
+//! the literature's rules a design alone decides (`regionkv lab lint`); and [`workload`],
+//! the records keys are made from (YCSB's distributions, sequences, event times at a
+//! rate over simulated time; `regionkv lab keys`). `simulate`, reports, `compare` and
+//! the workload's lint rules follow.
 
 pub mod design;
 pub mod export;
@@ -16,3 +18,4 @@ pub mod expr;
 pub mod lint;
 pub mod sizing;
 pub mod splits;
+pub mod workload;
