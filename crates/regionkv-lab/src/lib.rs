@@ -7,15 +7,17 @@
 //! creates a design's table on a real cluster (`regionkv lab export`); [`sizing`],
 //! RegionServer sizing by the reference guide's formulas (`regionkv lab sizing`);
 //! [`splits`], pre-split points from sampled keys (`regionkv lab splits`); and [`lint`],
-//! the literature's rules a design alone decides (`regionkv lab lint`); and [`workload`],
+//! the literature's rules a design alone decides (`regionkv lab lint`); [`workload`],
 //! the records keys are made from (YCSB's distributions, sequences, event times at a
-//! rate over simulated time; `regionkv lab keys`). `simulate`, reports, `compare` and
-//! the workload's lint rules follow.
+//! rate over simulated time; `regionkv lab keys`); and [`skew`], the skew measures of a
+//! load over regions (max/mean, CoV, Gini, HBase's balancer cost). `simulate`, reports,
+//! `compare` and the workload's lint rules follow.
 
 pub mod design;
 pub mod export;
 pub mod expr;
 pub mod lint;
 pub mod sizing;
+pub mod skew;
 pub mod splits;
 pub mod workload;
