@@ -9,13 +9,15 @@
 //! [`splits`], pre-split points from sampled keys (`regionkv lab splits`); and [`lint`],
 //! the literature's rules a design alone decides (`regionkv lab lint`); [`workload`],
 //! the records keys are made from (YCSB's distributions, sequences, event times at a
-//! rate over simulated time; `regionkv lab keys`); and [`skew`], the skew measures of a
-//! load over regions (max/mean, CoV, Gini, HBase's balancer cost). `simulate`, reports,
-//! `compare` and the workload's lint rules follow.
+//! rate over simulated time; `regionkv lab keys`); [`skew`], the skew measures of a
+//! load over regions (max/mean, CoV, Gini, HBase's balancer cost); and [`heatmap`], Key
+//! Visualizer's axes (key buckets of equal row count, time slices) and counts. `simulate`,
+//! reports, `compare` and the workload's lint rules follow.
 
 pub mod design;
 pub mod export;
 pub mod expr;
+pub mod heatmap;
 pub mod lint;
 pub mod sizing;
 pub mod skew;
