@@ -183,7 +183,11 @@ mod tests {
         std::fs::write(dir.path().join("d/b"), vec![1u8; 300]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(disk_usage(dir.path()), 5300);
         if cfg!(target_os = "linux") {
-            assert!(ProcessIo::now().peak_rss >= before.peak_rss);
+            // VmHWM never goes down, but Linux 6.2+ keeps RSS in per-CPU counters and reads
+            // them approximately, so two reads may differ by a few hundred KiB either way
+            // (seen once in CI: the later read was lower).
+            let slack = 4 << 20;
+            assert!(ProcessIo::now().peak_rss + slack >= before.peak_rss);
             assert!(before.peak_rss > 0);
         }
     }
