@@ -1,7 +1,15 @@
 //! `regionkv lab` through the binary. `lab export`'s script must create, through
 //! `regionkv shell`, exactly the table the design describes.
 
-use std::process::Command;
+use std::ffi::OsStr;
+use std::process::{Command, Output};
+
+/// Runs the `regionkv` binary with `args`.
+fn regionkv(args: &[&dyn AsRef<OsStr>]) -> std::io::Result<Output> {
+    Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(args.iter().map(|a| a.as_ref()))
+        .output()
+}
 
 #[test]
 fn an_exported_design_creates_its_table_in_the_shell() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,10 +34,7 @@ COMPRESSION = "LZ4"
 SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.toBytesBinary
 "#,
     )?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "export"])
-        .arg(&design)
-        .output()?;
+    let out = regionkv(&[&"lab", &"export", &design])?;
     assert!(
         out.status.success(),
         "{}",
@@ -39,12 +44,14 @@ SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.t
     let full = format!("{script}describe 'stats'\nlist_regions 'stats'\n");
     let script_path = dir.path().join("create.rb");
     std::fs::write(&script_path, full)?;
-    let shell = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["shell", "--no-timing", "--data"])
-        .arg(dir.path().join("data"))
-        .arg("-f")
-        .arg(&script_path)
-        .output()?;
+    let shell = regionkv(&[
+        &"shell",
+        &"--no-timing",
+        &"--data",
+        &dir.path().join("data"),
+        &"-f",
+        &script_path,
+    ])?;
     let text = String::from_utf8_lossy(&shell.stdout);
     assert!(
         shell.status.success(),
@@ -73,10 +80,7 @@ SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.t
     }
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "table = \"t\"\nrowkey = \"md5(\"\n[families.cf]\n")?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "export"])
-        .arg(&bad)
-        .output()?;
+    let out = regionkv(&[&"lab", &"export", &bad])?;
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
     Ok(())
@@ -84,9 +88,7 @@ SPLITS = ["\\x00\\xFF", "it's", "m"]  # \\xHH with upper-case digits, as Bytes.t
 
 #[test]
 fn sizing_prints_the_guides_figures() -> Result<(), Box<dyn std::error::Error>> {
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "sizing", "--data", "100t"])
-        .output()?;
+    let out = regionkv(&[&"lab", &"sizing", &"--data", &"100t"])?;
     assert!(
         out.status.success(),
         "{}",
@@ -103,9 +105,7 @@ fn sizing_prints_the_guides_figures() -> Result<(), Box<dyn std::error::Error>> 
     ] {
         assert!(text.contains(expected), "no {expected:?} in:\n{text}");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "sizing", "--memstore-fraction", "0.95"])
-        .output()?;
+    let out = regionkv(&[&"lab", &"sizing", &"--memstore-fraction", &"0.95"])?;
     assert!(!out.status.success());
     Ok(())
 }
@@ -117,20 +117,18 @@ fn splits_from_sampled_keys_create_even_regions() -> Result<(), Box<dyn std::err
     let lines: Vec<String> = (0..400).map(|i| format!("{i},user{i:04},x")).collect();
     std::fs::write(&keys, lines.join("\n"))?;
     let splits_file = dir.path().join("splits.txt");
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args([
-            "lab",
-            "splits",
-            "--csv-column",
-            "1",
-            "--regions",
-            "4",
-            "--keys",
-        ])
-        .arg(&keys)
-        .arg("--splits-file")
-        .arg(&splits_file)
-        .output()?;
+    let out = regionkv(&[
+        &"lab",
+        &"splits",
+        &"--csv-column",
+        &"1",
+        &"--regions",
+        &"4",
+        &"--keys",
+        &keys,
+        &"--splits-file",
+        &splits_file,
+    ])?;
     assert!(
         out.status.success(),
         "{}",
@@ -151,12 +149,16 @@ fn splits_from_sampled_keys_create_even_regions() -> Result<(), Box<dyn std::err
         &design,
         "table = \"events\"\nrowkey = \"salt(user, 8) + user\"\n[families.e]\n",
     )?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "splits", "--regions", "4", "--keys"])
-        .arg(&keys)
-        .arg("--design")
-        .arg(&design)
-        .output()?;
+    let out = regionkv(&[
+        &"lab",
+        &"splits",
+        &"--regions",
+        &"4",
+        &"--keys",
+        &keys,
+        &"--design",
+        &design,
+    ])?;
     let text = String::from_utf8(out.stdout)?;
     assert!(
         text.contains("create 'events', 'e', SPLITS => [\"\\x02\", \"\\x04\", \"\\x06\"]"),
@@ -173,10 +175,7 @@ fn lint_reports_findings_and_fails_on_errors() -> Result<(), Box<dyn std::error:
         &bad,
         "table = \"t\"\nrowkey = \"'user' + id\"\n[families.details]\n[presplit]\nNUMREGIONS = 16\nSPLITALGO = \"HexStringSplit\"\n",
     )?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "lint"])
-        .arg(&bad)
-        .output()?;
+    let out = regionkv(&[&"lab", &"lint", &bad])?;
     let text = String::from_utf8(out.stdout)?;
     assert!(
         !out.status.success(),
@@ -193,10 +192,7 @@ fn lint_reports_findings_and_fails_on_errors() -> Result<(), Box<dyn std::error:
         &good,
         "table = \"t\"\nrowkey = \"user + reverse_ts(ts)\"\n[families.d]\n",
     )?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "lint"])
-        .arg(&good)
-        .output()?;
+    let out = regionkv(&[&"lab", &"lint", &good])?;
     assert!(out.status.success());
     assert!(String::from_utf8(out.stdout)?.contains("0 finding(s), 0 error(s)"));
     Ok(())
@@ -215,11 +211,15 @@ fn keys_and_splits_from_a_design_and_a_workload() -> Result<(), Box<dyn std::err
         &workload,
         "seed = 1\nduration = \"10m\"\nrate = 10\n[fields]\nuser = { kind = \"uniform\", min = 0, max = 999 }\nts = { kind = \"timestamp\" }\n",
     )?;
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "keys", "--limit", "3", "--workload"])
-        .arg(&workload)
-        .arg(&design)
-        .output()?;
+    let out = regionkv(&[
+        &"lab",
+        &"keys",
+        &"--limit",
+        &"3",
+        &"--workload",
+        &workload,
+        &design,
+    ])?;
     assert!(
         out.status.success(),
         "{}",
@@ -239,12 +239,16 @@ fn keys_and_splits_from_a_design_and_a_workload() -> Result<(), Box<dyn std::err
             .iter()
             .all(|l| l.as_bytes()[0].is_ascii_digit() && l.as_bytes()[0] < b'4')
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
-        .args(["lab", "splits", "--regions", "8", "--design"])
-        .arg(&design)
-        .arg("--workload")
-        .arg(&workload)
-        .output()?;
+    let out = regionkv(&[
+        &"lab",
+        &"splits",
+        &"--regions",
+        &"8",
+        &"--design",
+        &design,
+        &"--workload",
+        &workload,
+    ])?;
     assert!(
         out.status.success(),
         "{}",
