@@ -1,12 +1,16 @@
-//! `regionkv lab`: the schema-design lab (see `regionkv_lab` and, as it grows, docs/lab.md).
-//! Today: `lab export DESIGN`, the HBase shell script creating a design's table, and
-//! `lab sizing`, RegionServer sizing by the reference guide's formulas, and `lab splits`,
-//! pre-split points from sampled keys, `lab lint`, the literature's rules, and `lab keys`,
-//! the keys a design makes from a workload.
+//! `regionkv lab`: the schema-design lab (see `regionkv_lab` and docs/lab.md): `simulate`
+//! a design against a workload through the engine, `report` it as an HTML page,
+//! `compare` designs under one workload, `lint`, `splits`, `export`, `sizing`, `keys`.
+//! Every command that takes a design file takes the quick flags in its place (`--key EXPR`
+//! with `--presplit`/`--split-algo` or `--splits`, `--max-filesize`, `--flush-size`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use regionkv_lab::design::{Design, PreSplit, presplit_from};
+use regionkv_lab::simulate::{Report, SimOptions, simulate};
+use regionkv_lab::workload::Workload;
 
 /// `regionkv lab`.
 #[derive(Debug, clap::Args)]
@@ -15,13 +19,100 @@ pub struct LabArgs {
     command: LabCommand,
 }
 
+/// A design: a file, or the quick flags.
+#[derive(Debug, Clone, clap::Args)]
+struct DesignArgs {
+    /// The design file (TOML); or give --key
+    #[arg(required_unless_present = "key")]
+    design: Option<PathBuf>,
+    #[command(flatten)]
+    quick: QuickArgs,
+}
+
+/// The quick flags (a design without a file) and the size overrides.
+#[derive(Debug, Clone, clap::Args)]
+struct QuickArgs {
+    /// The rowkey expression of a quick design (table 't', family 'cf', scaled-down sizes:
+    /// 2 MiB flushes, 32 MiB MAX_FILESIZE)
+    #[arg(long)]
+    key: Option<String>,
+    /// Pre-split a quick design into N regions with --split-algo
+    #[arg(long, requires = "key", conflicts_with = "splits")]
+    presplit: Option<usize>,
+    /// HexStringSplit (default), UniformSplit or DecimalStringSplit
+    #[arg(long = "split-algo", requires = "presplit")]
+    split_algo: Option<String>,
+    /// Pre-split a quick design at these keys (comma-separated, `\xHH` escapes)
+    #[arg(long, requires = "key", value_delimiter = ',')]
+    splits: Option<Vec<String>>,
+    /// MAX_FILESIZE, overriding the design's (k/m/g suffixes)
+    #[arg(long = "max-filesize")]
+    max_filesize: Option<String>,
+    /// MEMSTORE_FLUSHSIZE, overriding the design's (k/m/g suffixes)
+    #[arg(long = "flush-size")]
+    flush_size: Option<String>,
+}
+
+/// A run: the workload and the output.
+#[derive(Debug, Clone, clap::Args)]
+struct RunArgs {
+    /// A workload file, or a built-in workload: events (default), timeseries
+    #[arg(long, default_value = "events")]
+    workload: String,
+    /// Write this many records (the workload's rates kept, its duration changed)
+    #[arg(long)]
+    rows: Option<u64>,
+    /// Time slices of the skew and the heatmap
+    #[arg(long, default_value_t = 300)]
+    slices: usize,
+    /// Key buckets of the heatmap
+    #[arg(long, default_value_t = 1000)]
+    buckets: usize,
+    /// Also write the figures as JSON to FILE
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    quiet: bool,
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum LabCommand {
+    /// Run DESIGN against a workload through the engine: per-region writes, reads, bytes,
+    /// storefiles and flushes, splits over time, skew, scan fan-out, key bytes per cell
+    Simulate {
+        #[command(flatten)]
+        design: DesignArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Simulate DESIGN and write a self-contained HTML page: a Key Visualizer-style
+    /// heatmap with split events, the regions, hot key ranges, skew and lint findings
+    Report {
+        #[command(flatten)]
+        design: DesignArgs,
+        #[command(flatten)]
+        run: RunArgs,
+        /// The page to write
+        #[arg(long)]
+        html: PathBuf,
+    },
+    /// The same seeded workload through each design, side by side
+    Compare {
+        /// The design files (TOML)
+        #[arg(required = true, num_args = 1..)]
+        designs: Vec<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Also write an HTML page with every design's heatmap
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
     /// Print the HBase shell script that creates DESIGN's table (families, options,
     /// pre-splits) on a real cluster
     Export {
-        /// The design file (TOML)
-        design: PathBuf,
+        #[command(flatten)]
+        design: DesignArgs,
     },
     /// HBase RegionServer sizing: regions per server, disk/heap ratio, servers needed,
     /// split sizes (the reference guide's and Hofhansl's formulas)
@@ -30,24 +121,107 @@ enum LabCommand {
     /// whole when the design's key starts with one), as an HBase shell `create` line and a
     /// SPLITS_FILE
     Splits(SplitsArgs),
-    /// The HBase literature's rules on DESIGN: findings with severity, source and fix (exit
-    /// status 1 when one is an error)
+    /// The HBase literature's rules on DESIGN (and, with --workload, on its reads):
+    /// findings with severity, source and fix (exit status 1 when one is an error)
     Lint {
-        /// The design file (TOML)
-        design: PathBuf,
+        #[command(flatten)]
+        design: DesignArgs,
+        /// Also check the reads of this workload (file or built-in name)
+        #[arg(long)]
+        workload: Option<String>,
     },
     /// The first keys DESIGN makes from WORKLOAD's records, one a line (as HBase's
     /// Bytes.toStringBinary prints them)
     Keys {
-        /// The design file (TOML)
-        design: PathBuf,
-        /// The workload file (TOML)
-        #[arg(long)]
-        workload: PathBuf,
+        #[command(flatten)]
+        design: DesignArgs,
+        /// The workload (file or built-in name)
+        #[arg(long, default_value = "events")]
+        workload: String,
         /// How many
         #[arg(long, default_value_t = 10)]
         limit: u64,
     },
+}
+
+impl DesignArgs {
+    fn load(&self) -> Result<Design, String> {
+        let q = &self.quick;
+        let mut d = match (&self.design, &q.key) {
+            (Some(path), None) => Design::load(path).map_err(|e| e.to_string())?,
+            (None, Some(key)) => {
+                let presplit = if q.presplit.is_some() || q.splits.is_some() {
+                    presplit_from(q.splits.clone(), q.presplit, q.split_algo.clone())?
+                } else {
+                    PreSplit::None
+                };
+                Design::quick(key, presplit).map_err(|e| e.to_string())?
+            }
+            _ => return Err("give a design file or --key, not both".into()),
+        };
+        let size = |s: &Option<String>| {
+            s.as_deref()
+                .map(regionkv_lab::sizing::parse_size)
+                .transpose()
+        };
+        d.set_sizes(size(&q.max_filesize)?, size(&q.flush_size)?)
+            .map_err(|e| e.to_string())?;
+        Ok(d)
+    }
+}
+
+impl RunArgs {
+    fn workload(&self) -> Result<Workload, String> {
+        let w = Workload::find(&self.workload).map_err(|e| e.to_string())?;
+        Ok(match self.rows {
+            Some(n) => w.with_records(n),
+            None => w,
+        })
+    }
+
+    fn options(&self) -> SimOptions {
+        SimOptions {
+            slices: self.slices.max(1),
+            buckets: self.buckets.max(1),
+            ..SimOptions::default()
+        }
+    }
+
+    /// A progress bar on a terminal, hidden with --quiet or in scripts.
+    fn progress(&self, label: &str) -> indicatif::ProgressBar {
+        let bar = indicatif::ProgressBar::new(0);
+        if self.quiet || !std::io::stderr().is_terminal() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:40}] {pos}/{len} ops ({per_sec}, {eta} left)",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(label.to_string());
+        bar
+    }
+
+    fn simulate(&self, design: &Design, workload: &Workload) -> Result<Report, String> {
+        let bar = self.progress(&design.name);
+        let report = simulate(design, workload, &self.options(), &mut |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })
+        .map_err(|e| format!("{}: {e}", design.name))?;
+        bar.finish_and_clear();
+        Ok(report)
+    }
+
+    fn write_json(&self, value: &impl serde::Serialize) -> Result<(), String> {
+        if let Some(path) = &self.json {
+            let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
 }
 
 /// `lab splits`.
@@ -57,9 +231,10 @@ struct SplitsArgs {
     /// file with --csv-column; without it, the keys of --design over --workload
     #[arg(long, required_unless_present = "workload")]
     keys: Option<PathBuf>,
-    /// The workload whose records make the design's keys (instead of --keys)
-    #[arg(long, requires = "design", conflicts_with = "keys")]
-    workload: Option<PathBuf>,
+    /// The workload (file or built-in name) whose records make the design's keys
+    /// (instead of --keys)
+    #[arg(long, conflicts_with = "keys")]
+    workload: Option<String>,
     /// Take the keys from this 0-based column of a comma-separated file
     #[arg(long = "csv-column")]
     csv_column: Option<usize>,
@@ -67,8 +242,10 @@ struct SplitsArgs {
     #[arg(long)]
     regions: usize,
     /// The design: its table and families for the `create` line, its salt for alignment
-    #[arg(long)]
+    #[arg(long, conflicts_with = "key")]
     design: Option<PathBuf>,
+    #[command(flatten)]
+    quick: QuickArgs,
     /// Also write the points to this SPLITS_FILE
     #[arg(long = "splits-file")]
     splits_file: Option<PathBuf>,
@@ -106,12 +283,42 @@ struct SizingArgs {
 /// Runs `regionkv lab`.
 pub fn run(args: &LabArgs) -> ExitCode {
     let result = match &args.command {
-        LabCommand::Export { design } => regionkv_lab::design::Design::load(design)
-            .map_err(|e| e.to_string())
+        LabCommand::Simulate { design, run } => (|| {
+            let d = design.load()?;
+            let report = run.simulate(&d, &run.workload()?)?;
+            run.write_json(&report)?;
+            Ok(crate::lab_text::simulation(&report))
+        })(),
+        LabCommand::Report { design, run, html } => (|| {
+            let d = design.load()?;
+            let report = run.simulate(&d, &run.workload()?)?;
+            run.write_json(&report)?;
+            write_html(html, std::slice::from_ref(&report))?;
+            Ok(format!(
+                "{}wrote {}\n",
+                crate::lab_text::summary_line(&report),
+                html.display()
+            ))
+        })(),
+        LabCommand::Compare { designs, run, html } => (|| {
+            let workload = run.workload()?;
+            let mut reports = Vec::new();
+            for path in designs {
+                let d = Design::load(path).map_err(|e| e.to_string())?;
+                reports.push(run.simulate(&d, &workload)?);
+            }
+            run.write_json(&reports)?;
+            if let Some(html) = html {
+                write_html(html, &reports)?;
+            }
+            Ok(crate::lab_text::comparison(&reports))
+        })(),
+        LabCommand::Export { design } => design
+            .load()
             .and_then(|d| regionkv_lab::export::shell_script(&d)),
         LabCommand::Sizing(a) => sizing(a),
         LabCommand::Splits(a) => splits(a),
-        LabCommand::Lint { design } => return lint(design),
+        LabCommand::Lint { design, workload } => return lint(design, workload.as_deref()),
         LabCommand::Keys {
             design,
             workload,
@@ -135,6 +342,11 @@ pub fn run(args: &LabArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn write_html(path: &std::path::Path, reports: &[Report]) -> Result<(), String> {
+    std::fs::write(path, regionkv_lab::report::html(reports))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn sizing(a: &SizingArgs) -> Result<String, String> {
@@ -217,33 +429,25 @@ fn sizing(a: &SizingArgs) -> Result<String, String> {
 fn splits(a: &SplitsArgs) -> Result<String, String> {
     use regionkv_lab::export::ruby_string;
     use regionkv_lab::splits::{Salt, from_keys};
-    let design = a
-        .design
-        .as_deref()
-        .map(regionkv_lab::design::Design::load)
-        .transpose()
-        .map_err(|e| e.to_string())?;
-    let mut keys = Vec::new();
-    match (&a.keys, &a.workload, &design) {
-        (Some(path), _, _) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            for (n, line) in text.lines().enumerate() {
-                let field = match a.csv_column {
-                    None => line.trim(),
-                    Some(c) => line.split(',').nth(c).map(str::trim).unwrap_or(""),
-                };
-                if field.is_empty() {
-                    continue;
-                }
-                let key = regionkv::cell::bytes::to_bytes_binary(field)
-                    .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
-                keys.push(key);
+    let design = if a.design.is_some() || a.quick.key.is_some() {
+        Some(
+            DesignArgs {
+                design: a.design.clone(),
+                quick: a.quick.clone(),
             }
+            .load()?,
+        )
+    } else {
+        None
+    };
+    let keys = match (&a.keys, &a.workload, &design) {
+        (Some(path), _, _) => regionkv_lab::splits::read_keys(path, a.csv_column)?,
+        (None, Some(workload), Some(d)) => {
+            let w = Workload::find(workload).map_err(|e| e.to_string())?;
+            design_keys(d, &w, u64::MAX)?
         }
-        (None, Some(workload), Some(d)) => keys = design_keys(d, workload, u64::MAX)?,
-        _ => return Err("give --keys, or --design with --workload".into()),
-    }
+        _ => return Err("give --keys, or a design (file or --key) with --workload".into()),
+    };
     let salt = design.as_ref().and_then(|d| Salt::of(&d.rowkey));
     let sampled = keys.len();
     let points = from_keys(keys, a.regions, salt)?;
@@ -284,16 +488,22 @@ fn splits(a: &SplitsArgs) -> Result<String, String> {
     Ok(out)
 }
 
-fn lint(path: &std::path::Path) -> ExitCode {
-    use regionkv_lab::lint::{Severity, lint};
-    let design = match regionkv_lab::design::Design::load(path) {
-        Ok(d) => d,
+fn lint(args: &DesignArgs, workload: Option<&str>) -> ExitCode {
+    use regionkv_lab::lint::{Severity, lint_with};
+    let loaded = args.load().and_then(|d| {
+        let w = workload
+            .map(|w| Workload::find(w).map_err(|e| e.to_string()))
+            .transpose()?;
+        Ok((d, w))
+    });
+    let (design, workload) = match loaded {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("ERROR: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let findings = lint(&design);
+    let findings = lint_with(&design, workload.as_ref());
     let mut out = String::new();
     for f in &findings {
         out.push_str(&format!(
@@ -305,9 +515,12 @@ fn lint(path: &std::path::Path) -> ExitCode {
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count();
+    let name = args
+        .design
+        .as_ref()
+        .map_or_else(|| design.name.clone(), |p| p.display().to_string());
     out.push_str(&format!(
-        "{}: {} finding(s), {errors} error(s)\n",
-        path.display(),
+        "{name}: {} finding(s), {errors} error(s)\n",
         findings.len()
     ));
     let mut stdout = std::io::stdout().lock();
@@ -326,12 +539,7 @@ fn lint(path: &std::path::Path) -> ExitCode {
 }
 
 /// The keys `design` makes from `workload`'s records (at most `limit`).
-fn design_keys(
-    design: &regionkv_lab::design::Design,
-    workload: &std::path::Path,
-    limit: u64,
-) -> Result<Vec<Vec<u8>>, String> {
-    let w = regionkv_lab::workload::Workload::load(workload).map_err(|e| e.to_string())?;
+fn design_keys(design: &Design, w: &Workload, limit: u64) -> Result<Vec<Vec<u8>>, String> {
     let mut rng = regionkv_lab::expr::seeded_rng(w.seed);
     let mut keys = Vec::new();
     for (_, record) in w
@@ -348,13 +556,10 @@ fn design_keys(
     Ok(keys)
 }
 
-fn keys(
-    design: &std::path::Path,
-    workload: &std::path::Path,
-    limit: u64,
-) -> Result<String, String> {
-    let d = regionkv_lab::design::Design::load(design).map_err(|e| e.to_string())?;
-    Ok(design_keys(&d, workload, limit)?
+fn keys(design: &DesignArgs, workload: &str, limit: u64) -> Result<String, String> {
+    let d = design.load()?;
+    let w = Workload::find(workload).map_err(|e| e.to_string())?;
+    Ok(design_keys(&d, &w, limit)?
         .iter()
         .map(|k| format!("{}\n", regionkv::cell::bytes::to_string_binary(k)))
         .collect())

@@ -11,6 +11,7 @@
 mod bench;
 mod hfile;
 mod lab;
+mod lab_text;
 mod serve;
 mod shell;
 mod wal;

@@ -17,6 +17,9 @@
 //! VERSIONS = 1
 //! TTL = 2592000
 //! BLOOMFILTER = "ROW"
+//! columns = 2                                     # lower case: what `simulate` writes here
+//! value_size = 100                                #   per record: 2 cells of 100 bytes
+//! every = 1                                       #   on every record (10: one in ten)
 //!
 //! [presplit]                                      # optional; at most one of the three forms
 //! SPLITS = ["4", "8", "c"]                        # explicit keys (`\xHH`, upper-case hex: Bytes.toBytesBinary)
@@ -90,6 +93,20 @@ pub enum PreSplit {
     },
 }
 
+/// What a simulation writes to one family for each record (the lower-case keys of a
+/// `[families.X]` table; HBase's attributes are upper case).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FamilyData {
+    /// The family.
+    pub family: String,
+    /// Cells per record (qualifiers `q0`, `q1`, ...; default 1).
+    pub columns: u32,
+    /// Bytes per value (default 100).
+    pub value_size: u32,
+    /// Written on one record in `every` (default 1: every record).
+    pub every: u32,
+}
+
 /// A parsed design.
 #[derive(Debug, Clone)]
 pub struct Design {
@@ -105,6 +122,8 @@ pub struct Design {
     pub descriptor: TableDescriptor,
     /// The pre-split.
     pub presplit: PreSplit,
+    /// What each family gets per record, in the descriptor's family order.
+    pub data: Vec<FamilyData>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,10 +200,35 @@ impl Design {
             ));
         }
         let mut families = Vec::new();
+        let mut data = Vec::new();
         for (name, attrs) in &f.families {
             let mut cf = ColumnFamilyDescriptor::new(name.as_bytes())
                 .map_err(|e| invalid(format!("family '{name}': {e}")))?;
+            let mut shape = FamilyData {
+                family: name.clone(),
+                columns: 1,
+                value_size: 100,
+                every: 1,
+            };
             for (key, value) in attrs {
+                if let Some(slot) = match key.as_str() {
+                    "columns" => Some(&mut shape.columns),
+                    "value_size" => Some(&mut shape.value_size),
+                    "every" => Some(&mut shape.every),
+                    _ => None,
+                } {
+                    let n = value
+                        .as_integer()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .filter(|&n| n >= 1 || key == "value_size")
+                        .ok_or_else(|| {
+                            invalid(format!(
+                                "family '{name}': {key} must be a whole number (at least 1)"
+                            ))
+                        })?;
+                    *slot = n;
+                    continue;
+                }
                 let v = scalar(value).ok_or_else(|| {
                     invalid(format!(
                         "family '{name}': {key} must be a string, number or boolean"
@@ -194,6 +238,7 @@ impl Design {
                     .map_err(|e| invalid(format!("family '{name}': {e}")))?;
             }
             families.push(cf);
+            data.push(shape);
         }
         let mut descriptor = TableDescriptor::new(&f.table, families)
             .map_err(|e| invalid(format!("table '{}': {e}", f.table)))?;
@@ -218,6 +263,7 @@ impl Design {
             rowkey,
             descriptor,
             presplit,
+            data,
         })
     }
 
@@ -234,6 +280,81 @@ impl Design {
                 .map_err(|e| e.to_string()),
         }
     }
+}
+
+/// The sizes of a quick design (`--key`): a 2 MiB flush size and a 32 MiB MAX_FILESIZE
+/// (HBase: 128 MiB and 10 GiB), so a million simulated rows of about 150 bytes split into
+/// several regions the way a cluster's table splits over hundreds of gigabytes — the
+/// first split at twice the flush size, the next at MAX_FILESIZE (SteppingSplitPolicy).
+pub const QUICK_FLUSH_SIZE: u64 = 2 << 20;
+/// See [`QUICK_FLUSH_SIZE`].
+pub const QUICK_MAX_FILESIZE: u64 = 32 << 20;
+
+impl Design {
+    /// A design from flags: `key` as the rowkey of table `t` with one family `cf`, at the
+    /// quick scale ([`QUICK_FLUSH_SIZE`]), pre-split as given.
+    ///
+    /// # Errors
+    /// A key that does not parse.
+    pub fn quick(key: &str, presplit: PreSplit) -> Result<Design, DesignError> {
+        let k = toml::Value::String(key.to_string()).to_string();
+        let text = format!(
+            "name = {k}\ntable = \"t\"\nrowkey = {k}\n[table_options]\n\
+             MEMSTORE_FLUSHSIZE = {QUICK_FLUSH_SIZE}\nMAX_FILESIZE = {QUICK_MAX_FILESIZE}\n\
+             [families.cf]\n"
+        );
+        let mut d = Design::parse(&text, "--key", Path::new("."))?;
+        d.presplit = presplit;
+        Ok(d)
+    }
+
+    /// Overrides MAX_FILESIZE and MEMSTORE_FLUSHSIZE (`--max-filesize`, `--flush-size`).
+    ///
+    /// # Errors
+    /// A size HBase's descriptor checks refuse.
+    pub fn set_sizes(
+        &mut self,
+        max_filesize: Option<u64>,
+        flush_size: Option<u64>,
+    ) -> Result<(), DesignError> {
+        let invalid = |message: String| DesignError::Invalid {
+            file: self.name.clone(),
+            message,
+        };
+        let mut d = self.descriptor.clone();
+        for (key, v) in [
+            ("MAX_FILESIZE", max_filesize),
+            ("MEMSTORE_FLUSHSIZE", flush_size),
+        ] {
+            if let Some(v) = v {
+                d.set_attribute(key, &v.to_string())
+                    .map_err(|e| invalid(e.to_string()))?;
+            }
+        }
+        d.check_hbase_limits().map_err(|e| invalid(e.to_string()))?;
+        self.descriptor = d;
+        Ok(())
+    }
+}
+
+/// A pre-split from flags: explicit keys (toStringBinary), or a count with an algorithm.
+///
+/// # Errors
+/// Both forms, or a form that cannot be made.
+pub fn presplit_from(
+    splits: Option<Vec<String>>,
+    regions: Option<usize>,
+    algorithm: Option<String>,
+) -> Result<PreSplit, String> {
+    presplit(
+        PreSplitFile {
+            splits,
+            splits_file: None,
+            num_regions: regions.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+            split_algo: algorithm.or(regions.map(|_| "HexStringSplit".to_string())),
+        },
+        Path::new("."),
+    )
 }
 
 fn presplit(p: PreSplitFile, dir: &Path) -> Result<PreSplit, String> {

@@ -33,13 +33,14 @@
 //! | `md5(x)`, `sha1(x)` | lower-case hex digest (HBase's `MD5Hash.getMD5AsHex`), 32 / 40 bytes |
 //! | `md5_raw(x)`, `sha1_raw(x)` | the raw digest, 16 / 20 bytes |
 //! | `substr(x, start, length)` | `length` bytes from `start` (clamped) |
-//! | `salt(x, n)` | one byte, `x`'s bucket in `0..n` (Phoenix's salt byte: Java's `Arrays.hashCode` of the bytes, `abs(h % n)`; `n` ≤ 256) |
-//! | `bucket(x, n)` | the same bucket as zero-padded decimal digits (`n = 16` → `"00"`…`"15"`), a readable salt prefix |
-//! | `random_salt(n)` | one random byte in `0..n` (a non-deterministic salt: gets cannot find the row again) |
+//! | `hashmod(x, n)` (also `bucket`) | `x`'s bucket in `0..n` as zero-padded decimal of `n`'s width (`n = 16` → `"00"`…`"15"`): a deterministic salt prefix (the hash is Java's `Arrays.hashCode` of the bytes, `abs(h % n)`, as Phoenix's; `n` ≤ 256) |
+//! | `salt(n)` | a random bucket in `0..n`, the same format (a non-deterministic salt: a get cannot compute the key again) |
+//! | `salt(x, n)` | `x`'s bucket as one byte (Phoenix's salt byte) |
+//! | `random_salt(n)` | a random bucket as one byte |
 //! | `reverse(x)` | the bytes in reverse order (string reversal of IDs, phone numbers) |
 //! | `reverse_ts(ts)` | `Long.MAX_VALUE - ts` as 8 big-endian bytes (newest first) |
-//! | `bit_reverse(n)` | `Long.reverse(n)` as 8 big-endian bytes (sequential IDs spread over the key space) |
-//! | `be64(n)`, `be32(n)`, `be16(n)` | fixed-width big-endian integers (HBase's `Bytes.toBytes(long/int/short)`) |
+//! | `bitreverse(n)` (also `bit_reverse`) | `Long.reverse(n)` as 8 big-endian bytes (sequential IDs spread over the key space) |
+//! | `long(n)` (also `be64`), `be32(n)`, `be16(n)` | fixed-width big-endian integers (HBase's `Bytes.toBytes(long/int/short)`) |
 //! | `pad(n, width)` | zero-padded decimal (`String.format("%0{width}d", n)`) |
 //! | `hex(x)` | lower-case hex of the bytes |
 //!
@@ -182,6 +183,8 @@ pub enum Function {
     Bucket,
     /// A random salt byte.
     RandomSalt,
+    /// A random salt bucket as zero-padded decimal (`salt(n)`).
+    RandomBucket,
     /// Byte reversal.
     Reverse,
     /// `Long.MAX_VALUE - ts`, 8 bytes.
@@ -201,18 +204,24 @@ pub enum Function {
 }
 
 impl Function {
-    const ALL: [(&'static str, Function, usize); 16] = [
+    /// Every spelling: a name may take different argument counts (`salt(n)` is random,
+    /// `salt(x, n)` Phoenix's byte); the first entry of a function is its name.
+    const ALL: [(&'static str, Function, usize); 20] = [
         ("md5", Function::Md5, 1),
         ("md5_raw", Function::Md5Raw, 1),
         ("sha1", Function::Sha1, 1),
         ("sha1_raw", Function::Sha1Raw, 1),
         ("substr", Function::Substr, 3),
         ("salt", Function::Salt, 2),
+        ("hashmod", Function::Bucket, 2),
         ("bucket", Function::Bucket, 2),
+        ("salt", Function::RandomBucket, 1),
         ("random_salt", Function::RandomSalt, 1),
         ("reverse", Function::Reverse, 1),
         ("reverse_ts", Function::ReverseTs, 1),
+        ("bitreverse", Function::BitReverse, 1),
         ("bit_reverse", Function::BitReverse, 1),
+        ("long", Function::Be64, 1),
         ("be64", Function::Be64, 1),
         ("be32", Function::Be32, 1),
         ("be16", Function::Be16, 1),
@@ -220,11 +229,22 @@ impl Function {
         ("hex", Function::Hex, 1),
     ];
 
-    fn by_name(name: &str) -> Option<(Function, usize)> {
-        Self::ALL
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|&(_, f, arity)| (f, arity))
+    /// The function `name` with `args` arguments; `Err` with the argument counts the
+    /// name takes when it exists with others; `Ok(None)` for no such name.
+    fn by_name(name: &str, args: usize) -> Result<Option<Function>, Vec<usize>> {
+        let spellings: Vec<_> = Self::ALL.iter().filter(|(n, _, _)| *n == name).collect();
+        if spellings.is_empty() {
+            return Ok(None);
+        }
+        match spellings.iter().find(|(_, _, arity)| *arity == args) {
+            Some(&&(_, f, _)) => Ok(Some(f)),
+            None => Err(spellings.iter().map(|(_, _, arity)| *arity).collect()),
+        }
+    }
+
+    /// Whether a call gives a different result each time (a random salt).
+    pub fn is_random(self) -> bool {
+        matches!(self, Function::RandomSalt | Function::RandomBucket)
     }
 
     /// The function's name in expressions.
@@ -373,6 +393,12 @@ fn hex(bytes: &[u8]) -> Vec<u8> {
         .collect()
 }
 
+/// The digits of a decimal bucket prefix: as many as `n` has (`hashmod(x, 16)` gives
+/// `00`…`15`, `hashmod(x, 10)` gives `00`…`09`), so every bucket's prefix is one width.
+pub fn bucket_width(n: i64) -> usize {
+    n.max(1).to_string().len()
+}
+
 /// Phoenix's salt bucket: Java's `Arrays.hashCode(byte[])` (signed bytes), `abs(h % n)`.
 fn salt_bucket(bytes: &[u8], n: i64) -> Result<i64, ExprError> {
     if !(1..=256).contains(&n) {
@@ -415,8 +441,18 @@ fn call(f: Function, args: &[Value], rng: &mut Rng64) -> Result<Value, ExprError
         Function::Bucket => {
             let n = int(1, "buckets")?;
             let b = salt_bucket(&bytes(0), n)?;
-            let width = (n - 1).max(1).to_string().len();
+            let width = bucket_width(n);
             format!("{b:0width$}").into_bytes()
+        }
+        Function::RandomBucket => {
+            let n = int(0, "buckets")?;
+            if !(1..=256).contains(&n) {
+                return Err(ExprError::Eval(format!(
+                    "salt: buckets must be 1 to 256, not {n}"
+                )));
+            }
+            let width = bucket_width(n);
+            format!("{:0width$}", rng.random_range(0..n)).into_bytes()
         }
         Function::RandomSalt => {
             let n = int(0, "buckets")?;
@@ -574,12 +610,12 @@ impl Parser<'_> {
                 if !self.eat(b'(') {
                     return Ok(Expr::Field(name));
                 }
-                let Some((function, arity)) = Function::by_name(&name) else {
+                if Function::by_name(&name, 0) == Ok(None) {
                     return Err(ExprError::Parse {
                         offset: start,
                         message: format!("unknown function '{name}'"),
                     });
-                };
+                }
                 let mut args = Vec::new();
                 if !self.eat(b')') {
                     loop {
@@ -592,12 +628,25 @@ impl Parser<'_> {
                         }
                     }
                 }
-                if args.len() != arity {
-                    return Err(ExprError::Parse {
-                        offset: start,
-                        message: format!("{name} takes {arity} argument(s), not {}", args.len()),
-                    });
-                }
+                let function = match Function::by_name(&name, args.len()) {
+                    Ok(Some(f)) => f,
+                    Ok(None) | Err(_) => {
+                        let takes = Function::by_name(&name, usize::MAX)
+                            .err()
+                            .unwrap_or_default()
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" or ");
+                        return Err(ExprError::Parse {
+                            offset: start,
+                            message: format!(
+                                "{name} takes {takes} argument(s), not {}",
+                                args.len()
+                            ),
+                        });
+                    }
+                };
                 Ok(Expr::Call(function, args))
             }
             Some(c) => Err(self.error(&format!("unexpected '{}'", char::from(c)))),
@@ -729,6 +778,27 @@ mod tests {
         assert_eq!(eval("salt('abc', 16)", &r)?, [1]);
         assert_eq!(eval("bucket('abc', 16)", &r)?, b"01");
         assert_eq!(eval("bucket('abc', 4)", &r)?, b"1");
+        // The spellings: hashmod pads to n's width; salt(n) is random, same format.
+        assert_eq!(eval("hashmod('abc', 16)", &r)?, b"01");
+        assert_eq!(eval("hashmod('abc', 10)", &r)?, b"05");
+        let e = Expr::parse("salt(16)")?;
+        let mut rng = seeded_rng(5);
+        let drawn: std::collections::BTreeSet<Vec<u8>> = (0..200)
+            .map(|_| e.eval(&r, &mut rng))
+            .collect::<Result<_, _>>()?;
+        assert_eq!(drawn.len(), 16, "every bucket drawn: {drawn:?}");
+        assert!(
+            drawn
+                .iter()
+                .all(|b| b.len() == 2 && b.as_slice() < b"16".as_slice())
+        );
+        assert!(e.functions()[0].is_random());
+        assert_eq!(eval("bitreverse(1)", &r)?, i64::MIN.to_be_bytes());
+        assert_eq!(eval("long(1)", &r)?, 1i64.to_be_bytes());
+        assert!(matches!(
+            Expr::parse("salt(1, 2, 3)"),
+            Err(ExprError::Parse { message, .. }) if message.contains("2 or 1")
+        ));
         // Signed bytes: 0xff counts as -1.
         let mut h: i32 = 1;
         h = h.wrapping_mul(31).wrapping_add(-1);

@@ -117,6 +117,16 @@ impl Heatmap {
         }
     }
 
+    /// Epoch ms where slice 0 starts.
+    pub fn start_ms(&self) -> i64 {
+        self.start_ms
+    }
+
+    /// Ms per slice.
+    pub fn slice_ms(&self) -> i64 {
+        self.slice_ms
+    }
+
     /// The slice of time `ts` (clamped to the map).
     pub fn slice_of(&self, ts: i64) -> usize {
         let s = (ts - self.start_ms).max(0) / self.slice_ms;

@@ -1,9 +1,10 @@
 //! `lab lint`: the rules of the HBase literature (../shared/LAB.md, "Lint rules") checked on
 //! a design, each finding with its severity, the rule's source and a suggested fix.
 //!
-//! The rules that need to know the workload — a monotonic field leading the key (rule 1),
-//! cell and row sizes (10), "latest value" access (13), query paths the key cannot serve
-//! (14) — come with the workloads; the design alone decides the others.
+//! [`lint`] checks what the design alone decides; [`lint_with`] adds what needs the workload:
+//! its own monotonic fields leading the key (rule 1; `id` and `ts`, which every workload
+//! has, are checked always), "latest value" reads the key cannot answer in order (13) and
+//! reads the key cannot serve but by a full-table scan (14).
 
 use std::fmt;
 
@@ -12,6 +13,7 @@ use regionkv_region::descriptor::FOREVER;
 
 use crate::design::{Design, PreSplit};
 use crate::expr::{Expr, Function};
+use crate::workload::{FieldKind, Workload};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -82,7 +84,9 @@ fn leading_alphabet(e: &Expr) -> Alphabet {
             args.first().map_or(Alphabet::Unknown, leading_alphabet)
         }
         Some(Expr::Slice(inner, start, _)) if start.unwrap_or(0) == 0 => leading_alphabet(inner),
-        Some(Expr::Call(Function::Bucket | Function::Pad, _)) => Alphabet::Decimal,
+        Some(Expr::Call(Function::Bucket | Function::RandomBucket | Function::Pad, _)) => {
+            Alphabet::Decimal
+        }
         Some(Expr::Call(Function::Salt | Function::RandomSalt, args)) => {
             match args.get(1).or(args.first()) {
                 Some(Expr::Int(n)) => Alphabet::SmallBytes(u32::try_from(*n).unwrap_or(256)),
@@ -94,8 +98,145 @@ fn leading_alphabet(e: &Expr) -> Alphabet {
     }
 }
 
+const GUIDE_TIMESERIES: &str = "HBase reference guide, rowkey.design (monotonically \
+                                increasing row keys/timeseries data); Bigtable schema design";
+const BIGTABLE_LIMITS: &str = "Bigtable schema design (cells <= 10 MB, rows <= 100 MB); \
+                               Key Visualizer large-row banners";
+const GUIDE_REVERSE: &str = "HBase reference guide, reverse.timestamp; Scan.setReversed";
+const GUIDE_SECONDARY: &str = "HBase reference guide, secondary.indexes (dual-write index, \
+                               summary table, coprocessor)";
+
 /// Every finding for `design`, most severe first.
 pub fn lint(design: &Design) -> Vec<Finding> {
+    lint_with(design, None)
+}
+
+/// Every finding for `design` run with `workload`, most severe first.
+pub fn lint_with(design: &Design, workload: Option<&Workload>) -> Vec<Finding> {
+    let mut out = design_rules(design);
+    // Rule 1: a monotonic field leading the key.
+    let mut monotonic = vec!["id".to_string(), "ts".to_string()];
+    if let Some(w) = workload {
+        monotonic.extend(
+            w.fields
+                .iter()
+                .filter(|(_, kind)| {
+                    matches!(
+                        kind,
+                        FieldKind::Sequence { .. } | FieldKind::Timestamp | FieldKind::Date
+                    )
+                })
+                .map(|(name, _)| name.clone()),
+        );
+    }
+    if let Some((field, descending)) = leading_monotonic(&design.rowkey, &monotonic) {
+        out.push(Finding {
+            rule: 1,
+            severity: Severity::Error,
+            message: format!(
+                "the key starts with '{field}', which only {}: every write goes to the {} region, one region at a time",
+                if descending { "decreases" } else { "increases" },
+                if descending { "first" } else { "last" }
+            ),
+            source: GUIDE_TIMESERIES,
+            fix: "lead with what spreads writes: a field of many values (user, host, metric), \
+                  a hash prefix (hashmod(x, n), substr(md5(x), 0, 4)), or bitreverse(id)"
+                .into(),
+        });
+    }
+    if let (Some(w), Some((_, record))) = (workload, workload.and_then(|w| w.stream().next())) {
+        for spec in &w.reads {
+            let Ok(p) = crate::query::plan(&design.rowkey, &spec.kind, &spec.fields, &record)
+            else {
+                continue;
+            };
+            // Rule 14: a read only a full-table scan answers.
+            if p.full_scan {
+                out.push(Finding {
+                    rule: 14,
+                    severity: Severity::Error,
+                    message: format!(
+                        "{}: the key cannot be narrowed by {}, so every such read scans the whole table",
+                        spec.label(),
+                        if spec.fields.is_empty() { "the read".to_string() } else { spec.fields.join(", ") }
+                    ),
+                    source: GUIDE_SECONDARY,
+                    fix: "lead the key with what this read knows, or keep a second table keyed for it \
+                          (a dual-write index or a summary table, or a coprocessor maintaining one)"
+                        .into(),
+                });
+                continue;
+            }
+            // Rule 13: "latest" reads the key does not order newest first.
+            if let (
+                crate::workload::ReadKind::Latest { field, limit },
+                crate::query::Access::Scans {
+                    reversed, limit: l, ..
+                },
+            ) = (&spec.kind, &p.access)
+            {
+                if l.is_none() {
+                    out.push(Finding {
+                        rule: 13,
+                        severity: Severity::Warning,
+                        message: format!(
+                            "{}: no '{field}' part follows {} in the key, so finding the newest {limit} reads every row they have",
+                            spec.label(),
+                            spec.fields.join(", ")
+                        ),
+                        source: GUIDE_REVERSE,
+                        fix: format!("put reverse_ts({field}) right after {} in the key", spec.fields.join(" + ")),
+                    });
+                } else if *reversed {
+                    out.push(Finding {
+                        rule: 13,
+                        severity: Severity::Info,
+                        message: format!(
+                            "{}: '{field}' ascends in the key, so the newest rows need a reversed scan",
+                            spec.label()
+                        ),
+                        source: GUIDE_REVERSE,
+                        fix: format!(
+                            "reversed scans are slower than forward ones in HBase; reverse_ts({field}) puts the newest first"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.rule.cmp(&b.rule)));
+    out
+}
+
+/// The monotonic field the key's first non-literal part encodes in order, if any, and
+/// whether the encoding reverses it.
+fn leading_monotonic(key: &Expr, monotonic: &[String]) -> Option<(String, bool)> {
+    let part = key
+        .parts()
+        .iter()
+        .find(|p| !matches!(p, Expr::Literal(_)))?;
+    let is_mono = |e: Option<&Expr>| match e {
+        Some(Expr::Field(f)) if monotonic.contains(f) => Some(f.clone()),
+        _ => None,
+    };
+    match part {
+        Expr::Field(_) => is_mono(Some(part)).map(|f| (f, false)),
+        Expr::Slice(inner, start, _) if start.unwrap_or(0) == 0 => {
+            is_mono(Some(inner)).map(|f| (f, false))
+        }
+        Expr::Call(
+            Function::Pad | Function::Be64 | Function::Be32 | Function::Be16 | Function::Hex,
+            args,
+        ) => is_mono(args.first()).map(|f| (f, false)),
+        Expr::Call(Function::Substr, args) if matches!(args.get(1), Some(Expr::Int(0))) => {
+            is_mono(args.first()).map(|f| (f, false))
+        }
+        Expr::Call(Function::ReverseTs, args) => is_mono(args.first()).map(|f| (f, true)),
+        _ => None,
+    }
+}
+
+fn design_rules(design: &Design) -> Vec<Finding> {
     let mut out = Vec::new();
     let d = &design.descriptor;
     let key = &design.rowkey;
@@ -153,14 +294,14 @@ pub fn lint(design: &Design) -> Vec<Finding> {
     }
 
     // Rule 3: random salt.
-    if functions.contains(&Function::RandomSalt) {
+    if functions.iter().any(|f| f.is_random()) {
         out.push(Finding {
             rule: 3,
             severity: Severity::Warning,
-            message: "random_salt: a get cannot compute the key again and must ask every bucket"
+            message: "a random salt: a get cannot compute the key again and must ask every bucket"
                 .into(),
             source: GUIDE_SALT,
-            fix: "salt with a hash of the key's other parts: salt(x, n) or bucket(x, n)".into(),
+            fix: "salt with a hash of the key's other parts: hashmod(x, n) or salt(x, n)".into(),
         });
     }
 
@@ -290,6 +431,39 @@ pub fn lint(design: &Design) -> Vec<Finding> {
         });
     }
 
+    // Rule 10: cells and rows too large.
+    let row_bytes: u64 = design
+        .data
+        .iter()
+        .map(|f| u64::from(f.columns) * u64::from(f.value_size))
+        .sum();
+    if let Some(f) = design
+        .data
+        .iter()
+        .find(|f| u64::from(f.value_size) > 10 << 20)
+    {
+        out.push(Finding {
+            rule: 10,
+            severity: Severity::Error,
+            message: format!(
+                "family '{}' writes cells of {} bytes (over 10 MB)",
+                f.family, f.value_size
+            ),
+            source: BIGTABLE_LIMITS,
+            fix: "keep large objects outside (a file store, or HBase MOB) and store a reference"
+                .into(),
+        });
+    }
+    if row_bytes > 100 << 20 {
+        out.push(Finding {
+            rule: 10,
+            severity: Severity::Error,
+            message: format!("each record writes a row of {row_bytes} bytes (over 100 MB)"),
+            source: BIGTABLE_LIMITS,
+            fix: "spread the record over several rows (a key part per chunk)".into(),
+        });
+    }
+
     // Rule 12: over-aggressive pre-splitting.
     let regions = split_keys.len() + 1;
     if regions > 200 {
@@ -301,7 +475,6 @@ pub fn lint(design: &Design) -> Vec<Finding> {
             fix: "start with about one region per server for the table and let it split".into(),
         });
     }
-    out.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.rule.cmp(&b.rule)));
     out
 }
 
@@ -357,7 +530,7 @@ fn salt_buckets(e: &Expr) -> Option<u32> {
                 Some(Expr::Int(n)) => u32::try_from(*n).ok(),
                 _ => None,
             },
-            Expr::Call(Function::RandomSalt, args) => match args.first() {
+            Expr::Call(Function::RandomSalt | Function::RandomBucket, args) => match args.first() {
                 Some(Expr::Int(n)) => u32::try_from(*n).ok(),
                 _ => None,
             },
@@ -449,6 +622,96 @@ mod tests {
             "[presplit]\nSPLITS = [\"\\\\x02\"]",
         )?;
         assert!(!rules(&d).iter().any(|r| r.0 == 2), "{:?}", lint(&d));
+        Ok(())
+    }
+
+    fn rules_with(
+        d: &Design,
+        workload: &str,
+    ) -> Result<Vec<(u8, Severity)>, Box<dyn std::error::Error>> {
+        let w = crate::workload::Workload::parse(workload, "w.toml")?;
+        Ok(lint_with(d, Some(&w))
+            .into_iter()
+            .map(|f| (f.rule, f.severity))
+            .collect())
+    }
+
+    const READS: &str = r#"
+duration = "1m"
+rate = 1
+read_rate = 1
+[fields]
+user = { kind = "uniform", min = 0, max = 99 }
+seq = { kind = "sequence" }
+[[reads]]
+kind = "latest"
+fields = ["user"]
+limit = 10
+"#;
+
+    #[test]
+    fn rule_1_a_monotonic_field_leading_the_key() -> Result<(), Box<dyn std::error::Error>> {
+        for key in [
+            "ts + user",
+            "'evt' + pad(id, 10)",
+            "long(ts) + user",
+            "reverse_ts(ts)",
+        ] {
+            assert!(
+                rules(&design(key, ONE, "")?).contains(&(1, Severity::Error)),
+                "{key}"
+            );
+        }
+        // The workload's own sequence field, known with the workload only.
+        let d = design("pad(seq, 10) + user", ONE, "")?;
+        assert!(!rules(&d).iter().any(|r| r.0 == 1));
+        assert!(rules_with(&d, READS)?.contains(&(1, Severity::Error)));
+        for key in [
+            "user + long(ts)",
+            "bitreverse(id)",
+            "hashmod(ts, 8) + long(ts)",
+        ] {
+            assert!(
+                !rules(&design(key, ONE, "")?).iter().any(|r| r.0 == 1),
+                "{key}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn rule_10_cells_and_rows_too_large() -> Result<(), Box<dyn std::error::Error>> {
+        let big = "[families.d]\nvalue_size = 11534336\n";
+        assert!(rules(&design("user", big, "")?).contains(&(10, Severity::Error)));
+        let wide = "[families.d]\nvalue_size = 9437184\ncolumns = 12\n";
+        assert!(rules(&design("user", wide, "")?).contains(&(10, Severity::Error)));
+        let fine = "[families.d]\nvalue_size = 9437184\n";
+        assert!(!rules(&design("user", fine, "")?).iter().any(|r| r.0 == 10));
+        Ok(())
+    }
+
+    #[test]
+    fn rules_13_and_14_reads_the_key_cannot_serve() -> Result<(), Box<dyn std::error::Error>> {
+        // Newest first after the user: nothing to say.
+        let d = design("user + reverse_ts(ts)", ONE, "")?;
+        assert!(
+            !rules_with(&d, READS)?
+                .iter()
+                .any(|r| r.0 == 13 || r.0 == 14)
+        );
+        // Oldest first: a reversed scan (info).
+        let d = design("user + long(ts)", ONE, "")?;
+        assert!(rules_with(&d, READS)?.contains(&(13, Severity::Info)));
+        // No time after the user: every row of the user (warning).
+        let d = design("user + pad(id, 8)", ONE, "")?;
+        assert!(rules_with(&d, READS)?.contains(&(13, Severity::Warning)));
+        // The user is not in the key's lead: a full-table scan (error).
+        let d = design("md5(id) + user + long(ts)", ONE, "")?;
+        let found = rules_with(&d, READS)?;
+        assert!(found.contains(&(14, Severity::Error)), "{found:?}");
+        // A bucket of something the read does not know fans out, but is no full scan.
+        let d = design("hashmod(id, 8) + user + reverse_ts(ts)", ONE, "")?;
+        assert!(!rules_with(&d, READS)?.iter().any(|r| r.0 == 14));
         Ok(())
     }
 

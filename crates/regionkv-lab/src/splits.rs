@@ -26,13 +26,22 @@ impl Salt {
         let Expr::Call(f, args) = expr.parts().first()? else {
             return None;
         };
-        let Some(Expr::Int(n)) = args.get(1) else {
+        // The bucket count: the second argument of a hash salt, the only one of a random one.
+        let count = if f.is_random() {
+            args.first()
+        } else {
+            args.get(1)
+        };
+        let Some(Expr::Int(n)) = count else {
             return None;
         };
         let n = u32::try_from(*n).ok().filter(|n| (1..=256).contains(n))?;
         match f {
-            Function::Salt => Some(Salt::Byte(n)),
-            Function::Bucket => Some(Salt::Decimal(n, (n - 1).max(1).to_string().len())),
+            Function::Salt | Function::RandomSalt => Some(Salt::Byte(n)),
+            Function::RandomBucket => {
+                Some(Salt::Decimal(n, crate::expr::bucket_width(i64::from(n))))
+            }
+            Function::Bucket => Some(Salt::Decimal(n, crate::expr::bucket_width(i64::from(n)))),
             _ => None,
         }
     }
@@ -152,6 +161,33 @@ pub fn shortest_separator(a: &[u8], b: &[u8]) -> Vec<u8> {
         }
     }
     b.to_vec()
+}
+
+/// Row keys from a file: one a line (`\xHH` escapes, as HBase's `Bytes.toBytesBinary`
+/// reads them), or the 0-based `csv_column` of a comma-separated file; blank entries are
+/// skipped.
+///
+/// # Errors
+/// The file and line of a key that cannot be read.
+pub fn read_keys(
+    path: &std::path::Path,
+    csv_column: Option<usize>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut keys = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let field = match csv_column {
+            None => line.trim(),
+            Some(c) => line.split(',').nth(c).map(str::trim).unwrap_or(""),
+        };
+        if field.is_empty() {
+            continue;
+        }
+        let key = regionkv::cell::bytes::to_bytes_binary(field)
+            .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+        keys.push(key);
+    }
+    Ok(keys)
 }
 
 #[cfg(test)]

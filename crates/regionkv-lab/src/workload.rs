@@ -22,12 +22,38 @@
 //! stat_date = { kind = "date" } # the event time's UTC date as "yyyyMMdd"
 //! region = { kind = "choice", values = ["eu", "us", "ap"] }
 //! source = { kind = "constant", value = "web" }
+//!
+//! read_rate = 5                # reads per simulated second, drawn from [[reads]] by weight
+//! [[reads]]
+//! kind = "get"                 # a get of a written record's row
+//! pick = "recent"              # recent (YCSB's latest) or random (uniform over those written)
+//! weight = 2
+//! [[reads]]
+//! kind = "scan"                # every row with a picked record's values of `fields`
+//! fields = ["company_id", "stat_date"]
+//! [[reads]]
+//! kind = "range"               # rows with `fields`' values and `field` in [t - span, t]
+//! fields = ["host"]
+//! field = "ts"
+//! span = "1h"
+//! [[reads]]
+//! kind = "latest"              # the newest `limit` rows with `fields`' values (by `field`)
+//! fields = ["user"]
+//! limit = 10
+//!
+//! [replay]                     # instead of generating keys: real ones, one a line
+//! file = "keys.txt"            # (`\xHH` escapes, as Bytes.toBytesBinary), or a CSV with
+//! csv_column = 2               # the 0-based column; each becomes the field `key`
 //! ```
 //!
-//! Integer fields are `Value::Int`; `date`, `choice` and `constant` are text.
+//! Every record has the fields `id` (0, 1, 2 ... in write order) and `ts` (its event time,
+//! epoch ms) besides those declared. Integer fields are `Value::Int`; `date`, `choice` and
+//! `constant` are text, `key` bytes. With `[replay]` and no `duration`, the run writes each
+//! replayed key once; with a duration, the keys repeat in order.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -138,7 +164,128 @@ pub struct Workload {
     pub rate: f64,
     /// The fields, in name order.
     pub fields: Vec<(String, FieldKind)>,
+    /// Reads per simulated second.
+    pub read_rate: f64,
+    /// The read mix.
+    pub reads: Vec<ReadSpec>,
+    /// Replayed keys (the field `key` of record `i` is key `i % len`).
+    pub replay: Option<Arc<Vec<Vec<u8>>>>,
 }
+
+/// Which written record a read is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    /// Near the newest (YCSB's latest distribution).
+    #[default]
+    Recent,
+    /// Any written record, uniformly.
+    Random,
+}
+
+/// What a read asks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadKind {
+    /// The row of a written record.
+    Get,
+    /// Every row with the picked record's values of the read's fields.
+    Scan,
+    /// Those rows with `field` in `[t - span_ms, t]`, `t` the picked record's value.
+    Range {
+        /// The ranged field (an integer, e.g. `ts`).
+        field: String,
+        /// The range's width.
+        span_ms: i64,
+    },
+    /// The newest `limit` of those rows, by `field`.
+    Latest {
+        /// The field that orders them (e.g. `ts`).
+        field: String,
+        /// How many.
+        limit: u64,
+    },
+}
+
+impl ReadKind {
+    /// The name of the kind (`get`, `scan`, `range`, `latest`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ReadKind::Get => "get",
+            ReadKind::Scan => "scan",
+            ReadKind::Range { .. } => "range",
+            ReadKind::Latest { .. } => "latest",
+        }
+    }
+}
+
+/// One entry of the read mix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadSpec {
+    /// What it asks.
+    pub kind: ReadKind,
+    /// Which record it is about.
+    pub pick: Pick,
+    /// The fields whose values (the picked record's) select the rows (all of them for a get).
+    pub fields: Vec<String>,
+    /// Its share of the reads, relative to the others'.
+    pub weight: u32,
+}
+
+impl ReadSpec {
+    /// A short label: `latest(user) ×10`, `scan(company_id, stat_date)`.
+    pub fn label(&self) -> String {
+        let fields = self.fields.join(", ");
+        match &self.kind {
+            ReadKind::Get => format!("get ({:?})", self.pick).to_lowercase(),
+            ReadKind::Scan => format!("scan({fields})"),
+            ReadKind::Range { field, span_ms } => {
+                format!("range({fields}; {field} over {})", show_duration(*span_ms))
+            }
+            ReadKind::Latest { field, limit } => format!("latest {limit} ({fields}; by {field})"),
+        }
+    }
+}
+
+fn show_duration(ms: i64) -> String {
+    for (unit, n) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1_000),
+    ] {
+        if ms % n == 0 {
+            return format!("{}{unit}", ms / n);
+        }
+    }
+    format!("{ms}ms")
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadFile {
+    kind: String,
+    #[serde(default)]
+    pick: Pick,
+    #[serde(default)]
+    fields: Vec<String>,
+    field: Option<String>,
+    span: Option<String>,
+    limit: Option<u64>,
+    weight: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayFile {
+    file: String,
+    csv_column: Option<usize>,
+}
+
+/// The built-in workloads (`--workload NAME`), by name.
+pub const BUILTIN: [(&str, &str); 2] = [
+    ("events", include_str!("../workloads/events.toml")),
+    ("timeseries", include_str!("../workloads/timeseries.toml")),
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -147,13 +294,19 @@ struct File {
     #[serde(default)]
     seed: u64,
     start: Option<i64>,
-    duration: String,
+    duration: Option<String>,
     rate: f64,
+    #[serde(default)]
     fields: BTreeMap<String, FieldKind>,
+    #[serde(default)]
+    read_rate: f64,
+    #[serde(default)]
+    reads: Vec<ReadFile>,
+    replay: Option<ReplayFile>,
 }
 
 impl Workload {
-    /// Reads a workload file.
+    /// Reads a workload file (a `[replay]` file is read beside it).
     ///
     /// # Errors
     /// [`WorkloadError`] naming the file.
@@ -163,25 +316,99 @@ impl Workload {
             file: file.clone(),
             message: e.to_string(),
         })?;
-        Workload::parse(&text, &file)
+        Workload::parse_in(&text, &file, path.parent().unwrap_or(Path::new(".")))
     }
 
-    /// Parses a workload; `file` names it in errors.
+    /// A workload file, or else the built-in workload of that name ([`BUILTIN`]).
+    ///
+    /// # Errors
+    /// [`WorkloadError`] for a bad file, or a name that is neither.
+    pub fn find(name_or_path: &str) -> Result<Workload, WorkloadError> {
+        let path = Path::new(name_or_path);
+        if path.exists() {
+            return Workload::load(path);
+        }
+        match BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            Some((n, text)) => Workload::parse(text, n),
+            None => Err(WorkloadError {
+                file: name_or_path.to_string(),
+                message: format!(
+                    "no such file, and no built-in workload of that name (built in: {})",
+                    BUILTIN.map(|(n, _)| n).join(", ")
+                ),
+            }),
+        }
+    }
+
+    /// Parses a workload; `file` names it in errors (a `[replay]` file is looked for in
+    /// the current directory).
     ///
     /// # Errors
     /// [`WorkloadError`] naming the file.
     pub fn parse(text: &str, file: &str) -> Result<Workload, WorkloadError> {
+        Workload::parse_in(text, file, Path::new("."))
+    }
+
+    /// Parses a workload whose `[replay]` file is relative to `dir`.
+    ///
+    /// # Errors
+    /// [`WorkloadError`] naming the file.
+    pub fn parse_in(text: &str, file: &str, dir: &Path) -> Result<Workload, WorkloadError> {
         let err = |message: String| WorkloadError {
             file: file.to_string(),
             message,
         };
         let f: File = toml::from_str(text).map_err(|e| err(e.to_string()))?;
-        let duration_ms = parse_duration(&f.duration).map_err(err)?;
         if !(f.rate > 0.0 && f.rate.is_finite()) {
             return Err(err(format!("rate must be above 0, not {}", f.rate)));
         }
+        if !(f.read_rate >= 0.0 && f.read_rate.is_finite()) {
+            return Err(err(format!(
+                "read_rate must be 0 or above, not {}",
+                f.read_rate
+            )));
+        }
         for (name, kind) in &f.fields {
+            if ["id", "ts"].contains(&name.as_str()) || (name == "key" && f.replay.is_some()) {
+                return Err(err(format!(
+                    "field '{name}' is one every record has; name yours differently"
+                )));
+            }
             check_field(kind).map_err(|m| err(format!("field '{name}': {m}")))?;
+        }
+        let replay = match &f.replay {
+            None => None,
+            Some(r) => {
+                let keys = crate::splits::read_keys(&dir.join(&r.file), r.csv_column)
+                    .map_err(|m| err(format!("[replay] {m}")))?;
+                if keys.is_empty() {
+                    return Err(err(format!("[replay] {}: no keys", r.file)));
+                }
+                Some(Arc::new(keys))
+            }
+        };
+        let duration_ms = match (&f.duration, &replay) {
+            (Some(d), _) => parse_duration(d).map_err(err)?,
+            (None, Some(keys)) => ((keys.len() as f64 * 1000.0 / f.rate).ceil() as i64).max(1),
+            (None, None) => return Err(err("missing field `duration`".into())),
+        };
+        let mut known: Vec<&str> = f.fields.keys().map(String::as_str).collect();
+        known.extend(["id", "ts"]);
+        if replay.is_some() {
+            known.push("key");
+        }
+        let reads = f
+            .reads
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                read_spec(r, &known).map_err(|m| err(format!("[[reads]] #{}: {m}", i + 1)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if f.read_rate > 0.0 && reads.is_empty() {
+            return Err(err(
+                "read_rate without [[reads]]: say what the reads ask".into()
+            ));
         }
         Ok(Workload {
             name: f.name.unwrap_or_else(|| file.to_string()),
@@ -190,12 +417,27 @@ impl Workload {
             duration_ms,
             rate: f.rate,
             fields: f.fields.into_iter().collect(),
+            read_rate: f.read_rate,
+            reads,
+            replay,
         })
+    }
+
+    /// The same workload cut or stretched to `records` writes (its rate kept; reads keep
+    /// their rate too).
+    pub fn with_records(mut self, records: u64) -> Workload {
+        self.duration_ms = ((records as f64 * 1000.0 / self.rate).ceil() as i64).max(1);
+        self
+    }
+
+    /// How many reads the duration holds at the read rate.
+    pub fn read_count(&self) -> u64 {
+        (self.duration_ms as f64 / 1000.0 * self.read_rate).floor() as u64
     }
 
     /// How many records the duration holds at the rate.
     pub fn records(&self) -> u64 {
-        (self.duration_ms as f64 / 1000.0 * self.rate).floor() as u64
+        (self.duration_ms as f64 / 1000.0 * self.rate).round() as u64
     }
 
     /// The records, in event-time order.
@@ -211,8 +453,77 @@ impl Workload {
             total: self.records(),
             start_ms: self.start_ms,
             rate: self.rate,
+            replay: self.replay.clone(),
         }
     }
+}
+
+fn read_spec(r: ReadFile, known: &[&str]) -> Result<ReadSpec, String> {
+    for f in r.fields.iter().chain(r.field.as_ref()) {
+        if !known.contains(&f.as_str()) {
+            return Err(format!("no field '{f}' in the workload"));
+        }
+    }
+    let only = |allowed: &[&str]| -> Result<(), String> {
+        for (name, present) in [
+            ("field", r.field.is_some()),
+            ("span", r.span.is_some()),
+            ("limit", r.limit.is_some()),
+        ] {
+            if present && !allowed.contains(&name) {
+                return Err(format!("a {} read takes no '{name}'", r.kind));
+            }
+        }
+        Ok(())
+    };
+    let needs_fields = || {
+        if r.fields.is_empty() {
+            Err(format!("a {} read needs `fields`", r.kind))
+        } else {
+            Ok(())
+        }
+    };
+    let kind = match r.kind.as_str() {
+        "get" => {
+            only(&[])?;
+            if !r.fields.is_empty() {
+                return Err("a get reads a whole record's row: it takes no `fields`".into());
+            }
+            ReadKind::Get
+        }
+        "scan" => {
+            only(&[])?;
+            needs_fields()?;
+            ReadKind::Scan
+        }
+        "range" => {
+            only(&["field", "span"])?;
+            let span = r.span.as_deref().ok_or("a range read needs `span`")?;
+            ReadKind::Range {
+                field: r.field.clone().unwrap_or_else(|| "ts".into()),
+                span_ms: parse_duration(span)?,
+            }
+        }
+        "latest" => {
+            only(&["field", "limit"])?;
+            needs_fields()?;
+            ReadKind::Latest {
+                field: r.field.clone().unwrap_or_else(|| "ts".into()),
+                limit: r.limit.unwrap_or(1).max(1),
+            }
+        }
+        other => {
+            return Err(format!(
+                "unknown read kind '{other}' (get, scan, range, latest)"
+            ));
+        }
+    };
+    Ok(ReadSpec {
+        kind,
+        pick: r.pick,
+        fields: r.fields,
+        weight: r.weight.unwrap_or(1),
+    })
 }
 
 fn check_field(kind: &FieldKind) -> Result<(), String> {
@@ -371,6 +682,7 @@ pub struct RecordStream {
     total: u64,
     start_ms: i64,
     rate: f64,
+    replay: Option<Arc<Vec<Vec<u8>>>>,
 }
 
 impl Iterator for RecordStream {
@@ -382,6 +694,12 @@ impl Iterator for RecordStream {
         }
         let ts = self.start_ms + (self.n as f64 * 1000.0 / self.rate) as i64;
         let mut r = Record::new();
+        r.set("id", Value::Int(i64::try_from(self.n).unwrap_or(i64::MAX)));
+        r.set("ts", Value::Int(ts));
+        if let Some(keys) = &self.replay {
+            let i = usize::try_from(self.n % keys.len() as u64).unwrap_or(0);
+            r.set("key", Value::Bytes(keys[i].clone()));
+        }
         for (name, g) in &mut self.gens {
             r.set(name, g.next(&mut self.rng, self.n, ts));
         }
@@ -426,7 +744,7 @@ campaign = { kind = "uniform", min = 1, max = 500 }
 hot = { kind = "hotspot", min = 0, max = 999 }
 recent = { kind = "latest" }
 seq = { kind = "sequence", start = 100 }
-ts = { kind = "timestamp" }
+when = { kind = "timestamp" }
 day = { kind = "date" }
 region = { kind = "choice", values = ["eu", "us"] }
 source = { kind = "constant", value = "web" }
@@ -486,6 +804,96 @@ source = { kind = "constant", value = "web" }
         let low = user.iter().filter(|&&u| u < 1_000_000).count() as f64;
         assert!(low / n < 0.2, "scrambled low share {}", low / n);
         Ok(())
+    }
+
+    #[test]
+    fn reads_and_replay() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(
+            dir.path().join("keys.csv"),
+            "a,row1\nb,row\\x002\n\nc,row3\n",
+        )?;
+        let text = r#"
+rate = 10
+read_rate = 2
+[replay]
+file = "keys.csv"
+csv_column = 1
+[[reads]]
+kind = "latest"
+fields = ["key"]
+limit = 3
+weight = 2
+[[reads]]
+kind = "range"
+span = "5m"
+"#;
+        let w = Workload::parse_in(text, "w.toml", dir.path())?;
+        // Each key once: three records at 10 a second.
+        assert_eq!(w.records(), 3);
+        let recs: Vec<_> = w.stream().collect();
+        assert_eq!(
+            recs[1].1.get("key"),
+            Some(&Value::Bytes(b"row\x002".to_vec()))
+        );
+        assert_eq!(recs[2].1.get("id"), Some(&Value::Int(2)));
+        assert_eq!(recs[2].1.get("ts"), Some(&Value::Int(recs[2].0)));
+        assert_eq!(w.reads.len(), 2);
+        assert_eq!(
+            w.reads[0].kind,
+            ReadKind::Latest {
+                field: "ts".into(),
+                limit: 3
+            }
+        );
+        assert_eq!(w.reads[1].label(), "range(; ts over 5m)");
+        // Longer runs repeat the keys in order.
+        let long = w.clone().with_records(7);
+        assert_eq!(
+            long.stream().nth(4).map(|r| r.1.get("key").cloned()),
+            Some(Some(Value::from("row\x002")))
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn read_mistakes_are_named() {
+        for (reads, expected) in [
+            ("[[reads]]\nkind = \"scan\"\n", "needs `fields`"),
+            (
+                "[[reads]]\nkind = \"get\"\nfields = [\"u\"]\n",
+                "no `fields`",
+            ),
+            (
+                "[[reads]]\nkind = \"scan\"\nfields = [\"nope\"]\n",
+                "no field 'nope'",
+            ),
+            ("[[reads]]\nkind = \"range\"\n", "span"),
+            ("[[reads]]\nkind = \"get\"\nlimit = 3\n", "takes no 'limit'"),
+            ("[[reads]]\nkind = \"peek\"\n", "unknown read kind"),
+            ("", "read_rate without"),
+        ] {
+            let text = format!(
+                "duration = \"1m\"\nrate = 1\nread_rate = 1\n[fields]\nu = {{ kind = \"uniform\", min = 0, max = 9 }}\n{reads}"
+            );
+            match Workload::parse(&text, "w.toml") {
+                Ok(_) => panic!("accepted: {reads}"),
+                Err(e) => assert!(e.to_string().contains(expected), "{reads} => {e}"),
+            }
+        }
+        assert!(
+            Workload::parse(
+                "duration = \"1m\"\nrate = 1\n[fields]\nid = { kind = \"sequence\" }\n",
+                "w"
+            )
+            .is_err()
+        );
+        assert!(
+            Workload::find("events")
+                .is_ok_and(|w| w.records() == 1_000_000 && w.read_count() == 100_000)
+        );
+        assert!(Workload::find("timeseries").is_ok());
+        assert!(Workload::find("nonesuch").is_err());
     }
 
     #[test]

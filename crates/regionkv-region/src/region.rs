@@ -568,9 +568,20 @@ impl Region {
         Ok(())
     }
 
+    /// A memstore over its flush size asks the flusher; with no flusher and
+    /// `inline_flush` the writer flushes here, so a Db without background threads (tests,
+    /// the lab's simulations) flushes and splits where HBase's flusher would,
+    /// deterministically. REQUIRES: no row lock or updates lock held (the flush takes the
+    /// updates lock).
     fn request_flush(self: &Arc<Self>) {
-        if let Some(f) = &self.services.flusher {
-            f.request(self);
+        match &self.services.flusher {
+            Some(f) => f.request(self),
+            None if !self.services.config.inline_flush => {}
+            None => {
+                if let Err(e) = self.flush() {
+                    tracing::warn!(region = %self.encoded, error = %e, "inline flush failed");
+                }
+            }
         }
     }
 

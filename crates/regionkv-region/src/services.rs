@@ -68,6 +68,11 @@ pub struct RegionConfig {
     /// `hbase.hstore.blockingWaitTime` (90 s): how long a flush of a region with too many
     /// storefiles waits for a compaction before it flushes anyway.
     pub blocking_wait: Duration,
+    /// With no flusher service, a writer whose edit takes the memstore past its flush
+    /// size flushes on its own thread (a Db without background threads sets this; not
+    /// HBase's: its flusher threads always run). Off, such a region's writes block at the
+    /// blocking size until someone flushes.
+    pub inline_flush: bool,
 }
 
 impl Default for RegionConfig {
@@ -82,6 +87,7 @@ impl Default for RegionConfig {
             compaction: crate::compaction::CompactionConfig::default(),
             compaction_policy: crate::compaction::CompactionPolicyKind::Exploring,
             blocking_wait: Duration::from_secs(90),
+            inline_flush: false,
         }
     }
 }

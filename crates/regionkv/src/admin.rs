@@ -89,6 +89,9 @@ pub struct StoreStatus {
     /// their full length, index entries, own buffers. The Db-wide memstore budget counts
     /// this size.
     pub memstore_heap_bytes: u64,
+    /// Flushes that wrote a file for this store (HBase's store `flushCount`): with several
+    /// families, how often a small family is flushed along with a large one.
+    pub flushes: u64,
 }
 
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
@@ -147,6 +150,8 @@ pub struct RegionStatus {
     pub store_file_bytes: u64,
     /// Compactions run.
     pub compactions: u64,
+    /// Flushes that wrote at least one file.
+    pub flushes: u64,
     /// The sequence id of the newest write visible to reads (HBase's MVCC read point,
     /// `HRegion.getReadPoint`). Never goes backwards, across crashes and splits included.
     pub sequence_id: u64,
@@ -195,6 +200,7 @@ fn region_status(r: &Region) -> RegionStatus {
                 store_file_bytes: files.iter().map(|h| h.meta.size).sum(),
                 memstore_bytes: s.memstore().size().data_size,
                 memstore_heap_bytes: s.memstore().size().heap_size,
+                flushes: s.metrics().flush_count.load(Ordering::Relaxed),
             }
         })
         .collect();
@@ -212,6 +218,7 @@ fn region_status(r: &Region) -> RegionStatus {
         store_files: stores.iter().map(|s| s.store_files).sum(),
         store_file_bytes: stores.iter().map(|s| s.store_file_bytes).sum(),
         compactions: m.compactions.load(Ordering::Relaxed),
+        flushes: m.flushes.load(Ordering::Relaxed),
         sequence_id: r.mvcc().read_point(),
         completed_sequence_id: r
             .manifest()

@@ -705,7 +705,12 @@ impl Db {
             observer: Some(splitter.clone()),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
-            config: options.region.clone(),
+            // Without background threads the writer flushes a full memstore itself (the
+            // DbOptions::background contract: deterministic flushes and splits).
+            config: regionkv_region::services::RegionConfig {
+                inline_flush: options.region.inline_flush || !options.background,
+                ..options.region.clone()
+            },
             flusher,
             compact_split,
             global,
