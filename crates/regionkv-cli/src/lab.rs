@@ -113,6 +113,9 @@ enum LabCommand {
     Export {
         #[command(flatten)]
         design: DesignArgs,
+        /// Also write the result as JSON to FILE
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// HBase RegionServer sizing: regions per server, disk/heap ratio, servers needed,
     /// split sizes (the reference guide's and Hofhansl's formulas)
@@ -129,6 +132,9 @@ enum LabCommand {
         /// Also check the reads of this workload (file or built-in name)
         #[arg(long)]
         workload: Option<String>,
+        /// Also write the result as JSON to FILE
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// The first keys DESIGN makes from WORKLOAD's records, one a line (as HBase's
     /// Bytes.toStringBinary prints them)
@@ -141,6 +147,9 @@ enum LabCommand {
         /// How many
         #[arg(long, default_value_t = 10)]
         limit: u64,
+        /// Also write the result as JSON to FILE
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -187,15 +196,22 @@ impl RunArgs {
         }
     }
 
-    /// A progress bar on a terminal, hidden with --quiet or in scripts.
-    fn progress(&self, label: &str) -> indicatif::ProgressBar {
-        let bar = indicatif::ProgressBar::new(0);
+    /// A progress bar on a terminal, hidden with --quiet or in scripts; with `multi`, one
+    /// of several drawn together.
+    fn progress(
+        &self,
+        label: &str,
+        multi: Option<&indicatif::MultiProgress>,
+    ) -> indicatif::ProgressBar {
+        let mut bar = indicatif::ProgressBar::new(0);
         if self.quiet || !std::io::stderr().is_terminal() {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        } else if let Some(m) = multi {
+            bar = m.add(bar);
         }
         bar.set_style(
             indicatif::ProgressStyle::with_template(
-                "{prefix} [{bar:40}] {pos}/{len} ops ({per_sec}, {eta} left)",
+                "{prefix:30!} [{bar:40}] {pos}/{len} ops ({per_sec}, {eta} left)",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),
@@ -205,7 +221,16 @@ impl RunArgs {
     }
 
     fn simulate(&self, design: &Design, workload: &Workload) -> Result<Report, String> {
-        let bar = self.progress(&design.name);
+        self.simulate_with(design, workload, None)
+    }
+
+    fn simulate_with(
+        &self,
+        design: &Design,
+        workload: &Workload,
+        multi: Option<&indicatif::MultiProgress>,
+    ) -> Result<Report, String> {
+        let bar = self.progress(&design.name, multi);
         let report = simulate(design, workload, &self.options(), &mut |done, total| {
             bar.set_length(total);
             bar.set_position(done);
@@ -215,12 +240,36 @@ impl RunArgs {
         Ok(report)
     }
 
-    fn write_json(&self, value: &impl serde::Serialize) -> Result<(), String> {
-        if let Some(path) = &self.json {
-            let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    /// Each design under the same workload, as many at once as there are cores (each run
+    /// is single-threaded and deterministic, so running them side by side changes no
+    /// figure), in the order given.
+    fn simulate_all(&self, designs: &[Design], workload: &Workload) -> Result<Vec<Report>, String> {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let multi = indicatif::MultiProgress::new();
+        let mut reports = Vec::with_capacity(designs.len());
+        for chunk in designs.chunks(cores.max(1)) {
+            let results: Vec<Result<Report, String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = chunk
+                    .iter()
+                    .map(|d| s.spawn(|| self.simulate_with(d, workload, Some(&multi))))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err("a simulation panicked".into()))
+                    })
+                    .collect()
+            });
+            for r in results {
+                reports.push(r?);
+            }
         }
-        Ok(())
+        Ok(reports)
+    }
+
+    fn write_json(&self, value: &impl serde::Serialize) -> Result<(), String> {
+        write_json(&self.json, value)
     }
 }
 
@@ -249,11 +298,17 @@ struct SplitsArgs {
     /// Also write the points to this SPLITS_FILE
     #[arg(long = "splits-file")]
     splits_file: Option<PathBuf>,
+    /// Also write the result as JSON to FILE
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 /// `lab sizing` (sizes take k/m/g/t suffixes, binary multiples).
 #[derive(Debug, clap::Args)]
 struct SizingArgs {
+    /// Also write the figures as JSON to FILE
+    #[arg(long)]
+    json: Option<PathBuf>,
     /// RegionServer heap
     #[arg(long, default_value = "16g")]
     heap: String,
@@ -302,28 +357,38 @@ pub fn run(args: &LabArgs) -> ExitCode {
         })(),
         LabCommand::Compare { designs, run, html } => (|| {
             let workload = run.workload()?;
-            let mut reports = Vec::new();
-            for path in designs {
-                let d = Design::load(path).map_err(|e| e.to_string())?;
-                reports.push(run.simulate(&d, &workload)?);
-            }
+            let designs = designs
+                .iter()
+                .map(|p| Design::load(p).map_err(|e| e.to_string()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let reports = run.simulate_all(&designs, &workload)?;
             run.write_json(&reports)?;
             if let Some(html) = html {
                 write_html(html, &reports)?;
             }
             Ok(crate::lab_text::comparison(&reports))
         })(),
-        LabCommand::Export { design } => design
-            .load()
-            .and_then(|d| regionkv_lab::export::shell_script(&d)),
+        LabCommand::Export { design, json } => design.load().and_then(|d| {
+            let script = regionkv_lab::export::shell_script(&d)?;
+            write_json(
+                json,
+                &serde_json::json!({ "table": d.descriptor.name, "script": script }),
+            )?;
+            Ok(script)
+        }),
         LabCommand::Sizing(a) => sizing(a),
         LabCommand::Splits(a) => splits(a),
-        LabCommand::Lint { design, workload } => return lint(design, workload.as_deref()),
+        LabCommand::Lint {
+            design,
+            workload,
+            json,
+        } => return lint(design, workload.as_deref(), json),
         LabCommand::Keys {
             design,
             workload,
             limit,
-        } => keys(design, workload, *limit),
+            json,
+        } => keys(design, workload, *limit, json),
     };
     match result {
         Ok(text) => {
@@ -342,6 +407,15 @@ pub fn run(args: &LabArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes `value` as pretty JSON to `path`, if one was given.
+fn write_json(path: &Option<PathBuf>, value: &impl serde::Serialize) -> Result<(), String> {
+    if let Some(path) = path {
+        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn write_html(path: &std::path::Path, reports: &[Report]) -> Result<(), String> {
@@ -367,6 +441,7 @@ fn sizing(a: &SizingArgs) -> Result<String, String> {
             .unwrap_or(0) as f64,
     };
     let s = size(&input)?;
+    write_json(&a.json, &serde_json::json!({ "input": input, "sizing": s }))?;
     let mut out = String::new();
     let mut line = |k: &str, v: String| out.push_str(&format!("{k:<34} {v}\n"));
     line(
@@ -470,6 +545,22 @@ fn splits(a: &SplitsArgs) -> Result<String, String> {
         None => ("t".to_string(), vec!["'cf'".to_string()]),
     };
     let list: Vec<String> = points.iter().map(|p| ruby_string(p)).collect();
+    let create = format!(
+        "create {}, {}, SPLITS => [{}]",
+        ruby_string(table.as_bytes()),
+        families.join(", "),
+        list.join(", ")
+    );
+    write_json(
+        &a.json,
+        &serde_json::json!({
+            "regions": points.len() + 1,
+            "sampled": sampled,
+            "salt_aligned": salt.is_some(),
+            "points": points.iter().map(|p| regionkv::cell::bytes::to_string_binary(p)).collect::<Vec<_>>(),
+            "create": create,
+        }),
+    )?;
     let mut out = format!(
         "# {} split points for {} regions from {sampled} sampled keys{}\n",
         points.len(),
@@ -479,16 +570,12 @@ fn splits(a: &SplitsArgs) -> Result<String, String> {
             None => "",
         }
     );
-    out.push_str(&format!(
-        "create {}, {}, SPLITS => [{}]\n",
-        ruby_string(table.as_bytes()),
-        families.join(", "),
-        list.join(", ")
-    ));
+    out.push_str(&create);
+    out.push('\n');
     Ok(out)
 }
 
-fn lint(args: &DesignArgs, workload: Option<&str>) -> ExitCode {
+fn lint(args: &DesignArgs, workload: Option<&str>, json: &Option<PathBuf>) -> ExitCode {
     use regionkv_lab::lint::{Severity, lint_with};
     let loaded = args.load().and_then(|d| {
         let w = workload
@@ -504,6 +591,11 @@ fn lint(args: &DesignArgs, workload: Option<&str>) -> ExitCode {
         }
     };
     let findings = lint_with(&design, workload.as_ref());
+    let rows: Vec<regionkv_lab::simulate::LintRow> = findings.iter().map(Into::into).collect();
+    if let Err(e) = write_json(json, &rows) {
+        eprintln!("ERROR: {e}");
+        return ExitCode::FAILURE;
+    }
     let mut out = String::new();
     for f in &findings {
         out.push_str(&format!(
@@ -556,11 +648,18 @@ fn design_keys(design: &Design, w: &Workload, limit: u64) -> Result<Vec<Vec<u8>>
     Ok(keys)
 }
 
-fn keys(design: &DesignArgs, workload: &str, limit: u64) -> Result<String, String> {
+fn keys(
+    design: &DesignArgs,
+    workload: &str,
+    limit: u64,
+    json: &Option<PathBuf>,
+) -> Result<String, String> {
     let d = design.load()?;
     let w = Workload::find(workload).map_err(|e| e.to_string())?;
-    Ok(design_keys(&d, &w, limit)?
+    let keys: Vec<String> = design_keys(&d, &w, limit)?
         .iter()
-        .map(|k| format!("{}\n", regionkv::cell::bytes::to_string_binary(k)))
-        .collect())
+        .map(|k| regionkv::cell::bytes::to_string_binary(k))
+        .collect();
+    write_json(json, &keys)?;
+    Ok(keys.iter().map(|k| format!("{k}\n")).collect())
 }

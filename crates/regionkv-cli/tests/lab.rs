@@ -279,3 +279,254 @@ fn keys_and_splits_from_a_design_and_a_workload() -> Result<(), Box<dyn std::err
     );
     Ok(())
 }
+
+fn json(path: &std::path::Path) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    Ok(serde_json::from_str(&std::fs::read_to_string(path)?)?)
+}
+
+#[test]
+fn simulate_quick_flags_write_the_issues_json() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let out_json = dir.path().join("sim.json");
+    let out = regionkv(&[
+        &"lab",
+        &"simulate",
+        &"--key",
+        &"hashmod(pad(user, 7), 4) + pad(user, 7) + reverse_ts(ts)",
+        &"--rows",
+        &"5000",
+        &"--splits",
+        &"1,2,3",
+        &"--flush-size",
+        &"1m",
+        &"--max-filesize",
+        &"4m",
+        &"--slices",
+        &"10",
+        &"--buckets",
+        &"20",
+        &"--json",
+        &out_json,
+    ])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    assert!(text.contains("regions (4 at the end, 0 splits)"), "{text}");
+    assert!(text.contains("skew over regions"), "{text}");
+    let v = json(&out_json)?;
+    let regions = v["regions"].as_array().ok_or("regions")?;
+    assert_eq!(regions.len(), 4);
+    assert_eq!(
+        (regions[1]["start"].as_str(), regions[1]["end"].as_str()),
+        (Some("1"), Some("2"))
+    );
+    assert_eq!(
+        regions
+            .iter()
+            .filter_map(|r| r["writes"].as_u64())
+            .sum::<u64>(),
+        5000
+    );
+    for r in regions {
+        for field in ["start", "end", "writes", "reads", "bytes"] {
+            assert!(!r[field].is_null(), "{field} in {r}");
+        }
+    }
+    assert!(v["splits"].as_array().is_some_and(Vec::is_empty));
+    for m in ["max_mean", "cov", "gini", "balancer_cost"] {
+        assert!(v["skew"]["writes"][m].is_f64(), "skew.writes.{m}");
+    }
+    assert_eq!(v["design"]["max_filesize"], 4 << 20);
+    assert_eq!(v["design"]["flush_size"], 1 << 20);
+    // Splits come with their time and key (toStringBinary).
+    let out_json = dir.path().join("ts.json");
+    let out = regionkv(&[
+        &"lab",
+        &"simulate",
+        &"--key",
+        &"long(ts) + pad(user, 7)",
+        &"--rows",
+        &"20000",
+        &"--flush-size",
+        &"1m",
+        &"--max-filesize",
+        &"2m",
+        &"--slices",
+        &"10",
+        &"--buckets",
+        &"20",
+        &"--quiet",
+        &"--json",
+        &out_json,
+    ])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out_json)?;
+    let split = &v["splits"][0];
+    assert!(
+        split["time"]
+            .as_i64()
+            .is_some_and(|t| t > 1_767_225_600_000),
+        "{split}"
+    );
+    assert!(
+        split["key"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("\\x00\\x00\\x01")),
+        "{split}"
+    );
+    Ok(())
+}
+
+#[test]
+fn user_given_keys_replay_through_a_design() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let keys: String = (0..3000)
+        .map(|i| format!("row,user{:05}\n", i * 7 % 3000))
+        .collect();
+    std::fs::write(dir.path().join("keys.csv"), keys)?;
+    std::fs::write(
+        dir.path().join("replay.toml"),
+        "rate = 100\n[replay]\nfile = \"keys.csv\"\ncsv_column = 1\n",
+    )?;
+    let out_json = dir.path().join("r.json");
+    let out = regionkv(&[
+        &"lab",
+        &"simulate",
+        &"--key",
+        &"hashmod(key, 8) + key",
+        &"--presplit",
+        &"8",
+        &"--split-algo",
+        &"DecimalStringSplit",
+        &"--workload",
+        &dir.path().join("replay.toml"),
+        &"--slices",
+        &"5",
+        &"--buckets",
+        &"10",
+        &"--json",
+        &out_json,
+    ])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out_json)?;
+    assert_eq!(v["workload"]["writes"], 3000);
+    assert_eq!(v["regions"].as_array().map(Vec::len), Some(8));
+    // keys() shows what the replayed keys become.
+    let out = regionkv(&[
+        &"lab",
+        &"keys",
+        &"--key",
+        &"hashmod(key, 8) + key",
+        &"--workload",
+        &dir.path().join("replay.toml"),
+        &"--limit",
+        &"2",
+    ])?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.lines()
+            .all(|l| l.len() == 10 && l[1..].starts_with("user")),
+        "{text}"
+    );
+    Ok(())
+}
+
+#[test]
+fn every_command_writes_json() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let j = |name: &str| dir.path().join(name);
+    let quick: [&dyn AsRef<OsStr>; 2] = [&"--key", &"long(ts) + pad(user, 7)"];
+    let run = |args: &[&dyn AsRef<OsStr>]| -> Result<Output, Box<dyn std::error::Error>> {
+        Ok(regionkv(args)?)
+    };
+    let lint = run(&[
+        &"lab",
+        &"lint",
+        quick[0],
+        quick[1],
+        &"--workload",
+        &"events",
+        &"--json",
+        &j("lint.json"),
+    ])?;
+    assert!(!lint.status.success(), "rule 1 is an error");
+    let v = json(&j("lint.json"))?;
+    assert!(
+        v.as_array()
+            .is_some_and(|f| f.iter().any(|f| f["rule"] == 1 && f["severity"] == "error")),
+        "{v}"
+    );
+    assert!(
+        v.as_array()
+            .is_some_and(|f| f.iter().any(|f| f["rule"] == 14)),
+        "{v}"
+    );
+    let keys = run(&[
+        &"lab",
+        &"keys",
+        quick[0],
+        quick[1],
+        &"--limit",
+        &"3",
+        &"--json",
+        &j("keys.json"),
+    ])?;
+    assert!(keys.status.success());
+    assert_eq!(json(&j("keys.json"))?.as_array().map(Vec::len), Some(3));
+    let export = run(&[
+        &"lab",
+        &"export",
+        quick[0],
+        quick[1],
+        &"--json",
+        &j("export.json"),
+    ])?;
+    assert!(export.status.success());
+    assert!(
+        json(&j("export.json"))?["script"]
+            .as_str()
+            .is_some_and(|s| s.contains("create 't'"))
+    );
+    let sizing = run(&[
+        &"lab",
+        &"sizing",
+        &"--data",
+        &"20t",
+        &"--json",
+        &j("sizing.json"),
+    ])?;
+    assert!(sizing.status.success());
+    assert_eq!(json(&j("sizing.json"))?["sizing"]["regions_per_server"], 51);
+    let splits = run(&[
+        &"lab",
+        &"splits",
+        &"--key",
+        &"hashmod(pad(user, 7), 4) + pad(user, 7)",
+        &"--workload",
+        &"events",
+        &"--regions",
+        &"4",
+        &"--json",
+        &j("splits.json"),
+    ])?;
+    assert!(
+        splits.status.success(),
+        "{}",
+        String::from_utf8_lossy(&splits.stderr)
+    );
+    let v = json(&j("splits.json"))?;
+    assert_eq!(v["points"], serde_json::json!(["1", "2", "3"]));
+    assert_eq!(v["salt_aligned"], true);
+    Ok(())
+}

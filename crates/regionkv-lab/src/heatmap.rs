@@ -66,6 +66,23 @@ impl KeyBuckets {
         self.starts.partition_point(|s| s.as_slice() <= key)
     }
 
+    /// The bucket holding `key`, trying `hint` first: rows come back from a scan in key
+    /// order, so the last row's bucket (or the next) usually holds the next row, and two
+    /// comparisons replace a binary search.
+    pub fn bucket_of_near(&self, key: &[u8], hint: usize) -> usize {
+        let holds = |i: usize| {
+            let (start, end) = self.range(i);
+            start <= key && end.is_none_or(|e| key < e)
+        };
+        if hint < self.len() && holds(hint) {
+            hint
+        } else if hint + 1 < self.len() && holds(hint + 1) {
+            hint + 1
+        } else {
+            self.bucket_of(key)
+        }
+    }
+
     /// Bucket `i`'s first key (inclusive) and end key (exclusive; `None`: the end of the
     /// key space).
     pub fn range(&self, i: usize) -> (&[u8], Option<&[u8]>) {
@@ -175,6 +192,20 @@ impl Heatmap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hint_finds_the_same_bucket() {
+        let keys: Vec<Vec<u8>> = (0..1000u32)
+            .map(|i| format!("k{i:04}").into_bytes())
+            .collect();
+        let b = KeyBuckets::from_sample(keys.clone(), 10);
+        for k in &keys {
+            let right = b.bucket_of(k);
+            for hint in [0, right.saturating_sub(1), right, right + 1, 9, 50] {
+                assert_eq!(b.bucket_of_near(k, hint), right);
+            }
+        }
+    }
 
     #[test]
     fn buckets_hold_equal_shares_of_the_sample() {

@@ -381,7 +381,16 @@ struct LabRegion {
 }
 
 /// Per-slice loads: region index → count.
-type SliceLoads = Vec<HashMap<usize, u64>>;
+type SliceLoads = Vec<Vec<u64>>;
+
+/// Adds one to region `r`'s load in `slice`.
+fn bump(loads: &mut SliceLoads, slice: usize, r: usize) {
+    let counts = &mut loads[slice];
+    if counts.len() <= r {
+        counts.resize(r + 1, 0);
+    }
+    counts[r] += 1;
+}
 
 struct Regions {
     all: Vec<LabRegion>,
@@ -396,6 +405,15 @@ impl Regions {
             .live
             .partition_point(|&r| self.all[r].start.as_slice() <= key);
         self.live[i.saturating_sub(1)]
+    }
+
+    /// Whether region `r` (an index into `all`, maybe stale) is live and holds `key`.
+    fn holds(&self, r: usize, key: &[u8]) -> bool {
+        self.all.get(r).is_some_and(|reg| {
+            reg.last_slice.is_none()
+                && reg.start.as_slice() <= key
+                && (reg.end.is_empty() || key < reg.end.as_slice())
+        })
     }
 
     /// The live regions overlapping `[start, stop)`.
@@ -552,8 +570,8 @@ pub fn simulate(
             last_slice: None,
         });
     }
-    let mut slice_writes: SliceLoads = vec![HashMap::new(); slices];
-    let mut slice_reads: SliceLoads = vec![HashMap::new(); slices];
+    let mut slice_writes: SliceLoads = vec![Vec::new(); slices];
+    let mut slice_reads: SliceLoads = vec![Vec::new(); slices];
     let mut splits = Vec::new();
     let mut family_flushes: HashMap<String, u64> = HashMap::new();
     let mut flush_seen: HashMap<(String, Vec<u8>), u64> = HashMap::new();
@@ -638,11 +656,19 @@ pub fn simulate(
             let slice = slice_of(at);
             let mut touched = std::collections::BTreeSet::new();
             let mut got = 0u64;
+            // Rows come in key order: the last row's region and bucket are the hints.
+            let mut near = (usize::MAX, 0usize);
             let mut count_row = |key: &[u8], regions: &mut Regions, got: &mut u64| {
-                let r = regions.of(key);
+                let r = if regions.holds(near.0, key) {
+                    near.0
+                } else {
+                    regions.of(key)
+                };
+                let b = buckets.bucket_of_near(key, near.1);
+                near = (r, b);
                 regions.all[r].reads += 1;
-                *slice_reads[slice].entry(r).or_default() += 1;
-                reads_map.add(at, buckets.bucket_of(key), 1);
+                bump(&mut slice_reads, slice, r);
+                reads_map.add(at, b, 1);
                 *got += 1;
             };
             match &p.access {
@@ -727,7 +753,7 @@ pub fn simulate(
             let r = regions.of(&key);
             regions.all[r].writes += 1;
             let slice = slice_of(ts);
-            *slice_writes[slice].entry(r).or_default() += 1;
+            bump(&mut slice_writes, slice, r);
             let b = buckets.bucket_of(&key);
             writes_map.add(ts, b, 1);
             bytes_map.add(ts, b, put_bytes);
@@ -820,7 +846,7 @@ pub fn simulate(
     let per_slice = |loads: &SliceLoads| -> SkewFigures {
         let mut acc = SkewFigures::default();
         for (s, counts) in loads.iter().enumerate() {
-            if counts.values().all(|&c| c == 0) {
+            if counts.iter().all(|&c| c == 0) {
                 continue;
             }
             let values: Vec<f64> = regions
@@ -828,7 +854,7 @@ pub fn simulate(
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| r.first_slice <= s && r.last_slice.is_none_or(|l| l >= s))
-                .map(|(i, _)| counts.get(&i).copied().unwrap_or(0) as f64)
+                .map(|(i, _)| counts.get(i).copied().unwrap_or(0) as f64)
                 .collect();
             let k = skew(&values);
             acc.max_mean += k.max_over_mean;

@@ -17,7 +17,7 @@
 //! (20 GB at most), heaps of 20–24 GB at most (garbage-collection pauses).
 
 /// What a cluster is sized from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SizingInput {
     /// RegionServer heap, bytes.
     pub heap: u64,
@@ -53,7 +53,7 @@ impl Default for SizingInput {
 }
 
 /// The figures [`size`] derives.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Sizing {
     /// Regions one server holds at full flush sizes (memstore bound).
     pub regions_per_server: u64,
