@@ -152,8 +152,9 @@ pub fn simulation(r: &Report) -> String {
         }
         if r.queries.kinds.iter().any(|k| k.capped > 0) {
             out.push_str(&format!(
-                "  (a read stops after {} rows: 'capped' reads would have read more)\n",
-                regionkv_lab::simulate::MAX_ROWS_PER_READ
+                "  (a read stops after {} rows, a full-table scan after {}: 'capped' reads would have read more)\n",
+                regionkv_lab::simulate::MAX_ROWS_PER_READ,
+                regionkv_lab::simulate::FULL_SCAN_ROWS
             ));
         }
     }

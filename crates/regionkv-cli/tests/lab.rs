@@ -530,3 +530,44 @@ fn every_command_writes_json() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(v["salt_aligned"], true);
     Ok(())
 }
+
+#[test]
+fn the_shell_reports_a_live_table() -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir()?;
+    let data = dir.path().join("data");
+    let page = dir.path().join("t.html");
+    let mut script = String::from("create 't', 'cf', SPLITS => ['m']\n");
+    for i in 0..40 {
+        script.push_str(&format!("put 't', 'x{i:03}', 'cf:q', 'v'\n"));
+    }
+    script.push_str("put 't', 'a000', 'cf:q', 'v'\n");
+    script.push_str(&format!("lab_report 't', '{}'\n", page.display()));
+    script.push_str("lab_report 'nope', '/tmp/nope.html'\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(
+            [&"shell" as &dyn AsRef<OsStr>, &"--data", &data]
+                .iter()
+                .map(|a| a.as_ref()),
+        )
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    child
+        .stdin
+        .take()
+        .ok_or("stdin")?
+        .write_all(script.as_bytes())?;
+    let out = child.wait_with_output()?;
+    let text = String::from_utf8(out.stdout)?;
+    assert!(
+        text.contains("2 regions, 41 writes"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("ERROR: Unknown table nope!"), "{text}");
+    let html = std::fs::read_to_string(&page)?;
+    assert!(html.contains("live table t") && html.contains("region-table"));
+    Ok(())
+}

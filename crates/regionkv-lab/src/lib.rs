@@ -8,7 +8,8 @@
 //! stated in fields into the gets and scans a design's key allows; [`simulate`] runs it
 //! all through a Db on a simulated clock and counts per region and time slice; [`skew`]
 //! and [`heatmap`] are the figures and Key Visualizer's axes; [`report`] the HTML page;
-//! [`lint`] the literature's rules; [`splits`], [`export`] and [`sizing`] carry a design
+//! [`lint`] the literature's rules; [`live`] a live table's recorded activity as a
+//! report (the shell's `lab_report`); [`splits`], [`export`] and [`sizing`] carry a design
 //! to a real cluster (split points, the shell's `create`, RegionServer sizing).
 
 pub mod design;
@@ -16,6 +17,7 @@ pub mod export;
 pub mod expr;
 pub mod heatmap;
 pub mod lint;
+pub mod live;
 pub mod query;
 pub mod report;
 pub mod simulate;

@@ -317,6 +317,38 @@ fn design_rules(design: &Design) -> Vec<Finding> {
                 .into(),
         });
         let regions = split_keys.len() + 1;
+        if let Some(salt) = crate::splits::Salt::of(key) {
+            if regions == 1 {
+                out.push(Finding {
+                    rule: 4,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "the key starts with {n} salt buckets but the table is not pre-split: \
+                         every bucket is in one region until it splits"
+                    ),
+                    source: OPENTSDB,
+                    fix: "pre-split on the buckets (`regionkv lab splits --design ...`, or SPLITS \
+                          at each bucket's prefix)"
+                        .into(),
+                });
+            } else {
+                let off = split_keys.iter().filter(|k| !salt.is_boundary(k)).count();
+                if off > 0 {
+                    out.push(Finding {
+                        rule: 4,
+                        severity: Severity::Warning,
+                        message: format!(
+                            "{off} of {} split points are not salt bucket boundaries: buckets \
+                             are cut between regions",
+                            split_keys.len()
+                        ),
+                        source: OPENTSDB,
+                        fix: "split at the buckets' prefixes (`regionkv lab splits --design ...`)"
+                            .into(),
+                    });
+                }
+            }
+        }
         if matches!(alphabet, Alphabet::SmallBytes(_) | Alphabet::Decimal)
             && regions > 1
             && !(regions as u32).is_multiple_of(n)
@@ -743,6 +775,35 @@ limit = 10
             "{:?}",
             lint(&d)
         );
+        // Salt without pre-splits, and split points inside a bucket: warnings.
+        let d = design("hashmod(id, 16) + id", ONE, "")?;
+        assert!(
+            rules(&d).contains(&(4, Severity::Warning)),
+            "{:?}",
+            lint(&d)
+        );
+        let d = design(
+            "hashmod(id, 16) + id",
+            ONE,
+            "[presplit]\nSPLITS = [\"08\", \"12x\"]",
+        )?;
+        let found = lint(&d);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.rule == 4 && f.message.starts_with("1 of 2 split points")),
+            "{found:?}"
+        );
+        let d = design(
+            "hashmod(id, 16) + id",
+            ONE,
+            "[presplit]\nSPLITS = [\"04\", \"08\", \"12\"]",
+        )?;
+        assert!(
+            !rules(&d).contains(&(4, Severity::Warning)),
+            "{:?}",
+            lint(&d)
+        );
         Ok(())
     }
 
@@ -756,6 +817,11 @@ limit = 10
                 .any(|r| r.0 == 5)
         );
         assert!(rules(&design("id", "[families.details]\n", "")?).contains(&(6, Severity::Info)));
+        assert!(
+            !rules(&design("id", "[families.d]\n", "")?)
+                .iter()
+                .any(|r| r.0 == 6)
+        );
         assert!(rules(&design("pad(id, 12)", ONE, "")?).contains(&(7, Severity::Info)));
         assert!(rules(&design("md5(id)", ONE, "")?).contains(&(7, Severity::Info)));
         assert!(
@@ -798,8 +864,12 @@ limit = 10
             2,
             "{r:?}"
         );
+        let fine = "[table_options]\nMAX_FILESIZE = 2097152\nMEMSTORE_FLUSHSIZE = 1048576";
+        assert!(!rules(&design("id", ONE, fine)?).iter().any(|r| r.0 == 9));
         let huge = "[table_options]\nMAX_FILESIZE = 32212254720";
         assert!(rules(&design("id", ONE, huge)?).contains(&(11, Severity::Warning)));
+        let ten = "[table_options]\nMAX_FILESIZE = 10737418240";
+        assert!(!rules(&design("id", ONE, ten)?).iter().any(|r| r.0 == 11));
         let many = "[presplit]\nNUMREGIONS = 256\nSPLITALGO = \"UniformSplit\"";
         assert!(rules(&design("md5_raw(id)", ONE, many)?).contains(&(12, Severity::Warning)));
         let few = "[presplit]\nNUMREGIONS = 16\nSPLITALGO = \"UniformSplit\"";

@@ -42,10 +42,14 @@ use crate::workload::{Pick, Workload};
 /// Records between compaction checks (and split runs).
 pub const HOUSEKEEPING_EVERY: u64 = 2_000;
 
-/// Rows one read reads at most: a read that would read more (a full-table scan, a prefix
-/// of millions) stops here, as a client paging through it would give up, and counts as
-/// capped. Without a cap one such read costs as much as the whole simulation.
-pub const MAX_ROWS_PER_READ: u64 = 1_000;
+/// Rows one read reads at most: a read that would read more (a prefix of millions of
+/// rows) stops here, as a client paging through it would give up, and counts as capped.
+pub const MAX_ROWS_PER_READ: u64 = 10_000;
+
+/// Rows a full-table scan reads before it stops. Such a read costs the whole table on a
+/// cluster whatever the lab counts — it is reported as a full scan (and capped) — and
+/// reading more of it here would only make a bad design's run slow.
+pub const FULL_SCAN_ROWS: u64 = 100;
 
 /// Written records kept for reads to pick from: the newest, and a uniform sample.
 const PICK_POOL: usize = 65_536;
@@ -273,7 +277,7 @@ pub struct QueryKindRow {
     pub rows_max: u64,
     /// Reads that scanned the whole table.
     pub full_scans: u64,
-    /// Reads stopped at [`MAX_ROWS_PER_READ`] rows.
+    /// Reads stopped at [`MAX_ROWS_PER_READ`] rows (full-table scans at [`FULL_SCAN_ROWS`]).
     pub capped: u64,
 }
 
@@ -656,6 +660,11 @@ pub fn simulate(
             let slice = slice_of(at);
             let mut touched = std::collections::BTreeSet::new();
             let mut got = 0u64;
+            let cap = if p.full_scan {
+                FULL_SCAN_ROWS
+            } else {
+                MAX_ROWS_PER_READ
+            };
             // Rows come in key order: the last row's region and bucket are the hints.
             let mut near = (usize::MAX, 0usize);
             let mut count_row = |key: &[u8], regions: &mut Regions, got: &mut u64| {
@@ -674,7 +683,7 @@ pub fn simulate(
             match &p.access {
                 Access::Gets(keys) => {
                     for k in keys {
-                        if got >= MAX_ROWS_PER_READ {
+                        if got >= cap {
                             break;
                         }
                         touched.insert(regions.of(k));
@@ -690,7 +699,7 @@ pub fn simulate(
                 } => {
                     for range in ranges {
                         touched.extend(regions.overlapping(range));
-                        if got >= MAX_ROWS_PER_READ {
+                        if got >= cap {
                             // The rest of the requests are counted for fan-out only.
                             continue;
                         }
@@ -706,7 +715,7 @@ pub fn simulate(
                             }
                             scan = scan.with_stop_row(&range.start, true);
                         }
-                        let left = MAX_ROWS_PER_READ - got;
+                        let left = cap - got;
                         scan = scan.limit(limit.map_or(left, |n| n.min(left)));
                         for row in table.scan(&scan)? {
                             let row = row?;
@@ -724,7 +733,7 @@ pub fn simulate(
             k.rows += got;
             k.rows_max = k.rows_max.max(got);
             k.full_scans += u64::from(p.full_scan);
-            k.capped += u64::from(got >= MAX_ROWS_PER_READ);
+            k.capped += u64::from(got >= cap);
         }
         let Some((ts, record)) = next else { break };
         clock.set(ts);

@@ -46,6 +46,11 @@ impl Salt {
         }
     }
 
+    /// Whether `key` is a bucket boundary: exactly some bucket's prefix.
+    pub fn is_boundary(self, key: &[u8]) -> bool {
+        (1..self.buckets()).any(|b| self.prefix(b) == key)
+    }
+
     fn buckets(self) -> u32 {
         match self {
             Salt::Byte(n) | Salt::Decimal(n, _) => n,

@@ -231,6 +231,12 @@ pub const GROUPS: &[Group] = &[
             ("remove_rsgroup", ClusterOnly),
         ],
     },
+    // regionkv's own group (not HBase's): the schema-design lab on a live table.
+    Group {
+        name: "lab",
+        summary: "regionkv's schema-design lab on a live table (docs/lab.md)",
+        commands: &[("lab_report", Available)],
+    },
 ];
 
 /// HBase's command aliases: (alias, command).
@@ -372,6 +378,7 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "append" => "append 't1', 'r1', 'c1', 'value'",
         "count" => "count 't1'\ncount 't1', INTERVAL => 100000\ncount 't1', CACHE => 1000",
         "get_splits" => "get_splits 't1'",
+        "lab_report" => "lab_report 't1', '/tmp/t1.html'",
         "truncate" => "truncate 't1'",
         "truncate_preserve" => "truncate_preserve 't1'",
         "flush" => {

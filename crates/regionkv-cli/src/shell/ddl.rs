@@ -1045,6 +1045,32 @@ impl Engine {
         Ok(Ret::List(splits))
     }
 
+    /// `lab_report 't', 'FILE'`: the lab's HTML page of the live table's recorded
+    /// activity (regionkv_lab::live): per-region requests, sizes, splits by region id.
+    pub(super) fn lab_report(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 2, Some(2))?;
+        let name = table_arg(&args[0])?;
+        let file = string_arg(&args[1], "File name")?;
+        let report =
+            regionkv_lab::live::live_report(&self.db, &name, 1_000).map_err(|e| match e {
+                regionkv_lab::simulate::SimulateError::Engine(e) => hbase_error(e, &name),
+                other => CmdError::Failed(other.to_string()),
+            })?;
+        std::fs::write(
+            &file,
+            regionkv_lab::report::html(std::slice::from_ref(&report)),
+        )
+        .map_err(|e| CmdError::Failed(format!("{file}: {e}")))?;
+        out.line(&format!(
+            "wrote {file}: {} regions, {} writes, {} reads recorded; write skew max/mean {:.2}",
+            report.regions.len(),
+            report.workload.writes,
+            report.workload.reads,
+            report.skew.writes.max_mean
+        ))?;
+        Ok(Ret::Nil)
+    }
+
     // ---- status ------------------------------------------------------------------------
 
     pub(super) fn status(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
