@@ -37,13 +37,13 @@ struct QuickArgs {
     #[arg(long)]
     key: Option<String>,
     /// Pre-split a quick design into N regions with --split-algo
-    #[arg(long, requires = "key", conflicts_with = "splits")]
+    #[arg(long, conflicts_with = "splits")]
     presplit: Option<usize>,
     /// HexStringSplit (default), UniformSplit or DecimalStringSplit
     #[arg(long = "split-algo", requires = "presplit")]
     split_algo: Option<String>,
     /// Pre-split a quick design at these keys (comma-separated, `\xHH` escapes)
-    #[arg(long, requires = "key", value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',')]
     splits: Option<Vec<String>>,
     /// MAX_FILESIZE, overriding the design's (k/m/g suffixes)
     #[arg(long = "max-filesize")]
@@ -157,6 +157,13 @@ impl DesignArgs {
     fn load(&self) -> Result<Design, String> {
         let q = &self.quick;
         let mut d = match (&self.design, &q.key) {
+            (Some(_), None) if q.presplit.is_some() || q.splits.is_some() => {
+                return Err(
+                    "--presplit and --splits go with --key; a design file has its own \
+                            [presplit]"
+                        .into(),
+                );
+            }
             (Some(path), None) => Design::load(path).map_err(|e| e.to_string())?,
             (None, Some(key)) => {
                 let presplit = if q.presplit.is_some() || q.splits.is_some() {
@@ -182,6 +189,9 @@ impl DesignArgs {
 impl RunArgs {
     fn workload(&self) -> Result<Workload, String> {
         let w = Workload::find(&self.workload).map_err(|e| e.to_string())?;
+        if self.rows == Some(0) {
+            return Err("--rows must be at least 1".into());
+        }
         Ok(match self.rows {
             Some(n) => w.with_records(n),
             None => w,

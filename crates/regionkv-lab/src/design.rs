@@ -252,6 +252,11 @@ impl Design {
         descriptor
             .check_hbase_limits()
             .map_err(|e| invalid(e.to_string()))?;
+        // The split policy the region server would load (an unknown class, a prefix policy
+        // without its length), refused here as HBase's table creation would.
+        descriptor
+            .split_policy()
+            .map_err(|e| invalid(e.to_string()))?;
         let presplit = match f.presplit {
             None => PreSplit::None,
             Some(p) => presplit(p, dir).map_err(invalid)?,
@@ -369,27 +374,37 @@ fn presplit(p: PreSplitFile, dir: &Path) -> Result<PreSplit, String> {
     if p.split_algo.is_some() != p.num_regions.is_some() {
         return Err("[presplit] NUMREGIONS and SPLITALGO go together".into());
     }
-    let keys_of = |lines: Vec<String>| -> Result<PreSplit, String> {
+    // HBase's createTable refuses an empty split key and a repeated one.
+    let keys_of = |lines: Vec<String>, skip_blank: bool| -> Result<PreSplit, String> {
         let mut keys = lines
             .iter()
-            .filter(|l| !l.is_empty())
+            .filter(|l| !(skip_blank && l.is_empty()))
             .map(|l| {
                 regionkv::cell::bytes::to_bytes_binary(l)
                     .map_err(|e| format!("split key '{l}': {e}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        if keys.iter().any(Vec::is_empty) {
+            return Err("Empty split key must not be passed in the split keys.".into());
+        }
         keys.sort();
-        keys.dedup();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "split key '{}' is given twice",
+                regionkv::cell::bytes::to_string_binary(&w[0])
+            ));
+        }
         Ok(PreSplit::Keys(keys))
     };
     if let Some(splits) = p.splits {
-        return keys_of(splits);
+        return keys_of(splits, false);
     }
     if let Some(file) = p.splits_file {
         let path = dir.join(&file);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("SPLITS_FILE {}: {e}", path.display()))?;
-        return keys_of(text.lines().map(|l| l.trim().to_string()).collect());
+        // Blank lines of a file are no keys.
+        return keys_of(text.lines().map(|l| l.trim().to_string()).collect(), true);
     }
     match (p.num_regions, p.split_algo) {
         (Some(n), Some(algorithm)) => {
@@ -496,6 +511,22 @@ SPLITALGO = "HexStringSplit"
             (
                 "table = \"t\"\nrowkey = \"id\"\nwhat = 1\n[families.cf]\n",
                 "unknown field `what`",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[table_options]\nSPLIT_POLICY = \"Nope\"\n[families.cf]\n",
+                "Unable to load configured region split policy 'Nope'",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nSPLITS = [\"a\", \"b\", \"a\"]\n",
+                "split key 'a' is given twice",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nSPLITS = [\"a\", \"\"]\n",
+                "Empty split key",
+            ),
+            (
+                "table = \"t\"\nrowkey = \"id\"\n[families.d]\ncolumns = 0\n",
+                "columns must be a whole number",
             ),
             (
                 "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n[presplit]\nNUMREGIONS = 4\n",

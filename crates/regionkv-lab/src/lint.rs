@@ -167,6 +167,37 @@ pub fn lint_with(design: &Design, workload: Option<&Workload>) -> Vec<Finding> {
                 });
                 continue;
             }
+            // Rule 14, milder: fields the read knows that the key does not hold whole
+            // (only hashed, or not at all): every row under the prefix is read and filtered.
+            let held: Vec<&str> = design
+                .rowkey
+                .parts()
+                .iter()
+                .flat_map(crate::query::pinned)
+                .collect();
+            let missing: Vec<&str> = spec
+                .fields
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !held.contains(f))
+                .collect();
+            if !missing.is_empty() && !matches!(spec.kind, crate::workload::ReadKind::Get) {
+                out.push(Finding {
+                    rule: 14,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "{}: the key does not hold {} (at most a hash of it), so the read takes \
+                         every row of its prefix and filters them",
+                        spec.label(),
+                        missing.join(", ")
+                    ),
+                    source: GUIDE_SECONDARY,
+                    fix: format!(
+                        "put {} in the key after the salt, or keep a table keyed for this read",
+                        missing.join(" + ")
+                    ),
+                });
+            }
             // Rule 13: "latest" reads the key does not order newest first.
             if let (
                 crate::workload::ReadKind::Latest { field, limit },
@@ -744,6 +775,9 @@ limit = 10
         // A bucket of something the read does not know fans out, but is no full scan.
         let d = design("hashmod(id, 8) + user + reverse_ts(ts)", ONE, "")?;
         assert!(!rules_with(&d, READS)?.iter().any(|r| r.0 == 14));
+        // The user only hashed: the read filters its bucket's rows.
+        let d = design("hashmod(user, 8) + reverse_ts(ts)", ONE, "")?;
+        assert!(rules_with(&d, READS)?.contains(&(14, Severity::Warning)));
         Ok(())
     }
 

@@ -104,7 +104,7 @@ pub fn plan(
     for part in key.parts() {
         let class = classify(part, &bound, ordered_field, record)?;
         if matches!(class, Part::Fixed(_)) {
-            used.extend(part.fields());
+            used.extend(pinned(part));
         }
         match class {
             Part::Fixed(bytes) => prefixes
@@ -192,6 +192,28 @@ pub fn plan(
         },
         full_scan,
     })
+}
+
+/// The fields whose whole value `part` carries, in an order-keeping or reversible form:
+/// a hash, a bucket or a slice of one tells which bucket, not which value, so a read
+/// that knows the field still sees every other value of the bucket.
+pub fn pinned(part: &Expr) -> Vec<&str> {
+    match part {
+        Expr::Field(f) => vec![f.as_str()],
+        Expr::Concat(parts) => parts.iter().flat_map(pinned).collect(),
+        Expr::Call(
+            Function::Pad
+            | Function::Be64
+            | Function::Be32
+            | Function::Be16
+            | Function::Reverse
+            | Function::ReverseTs
+            | Function::BitReverse
+            | Function::Hex,
+            args,
+        ) => args.first().map(pinned).unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 fn classify(
@@ -437,6 +459,23 @@ mod tests {
             &r,
         )?;
         assert_eq!((scans(&p).1, scans(&p).2), (false, None));
+        // A hash of the metric pins its bucket, not the metric: the bucket's newest rows
+        // are other metrics' too, so all of the bucket is read.
+        let p = plan(
+            &Expr::parse("hashmod(metric, 8) + reverse_ts(ts)")?,
+            &latest,
+            &fields,
+            &r,
+        )?;
+        assert_eq!((scans(&p).1, scans(&p).2), (false, None));
+        assert_eq!(scans(&p).0[0].start.len(), 1, "the bucket's prefix");
+        let p = plan(
+            &Expr::parse("hashmod(metric, 8) + metric + reverse_ts(ts)")?,
+            &latest,
+            &fields,
+            &r,
+        )?;
+        assert_eq!((scans(&p).1, scans(&p).2), (false, Some(10)));
         // Time first: the newest rows of the table are not the metric's newest; every
         // row is read.
         let p = plan(&Expr::parse("long(ts) + metric")?, &latest, &fields, &r)?;
