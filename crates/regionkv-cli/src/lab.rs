@@ -549,7 +549,7 @@ fn splits(a: &SplitsArgs) -> Result<String, String> {
             d.descriptor
                 .families
                 .iter()
-                .map(|f| ruby_string(&f.name))
+                .map(regionkv_lab::export::family_hash)
                 .collect::<Vec<_>>(),
         ),
         None => ("t".to_string(), vec!["'cf'".to_string()]),

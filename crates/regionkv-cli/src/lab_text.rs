@@ -74,20 +74,26 @@ pub fn simulation(r: &Report) -> String {
     ));
 
     out.push_str(&format!(
-        "regions ({} at the end, {} splits)\n",
+        "regions ({} at the end, {})\n",
         r.regions.len(),
-        r.splits.len()
+        plural(r.splits.len() as u64, "split")
     ));
     out.push_str(&format!(
         "  {:<24} {:<24} {:>10} {:>9} {:>9} {:>6} {:>7}\n",
         "start", "end", "writes", "reads", "bytes", "files", "flushes"
     ));
+    // Keys longer than the column are cut, never inside a `\xHH` escape.
     let cut = |s: &str| -> String {
-        if s.chars().count() > 24 {
-            format!("{}…", s.chars().take(23).collect::<String>())
-        } else {
-            s.to_string()
+        if s.chars().count() <= 24 {
+            return s.to_string();
         }
+        let mut head: String = s.chars().take(23).collect();
+        if let Some(i) = head.rfind('\\')
+            && head.len() - i < 4
+        {
+            head.truncate(i);
+        }
+        format!("{head}…")
     };
     for reg in r.regions.iter().take(MAX_REGION_LINES) {
         out.push_str(&format!(
@@ -185,7 +191,11 @@ pub fn simulation(r: &Report) -> String {
                 h.metric,
                 h.share * 100.0,
                 h.key_share * 100.0,
-                h.start,
+                if h.start.is_empty() {
+                    "(start)"
+                } else {
+                    &h.start
+                },
                 h.prefix
             ));
         }

@@ -161,7 +161,9 @@ fn splits_from_sampled_keys_create_even_regions() -> Result<(), Box<dyn std::err
     ])?;
     let text = String::from_utf8(out.stdout)?;
     assert!(
-        text.contains("create 'events', 'e', SPLITS => [\"\\x02\", \"\\x04\", \"\\x06\"]"),
+        text.contains(
+            "create 'events', {NAME => 'e'}, SPLITS => [\"\\x02\", \"\\x04\", \"\\x06\"]"
+        ),
         "{text}"
     );
     Ok(())
@@ -270,7 +272,7 @@ fn keys_and_splits_from_a_design_and_a_workload() -> Result<(), Box<dyn std::err
     // Each of the 4 buckets split once more at its median, the bucket prefixes '1', '2',
     // '3' between the medians.
     assert!(
-        text.contains("create 'events', 'e', SPLITS => [\"0"),
+        text.contains("create 'events', {NAME => 'e'}, SPLITS => [\"0"),
         "{text}"
     );
     assert!(
@@ -493,10 +495,15 @@ fn every_command_writes_json() -> Result<(), Box<dyn std::error::Error>> {
         &j("export.json"),
     ])?;
     assert!(export.status.success());
+    let script = json(&j("export.json"))?["script"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(script.contains("create 't'"), "{script}");
+    // A quick design's scaled-down sizes stay in the lab.
     assert!(
-        json(&j("export.json"))?["script"]
-            .as_str()
-            .is_some_and(|s| s.contains("create 't'"))
+        !script.contains("MAX_FILESIZE =>") && script.contains("HBase's defaults apply"),
+        "{script}"
     );
     let sizing = run(&[
         &"lab",

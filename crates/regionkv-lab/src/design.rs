@@ -124,6 +124,9 @@ pub struct Design {
     pub presplit: PreSplit,
     /// What each family gets per record, in the descriptor's family order.
     pub data: Vec<FamilyData>,
+    /// A quick design's scaled-down sizes ([`QUICK_FLUSH_SIZE`]) are in the descriptor:
+    /// not for a real cluster.
+    pub scaled_sizes: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -269,6 +272,7 @@ impl Design {
             descriptor,
             presplit,
             data,
+            scaled_sizes: false,
         })
     }
 
@@ -310,6 +314,7 @@ impl Design {
         );
         let mut d = Design::parse(&text, "--key", Path::new("."))?;
         d.presplit = presplit;
+        d.scaled_sizes = true;
         Ok(d)
     }
 

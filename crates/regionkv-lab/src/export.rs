@@ -30,9 +30,22 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
     for f in &desc.families {
         args.push(family_hash(f));
     }
-    let mut table: Vec<String> = desc
-        .attributes(false)
+    // A quick design's scaled-down sizes are the lab's, not the cluster's.
+    let scaled = |k: &str, v: &str| {
+        design.scaled_sizes
+            && ((k == "MAX_FILESIZE" && v == crate::design::QUICK_MAX_FILESIZE.to_string())
+                || (k == "MEMSTORE_FLUSHSIZE" && v == crate::design::QUICK_FLUSH_SIZE.to_string()))
+    };
+    let attributes = desc.attributes(false);
+    if attributes.iter().any(|(k, v)| scaled(k, v)) {
+        out.push_str(
+            "# the lab's scaled-down MAX_FILESIZE / MEMSTORE_FLUSHSIZE are left out: HBase's \
+             defaults apply\n",
+        );
+    }
+    let mut table: Vec<String> = attributes
         .into_iter()
+        .filter(|(k, v)| !scaled(k, v))
         .map(|(k, v)| format!("{k} => {}", ruby_string(v.as_bytes())))
         .collect();
     match &design.presplit {
@@ -60,7 +73,7 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
 }
 
 /// `{NAME => 'f', KEY => 'value', ...}` with the options that differ from a new family's.
-fn family_hash(f: &ColumnFamilyDescriptor) -> String {
+pub fn family_hash(f: &ColumnFamilyDescriptor) -> String {
     let defaults = ColumnFamilyDescriptor::new(&f.name)
         .map(|d| d.attributes())
         .unwrap_or_default();

@@ -159,6 +159,7 @@ pub fn live_report(db: &Db, table: &str, buckets: usize) -> Result<Report, Simul
         descriptor: descriptor.clone(),
         presplit: PreSplit::None,
         data: Vec::<FamilyData>::new(),
+        scaled_sizes: false,
     };
     let lint = crate::lint::lint(&design)
         .iter()
@@ -227,6 +228,7 @@ pub fn live_report(db: &Db, table: &str, buckets: usize) -> Result<Report, Simul
             slice_ms: duration,
         },
         elapsed_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
+        live: true,
         heatmap: HeatmapData {
             writes: Some(writes),
             reads: Some(reads),

@@ -307,7 +307,7 @@ fn section(out: &mut String, i: usize, r: &Report) {
     );
     for (m, label) in [
         ("writes", "writes"),
-        ("reads", "reads (rows)"),
+        ("reads", reads_label(r)),
         ("bytes", "bytes"),
     ] {
         w!(
@@ -337,6 +337,15 @@ fn section(out: &mut String, i: usize, r: &Report) {
     out.push_str("</section>\n");
 }
 
+/// What the reads count: rows in a simulation, requests on a live table.
+fn reads_label(r: &Report) -> &'static str {
+    if r.live {
+        "read requests"
+    } else {
+        "reads (rows)"
+    }
+}
+
 fn skew_table(out: &mut String, r: &Report) {
     out.push_str(
         "<h3>Skew over regions</h3>\n<table class=\"skew\">\n<thead><tr><th>load</th>\
@@ -345,7 +354,7 @@ fn skew_table(out: &mut String, r: &Report) {
     );
     for (label, f) in [
         ("writes", &r.skew.writes),
-        ("reads (rows)", &r.skew.reads),
+        (reads_label(r), &r.skew.reads),
         ("bytes (at end)", &r.skew.bytes),
     ] {
         w!(

@@ -135,6 +135,9 @@ pub struct Report {
     pub heatmap_shape: HeatmapShape,
     /// Wall-clock time of the run, ms.
     pub elapsed_ms: u64,
+    /// A live table's recorded counters (`lab_report` in the shell), not a simulation:
+    /// reads are the engine's read requests, not rows.
+    pub live: bool,
     /// Writes, reads (rows) and bytes written per time slice and key bucket.
     #[serde(skip)]
     pub heatmap: HeatmapData,
@@ -1043,6 +1046,7 @@ pub fn simulate(
             slice_ms: clock_map.slice_ms(),
         },
         elapsed_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
+        live: false,
         heatmap: HeatmapData {
             writes: Some(writes_map),
             reads: Some(reads_map),
