@@ -72,7 +72,12 @@ impl Plan {
 enum Part {
     Fixed(Vec<u8>),
     Fan(Vec<Vec<u8>>),
-    Ordered { descending: bool },
+    /// An order-keeping encoding of the ordered field; `truncated` when only a prefix of
+    /// it (OpenTSDB's base time): still good for bounding a range, not for "newest first".
+    Ordered {
+        descending: bool,
+        truncated: bool,
+    },
     Open,
 }
 
@@ -124,9 +129,11 @@ pub fn plan(
             }
             // The newest rows of what the read knows are in order only when the prefix
             // holds all of it; a range needs no such thing (it reads the others' rows too).
-            Part::Ordered { descending }
-                if matches!(kind, ReadKind::Range { .. })
-                    || bound.iter().all(|f| used.contains(f)) =>
+            Part::Ordered {
+                descending,
+                truncated,
+            } if matches!(kind, ReadKind::Range { .. })
+                || (!truncated && bound.iter().all(|f| used.contains(f))) =>
             {
                 ordered = Some((part, descending));
                 complete = false;
@@ -255,15 +262,38 @@ fn classify(
         && !random
     {
         let on_field = |e: Option<&Expr>| matches!(e, Some(Expr::Field(f)) if f == o);
-        match part {
-            Expr::Field(f) if f == o => return Ok(Part::Ordered { descending: false }),
-            Expr::Call(Function::Pad | Function::Be64 | Function::Be32 | Function::Be16, args)
-                if on_field(args.first()) =>
-            {
-                return Ok(Part::Ordered { descending: false });
+        // The field in an ascending encoding of fixed width.
+        let ascending = |e: &Expr| match e {
+            Expr::Field(f) => f == o,
+            Expr::Call(Function::Pad | Function::Be64 | Function::Be32 | Function::Be16, args) => {
+                on_field(args.first())
             }
+            _ => false,
+        };
+        let whole = |descending| Part::Ordered {
+            descending,
+            truncated: false,
+        };
+        match part {
+            e if ascending(e) => return Ok(whole(false)),
             Expr::Call(Function::ReverseTs, args) if on_field(args.first()) => {
-                return Ok(Part::Ordered { descending: true });
+                return Ok(whole(true));
+            }
+            // A leading piece of an ascending encoding keeps its order (not strictly).
+            Expr::Call(Function::Substr, args)
+                if args.first().is_some_and(ascending)
+                    && matches!(args.get(1), Some(Expr::Int(0))) =>
+            {
+                return Ok(Part::Ordered {
+                    descending: false,
+                    truncated: true,
+                });
+            }
+            Expr::Slice(inner, None | Some(0), Some(end)) if ascending(inner) && *end > 0 => {
+                return Ok(Part::Ordered {
+                    descending: false,
+                    truncated: true,
+                });
             }
             _ => {}
         }
@@ -481,6 +511,13 @@ mod tests {
         let p = plan(&Expr::parse("long(ts) + metric")?, &latest, &fields, &r)?;
         assert_eq!((scans(&p).1, scans(&p).2), (false, None));
         assert!(p.full_scan);
+        // OpenTSDB's base time (a leading piece of the time) bounds a range, not "latest".
+        let tsdb = Expr::parse("metric + substr(pad(ts, 13), 0, 8) + user + pad(ts, 13)")?;
+        let p = plan(&tsdb, &range, &fields, &r)?;
+        assert_eq!(scans(&p).0[0].start, b"cpu00000009".to_vec());
+        assert_eq!(scans(&p).0[0].stop, b"cpu00000011".to_vec());
+        let p = plan(&tsdb, &latest, &fields, &r)?;
+        assert_eq!((scans(&p).1, scans(&p).2), (false, None));
         // A salted series: one scan per bucket.
         let p = plan(
             &Expr::parse("hashmod(user, 20) + metric + long(ts)")?,
