@@ -502,7 +502,7 @@ impl Engine {
             .admin()
             .list_namespaces()
             .map_err(|e| hbase_error(e, ""))?;
-        list_matching(args, all, "NAMESPACE", out)
+        list_matching(args, all, "NAMESPACE", false, out)
     }
 
     pub(super) fn list_namespace_tables(
@@ -811,7 +811,7 @@ impl Engine {
             .admin()
             .list_tables()
             .map_err(|e| hbase_error(e, ""))?;
-        list_matching(args, all, "TABLE", out)
+        list_matching(args, all, "TABLE", true, out)
     }
 
     pub(super) fn exists(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
@@ -1175,14 +1175,24 @@ fn config(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> 
 
 /// Prints the names matching the optional regex argument under `header`, as `list` and
 /// `list_namespace` do, and returns them.
+/// The names matching the regex argument. With `default_ns`, a table of the default
+/// namespace (a name without `ns:`) also matches as `default:NAME`, as HBase's master
+/// filters table listings (`HMaster.filterTablesByRegex`): `list 'default:.*'` lists them.
 fn list_matching(
     args: &[Value],
     names: Vec<String>,
     header: &str,
+    default_ns: bool,
     out: &mut Out<'_>,
 ) -> CmdResult<Ret> {
     let regex = regex_arg(args)?;
-    let list: Vec<String> = names.into_iter().filter(|n| regex.is_match(n)).collect();
+    let list: Vec<String> = names
+        .into_iter()
+        .filter(|n| {
+            regex.is_match(n)
+                || (default_ns && !n.contains(':') && regex.is_match(&format!("default:{n}")))
+        })
+        .collect();
     out.header(&[header])?;
     for n in &list {
         out.row(&[n])?;

@@ -12,6 +12,10 @@ create 't3', 'f'
 list_namespace_tables 'ns1'
 list_namespace_tables 'default'
 list 'ns1:.*'
+# A default-namespace table matches as 'default:NAME' too (HBase's master does so).
+list 'default:.*'
+list 'default:t3'
+list 't.*'
 # Errors: an existing namespace, a namespace with tables, unknown namespaces.
 create_namespace 'ns1'
 drop_namespace 'ns1'
