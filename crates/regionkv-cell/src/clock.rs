@@ -7,6 +7,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The civil date (year, month 1-12, day 1-31) of a count of days since 1970-01-01,
+/// proleptic Gregorian (Howard Hinnant's `civil_from_days`): the one conversion the
+/// shell's dates, the WAL printer and the lab's date fields share.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    // Both are within 1..=31 and 1..=12 by construction.
+    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// A source of the current time in milliseconds since the Unix epoch.
 pub trait Clock: Send + Sync + Debug {
     /// Milliseconds since the Unix epoch.
@@ -89,6 +106,14 @@ impl Clock for IncrementingClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_454), (2026, 1, 1));
+    }
 
     #[test]
     fn system_clock_is_plausible_and_monotone_enough() {

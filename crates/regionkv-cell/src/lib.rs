@@ -30,7 +30,7 @@ mod time_range;
 
 pub use cell::{Cell, CellRef};
 pub use cell_type::CellType;
-pub use clock::{Clock, IncrementingClock, ManualClock, SharedClock, SystemClock};
+pub use clock::{Clock, IncrementingClock, ManualClock, SharedClock, SystemClock, civil_from_days};
 pub use error::{Error, Result};
 pub use key::{KeyView, OwnedKey, compare_bytes, compare_keys, compare_rows};
 pub use scanner::KeyValueScanner;
