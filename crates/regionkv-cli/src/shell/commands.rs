@@ -63,7 +63,7 @@ pub const GROUPS: &[Group] = &[
             ("enable", Available),
             ("enable_all", NotYet),
             ("exists", Available),
-            ("get_table", NotYet),
+            ("get_table", Available),
             ("is_disabled", Available),
             ("is_enabled", Available),
             ("list", Available),
@@ -316,6 +316,13 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "describe_namespace" => "describe_namespace 'ns1'",
         "list_namespace" => "list_namespace\nlist_namespace 'abc.*'",
         "list_namespace_tables" => "list_namespace_tables 'ns1'",
+        "get_table" => {
+            "t1 = get_table 't1'\n\
+             t1.put 'r1', 'f1:c1', 'v1'\n\
+             t1.get 'r1'\n\
+             t1.scan\n\
+             t1.count"
+        }
         "create" => {
             "create 'ns1:t1', {NAME => 'f1', VERSIONS => 5}\n\
              create 't1', 'f1', 'f2', 'f3'\n\

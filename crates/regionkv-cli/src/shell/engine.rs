@@ -21,7 +21,7 @@ use regionkv_fs::RealFs;
 
 use super::args::{CmdError, CmdResult, fail};
 use super::clock::SwitchableClock;
-use super::format::{Formatter, TimestampFormat, ruby_inspect};
+use super::format::{Formatter, TimestampFormat};
 use super::parse::Value;
 
 /// What a command returns, for the interactive echo.
@@ -37,22 +37,6 @@ pub enum Ret {
     List(Vec<String>),
     /// The table handle `create` returns.
     Table(String),
-}
-
-impl Ret {
-    /// The text IRB prints after `=> `, if any.
-    pub fn echo(&self) -> Option<String> {
-        match self {
-            Ret::Nil => None,
-            Ret::Bool(b) => Some(b.to_string()),
-            Ret::Int(n) => Some(n.to_string()),
-            Ret::List(items) => {
-                let items: Vec<String> = items.iter().map(|s| ruby_inspect(s)).collect();
-                Some(format!("[{}]", items.join(", ")))
-            }
-            Ret::Table(name) => Some(format!("Hbase::Table - {name}")),
-        }
-    }
 }
 
 /// Where a command prints: the output stream and a fresh HBase formatter (HBase makes one
@@ -175,10 +159,33 @@ impl Engine {
             "incr" => self.incr(args, out),
             "get_counter" => self.get_counter(args, out),
             "append" => self.append(args, out),
+            "get_table" => {
+                // HBase's `get_table` wraps `Connection#getTable`, which does not look the
+                // table up: a missing table fails at its first use, as here.
+                super::args::arity(args, 1, None)?;
+                Ok(Ret::Table(super::args::table_arg(&args[0])?))
+            }
             other => fail(format!(
                 "command '{other}' is not available yet in this build of regionkv"
             )),
         }
+    }
+
+    /// The column family names of table `name` (`get_all_columns` of a table handle).
+    pub fn families(&self, name: &str) -> Result<Vec<String>, String> {
+        let desc = self
+            .db
+            .admin()
+            .describe(name)
+            .map_err(|e| match hbase_error(e, name) {
+                CmdError::Failed(m) => m,
+                CmdError::Io(e) => e.to_string(),
+            })?;
+        Ok(desc
+            .families
+            .iter()
+            .map(|f| String::from_utf8_lossy(&f.name).into_owned())
+            .collect())
     }
 
     /// A table handle; a missing table is HBase's `Unknown table NAME!`.
@@ -243,24 +250,6 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn echo_follows_irb() {
-        assert_eq!(Ret::Nil.echo(), None);
-        assert_eq!(Ret::Bool(true).echo().as_deref(), Some("true"));
-        assert_eq!(Ret::Int(5).echo().as_deref(), Some("5"));
-        assert_eq!(
-            Ret::List(vec!["t1".into(), "a\\x00".into()])
-                .echo()
-                .as_deref(),
-            Some("[\"t1\", \"a\\\\x00\"]")
-        );
-        assert_eq!(Ret::List(vec![]).echo().as_deref(), Some("[]"));
-        assert_eq!(
-            Ret::Table("ns:t".into()).echo().as_deref(),
-            Some("Hbase::Table - ns:t")
-        );
-    }
 
     #[test]
     fn engine_errors_read_like_hbase() {

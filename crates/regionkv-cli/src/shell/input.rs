@@ -15,7 +15,7 @@
 //! statements following a very long one may be parsed together with it (a syntax error in
 //! such a group then stops the whole group). The interactive chunker checks every line.
 
-use super::parse::{Completeness, completeness};
+use super::grammar::{Completeness, completeness};
 
 /// Accumulates lines until they form a complete chunk.
 #[derive(Debug)]
@@ -81,7 +81,7 @@ impl Chunker {
             [one] => std::mem::take(one),
             many => many.join("\n"),
         };
-        match completeness(&text) {
+        match completeness(&text, &Default::default()) {
             Completeness::Complete => {
                 self.lines.clear();
                 self.state = Completeness::Complete;

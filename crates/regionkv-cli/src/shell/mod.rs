@@ -18,6 +18,7 @@
 //! given wins. `--no-timing` leaves out the `Took X.XXXX seconds` lines.
 
 mod args;
+mod ast;
 mod clock;
 mod commands;
 mod ddl;
@@ -26,10 +27,14 @@ mod engine;
 
 pub(crate) use engine::error_chain;
 mod format;
+mod grammar;
 mod input;
+mod interp;
+mod interrupt;
 mod parse;
 mod regions;
 mod session;
+mod sprintf;
 mod tz;
 
 use std::fs::File;
@@ -216,7 +221,7 @@ fn run_script<W: Write>(
             },
         };
         if let Some((text, first_line)) = chunk {
-            let flow = session.run_chunk(&text, first_line)?;
+            let flow = session.run_chunk(text, first_line)?;
             if flow != Flow::Continue {
                 let code = exit_code(flow, session.failures(), true);
                 return Ok(finish(session, code));
@@ -319,7 +324,7 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
                         .dimensions()
                         .map_or(0, |(columns, _)| usize::from(columns));
                     session.set_width(width);
-                    match session.run_chunk(&text, first_line) {
+                    match session.run_chunk(text, first_line) {
                         Ok(Flow::Continue) => {}
                         Ok(flow) => break Ok(flow),
                         Err(e) => break Err(ShellError::Output(e)),
@@ -330,7 +335,7 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
             Err(ReadlineError::Interrupted) => chunker.discard(),
             Err(ReadlineError::Eof) => {
                 let flow = match chunker.finish() {
-                    Some((text, first_line)) => session.run_chunk(&text, first_line),
+                    Some((text, first_line)) => session.run_chunk(text, first_line),
                     None => Ok(Flow::Continue),
                 };
                 break flow.map_err(ShellError::Output);

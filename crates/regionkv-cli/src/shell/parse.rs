@@ -1,27 +1,24 @@
-//! The lexer and parser of the shell language: the small, literal-only subset of Ruby that
-//! HBase shell commands are written in. It turns text into [`Command`]s whose arguments are
-//! [`Value`] trees; it evaluates nothing and knows no command names.
+//! The lexer of the shell language (Ruby, as HBase's JRuby shell reads it), the literal
+//! [`Value`]s commands take as arguments, and the syntax errors of the language. The grammar
+//! over these tokens is in `grammar.rs`; it evaluates nothing and knows no command names.
 //!
-//! What is accepted, following Ruby (and so HBase's JRuby shell):
+//! What the lexer reads, following Ruby:
 //!
-//! - **Statements** are `name arg, arg, ...` or `name(arg, ...)`, separated by newlines or `;`.
-//!   A statement continues onto the next line after a `,` or `=>`, inside `()`, `[]` or `{}`,
-//!   and after a `\` at the end of a line. `t = create ...` is accepted and the assignment
-//!   dropped (HBase returns a table handle there; regionkv has none). `#` starts a comment that
-//!   runs to the end of the line.
 //! - **Strings**: `'...'` knows only the `\\` and `\'` escapes; `"..."` knows Ruby's escapes
 //!   (`\n \t \s \r \a \b \e \f \v`, octal `\NNN`, `\xNN`, `\uNNNN`, `\u{...}`, `\cx`, `\C-x`,
-//!   `\M-x`; any other escaped character stands for itself). Adjacent literals concatenate.
-//!   `#{...}` interpolation is rejected rather than copied literally.
-//! - **Numbers**: integers with an optional leading `-`, `_` between digits, and the `0x`, `0b`,
-//!   `0o`/leading-`0` (octal) and `0d` prefixes; floats such as `1.5`, `-2e3`, `1_000.5`.
-//! - `true`, `false`, `nil`; **constants** (identifiers starting with an upper-case letter:
-//!   `VERSIONS`, `TTL`, `NAME`, ...); **arrays** `[a, b]`; **hashes** `{KEY => value, ...}`.
-//!   A trailing `KEY => value, ...` list without braces in an argument list is one hash
-//!   argument, as in Ruby (`alter 't1', NAME => 'f1', VERSIONS => 5`).
+//!   `\M-x`; any other escaped character stands for itself) and `#{...}` interpolation, whose
+//!   code is lexed in place into its own tokens.
+//! - **Numbers**: integers with `_` between digits and the `0x`, `0b`, `0o`/leading-`0` (octal)
+//!   and `0d` prefixes; floats such as `1.5`, `2e3`, `1_000.5`. A `-` right before a digit is
+//!   the literal's sign unless it follows a value with no space between (`x-1` subtracts);
+//!   the parser decides the rest (`x -1` subtracts when `x` is a variable).
+//! - Identifiers (`empty?` and `reverse!` included), constants, `:symbols`, `label:` hash
+//!   keys, Ruby's keywords, operators, and the punctuation of calls, arrays, hashes, blocks
+//!   and ranges. `#` starts a comment that runs to the end of the line; a `\` at the end of a
+//!   line continues it.
 //!
 //! Errors carry the line and column (1-based, columns counted in characters) where they were
-//! found. [`completeness`] tells an interactive reader whether more lines are needed.
+//! found.
 
 use std::fmt;
 
@@ -59,17 +56,6 @@ pub enum Value {
     Hash(Vec<(Value, Value)>),
     /// An array.
     Array(Vec<Value>),
-}
-
-/// One parsed command: its name and its arguments.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Command {
-    /// The command name, as written (`put`, `create`, ...).
-    pub name: String,
-    /// The arguments in order; a trailing bare `KEY => value` list is one [`Value::Hash`].
-    pub args: Vec<Value>,
-    /// Where the command name starts.
-    pub pos: Pos,
 }
 
 /// A syntax error and where it was found.
@@ -111,8 +97,10 @@ pub enum ErrorKind {
     /// A malformed escape sequence in a double-quoted string.
     #[error("{0}")]
     InvalidEscape(&'static str),
-    /// `#{...}`, `#@var` or `#$var` inside a double-quoted string.
-    #[error("string interpolation is not supported; write \\# for a literal '#'")]
+    /// `#@var` or `#$var` inside a double-quoted string.
+    #[error(
+        "interpolation of instance and global variables is not supported by regionkv; write \\# for a literal '#'"
+    )]
     Interpolation,
     /// A malformed number.
     #[error("invalid number '{0}'")]
@@ -123,18 +111,15 @@ pub enum ErrorKind {
     /// A float whose magnitude is too large to represent.
     #[error("float '{0}' is out of range")]
     FloatOutOfRange(String),
-    /// A lower-case identifier where a value was expected (an unquoted name, a variable).
-    #[error("unexpected identifier '{0}', expecting a value (quote names: '{0}')")]
-    BareIdentifier(String),
-    /// Arrays and hashes nested deeper than [`MAX_NESTING`].
-    #[error("arrays and hashes nest more than {limit} levels deep")]
+    /// Expressions nested deeper than the parser's limit.
+    #[error("expressions nest more than {limit} levels deep")]
     TooDeep {
         /// The limit.
         limit: usize,
     },
-    /// `Const.method`: method calls such as `Bytes.toBytes(...)` are not supported.
-    #[error("method calls such as {0}.method are not supported; write bytes as a \"\\xNN\" string")]
-    MethodCall(String),
+    /// Ruby the shell does not run: what it is and what to do instead.
+    #[error("{0} is not supported by regionkv's shell: {1} (SHELL.md lists the Ruby it runs)")]
+    Unsupported(&'static str, &'static str),
 }
 
 impl ErrorKind {
@@ -148,89 +133,48 @@ impl ErrorKind {
     }
 }
 
-/// Parses a whole input (one or more statements) into commands. `first_line` is the line
-/// number of its first line, used in error positions.
-pub fn parse_program(src: &str, first_line: u32) -> Result<Vec<Command>, ParseError> {
-    let (tokens, error) = Lexer::new(src, first_line).run();
-    if let Some(e) = error {
-        return Err(e);
-    }
-    Parser {
-        tokens,
-        next: 0,
-        depth: 0,
-    }
-    .program()
-}
-
-/// Whether an input is ready to run or needs more lines, as an interactive reader asks
-/// before each new line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Completeness {
-    /// Parse it: it is complete, or broken in a way more input cannot fix.
-    Complete,
-    /// More input could complete it.
-    Incomplete {
-        /// How many brackets are open.
-        depth: usize,
-        /// The quote of the string literal left open, if any.
-        quote: Option<char>,
-    },
-}
-
-/// Says whether `src` is complete or needs more lines (an open string, bracket, or a trailing
-/// `,`, `=>` or `\`).
-pub fn completeness(src: &str) -> Completeness {
-    let (tokens, lex_error) = Lexer::new(src, 1).run();
-    // Counted before the parser takes the tokens (they may hold a huge string: no copy).
-    let depth = tokens.iter().fold(0usize, |depth, t| match t.tok {
-        Tok::LParen | Tok::LBracket | Tok::LBrace => depth + 1,
-        Tok::RParen | Tok::RBracket | Tok::RBrace => depth.saturating_sub(1),
-        _ => depth,
-    });
-    let error = match lex_error {
-        Some(e) => e,
-        None => match (Parser {
-            tokens,
-            next: 0,
-            depth: 0,
-        })
-        .program()
-        {
-            Ok(_) => return Completeness::Complete,
-            Err(e) => e,
-        },
-    };
-    if !error.kind.is_at_end() {
-        return Completeness::Complete;
-    }
-    let quote = match error.kind {
-        ErrorKind::UnterminatedString { quote } => Some(quote),
-        _ => None,
-    };
-    Completeness::Incomplete { depth, quote }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
 /// A token.
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+pub(super) enum Tok {
     Str(Vec<u8>),
+    /// A double-quoted string with `#{...}` interpolations.
+    DStr(Vec<StrPart>),
     Int(i64),
     Float(f64),
-    /// An identifier starting with a lower-case letter or `_`.
+    /// An identifier starting with a lower-case letter or `_`; it may end in `?` or `!`
+    /// (`empty?`, `nil?`).
     Ident(String),
     /// An identifier starting with an upper-case letter.
     Const(String),
+    /// `name:` (a hash key in Ruby's label syntax, `{a: 1}`).
+    Label(String),
+    /// `:name`.
+    Symbol(String),
+    /// A reserved word of Ruby (`if`, `do`, `end`, `def`, ...).
+    Keyword(&'static str),
     True,
     False,
     Nil,
     Comma,
     Arrow,
     Assign,
+    /// `+=`, `-=`, `*=`, `/=`, `%=`, `**=`, `<<=`, `||=`, `&&=`: the operator before `=`.
+    OpAssign(&'static str),
+    /// An operator: `+ - * / % ** == != < <= > >= <=> && || ! << >> & ^ ~ =~ ===`.
+    Op(&'static str),
+    /// `|`: bitwise or, or the bars around block parameters.
+    Pipe,
+    Question,
+    Colon,
+    ColonColon,
     Dot,
+    /// `..`
+    Dot2,
+    /// `...`
+    Dot3,
     LParen,
     RParen,
     LBracket,
@@ -242,22 +186,49 @@ enum Tok {
     Eof,
 }
 
+/// A piece of an interpolated string: literal bytes or the tokens of one `#{...}`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum StrPart {
+    Lit(Vec<u8>),
+    /// The tokens between `#{` and `}`, ending with an `Eof` token; `Pos` is the `#`.
+    Code(Vec<Token>, Pos),
+}
+
+/// The reserved words the lexer knows. Those the shell's Ruby does not run are still
+/// recognised, so that using one is a clear error instead of a call of a missing command.
+const KEYWORDS: &[&str] = &[
+    "alias", "and", "begin", "break", "case", "class", "def", "do", "else", "elsif", "end",
+    "ensure", "for", "if", "in", "module", "next", "not", "or", "redo", "rescue", "retry",
+    "return", "self", "super", "then", "undef", "unless", "until", "when", "while", "yield",
+];
+
 impl Tok {
     /// How an error message names this token.
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match self {
-            Tok::Str(_) => "string literal".into(),
+            Tok::Str(_) | Tok::DStr(_) => "string literal".into(),
             Tok::Int(_) => "integer literal".into(),
             Tok::Float(_) => "float literal".into(),
             Tok::Ident(name) => format!("identifier '{name}'"),
             Tok::Const(name) => format!("constant '{name}'"),
+            Tok::Label(name) => format!("label '{name}:'"),
+            Tok::Symbol(name) => format!("symbol ':{name}'"),
+            Tok::Keyword(word) => format!("'{word}'"),
             Tok::True => "'true'".into(),
             Tok::False => "'false'".into(),
             Tok::Nil => "'nil'".into(),
             Tok::Comma => "','".into(),
             Tok::Arrow => "'=>'".into(),
             Tok::Assign => "'='".into(),
+            Tok::OpAssign(op) => format!("'{op}='"),
+            Tok::Op(op) => format!("'{op}'"),
+            Tok::Pipe => "'|'".into(),
+            Tok::Question => "'?'".into(),
+            Tok::Colon => "':'".into(),
+            Tok::ColonColon => "'::'".into(),
             Tok::Dot => "'.'".into(),
+            Tok::Dot2 => "'..'".into(),
+            Tok::Dot3 => "'...'".into(),
             Tok::LParen => "'('".into(),
             Tok::RParen => "')'".into(),
             Tok::LBracket => "'['".into(),
@@ -269,33 +240,72 @@ impl Tok {
             Tok::Eof => "end of input".into(),
         }
     }
+
+    /// Whether a value can end with this token, so that a `-` right after it (with no space
+    /// between) is subtraction, not the sign of a literal.
+    fn ends_value(&self) -> bool {
+        matches!(
+            self,
+            Tok::Str(_)
+                | Tok::DStr(_)
+                | Tok::Int(_)
+                | Tok::Float(_)
+                | Tok::Ident(_)
+                | Tok::Const(_)
+                | Tok::Symbol(_)
+                | Tok::True
+                | Tok::False
+                | Tok::Nil
+                | Tok::RParen
+                | Tok::RBracket
+                | Tok::RBrace
+                | Tok::Keyword("end")
+        )
+    }
 }
+
+/// How deep `#{"#{...}"}` interpolations may nest.
+const MAX_INTERPOLATION_DEPTH: usize = 16;
 
 /// A token, where it starts, and whether whitespace precedes it.
 #[derive(Debug, Clone, PartialEq)]
-struct Token {
-    tok: Tok,
-    pos: Pos,
-    spaced: bool,
+pub(super) struct Token {
+    pub(super) tok: Tok,
+    pub(super) pos: Pos,
+    /// Whitespace (or a comment or line continuation) comes right before the token.
+    pub(super) spaced: bool,
+    /// For an `Int`/`Float`: it was written with a leading `-` (`x -1` is then `x - 1` when
+    /// `x` is a value, and the argument `-1` when `x` is a command).
+    pub(super) signed: bool,
 }
 
 /// The tokenizer, over the source text itself: `next` is a byte offset (always on a char
 /// boundary), so a long line costs its own bytes once, not four bytes a char as a
 /// `Vec<char>` copy would (a 60 MB line took 760 MB that way).
-struct Lexer<'a> {
+pub(super) struct Lexer<'a> {
     src: &'a str,
     next: usize,
     line: u32,
     column: u32,
+    /// The previous token can end a value (see [`Tok::ends_value`]).
+    after_value: bool,
+    /// Whitespace precedes the token being read.
+    spaced: bool,
+    /// How many `#{...}` are open around the token being read: bounded, since each level
+    /// recurses.
+    interpolations: usize,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a str, first_line: u32) -> Self {
+    pub(super) fn new(src: &'a str, first_line: u32) -> Self {
         Lexer {
             src,
             next: 0,
             line: first_line,
             column: 1,
+            after_value: false,
+            spaced: false,
+            interpolations: 0,
         }
     }
 
@@ -334,23 +344,57 @@ impl<'a> Lexer<'a> {
     }
 
     /// Tokenizes everything; on error returns the tokens before it and the error.
-    fn run(mut self) -> (Vec<Token>, Option<ParseError>) {
+    pub(super) fn run(mut self) -> (Vec<Token>, Option<ParseError>) {
         let mut tokens = Vec::new();
+        match self.tokens_until(&mut tokens, false) {
+            Ok(()) => (tokens, None),
+            Err(e) => (tokens, Some(e)),
+        }
+    }
+
+    /// Reads tokens into `tokens` up to the end of input, or, `inside` an interpolation, up
+    /// to the `}` that closes it (consumed, not kept). Either way an `Eof` token ends them.
+    fn tokens_until(&mut self, tokens: &mut Vec<Token>, inside: bool) -> Result<(), ParseError> {
+        let mut braces = 0usize;
         loop {
-            let spaced = match self.skip_blanks() {
-                Ok(spaced) => spaced,
-                Err(e) => return (tokens, Some(e)),
-            };
+            self.spaced = self.skip_blanks()?;
             let pos = self.pos();
-            match self.token(pos) {
-                Ok(tok) => {
-                    let eof = tok == Tok::Eof;
-                    tokens.push(Token { tok, pos, spaced });
-                    if eof {
-                        return (tokens, None);
-                    }
-                }
-                Err(e) => return (tokens, Some(e)),
+            if inside && self.peek().is_none() {
+                return Err(ParseError {
+                    kind: ErrorKind::UnexpectedEnd {
+                        expected: "'}' to close the interpolation",
+                    },
+                    pos,
+                });
+            }
+            if inside && self.peek() == Some('}') && braces == 0 {
+                self.bump();
+                tokens.push(Token {
+                    tok: Tok::Eof,
+                    pos,
+                    spaced: false,
+                    signed: false,
+                });
+                return Ok(());
+            }
+            let signed = self.peek() == Some('-');
+            let tok = self.token(pos)?;
+            match tok {
+                Tok::LBrace => braces += 1,
+                Tok::RBrace => braces = braces.saturating_sub(1),
+                _ => {}
+            }
+            self.after_value = tok.ends_value();
+            let eof = tok == Tok::Eof;
+            let signed = signed && matches!(tok, Tok::Int(_) | Tok::Float(_));
+            tokens.push(Token {
+                tok,
+                pos,
+                spaced: self.spaced,
+                signed,
+            });
+            if eof {
+                return Ok(());
             }
         }
     }
@@ -398,48 +442,101 @@ impl<'a> Lexer<'a> {
         let Some(c) = self.peek() else {
             return Ok(Tok::Eof);
         };
-        let single = match c {
-            '\n' => Some(Tok::Newline),
-            ';' => Some(Tok::Semi),
-            ',' => Some(Tok::Comma),
-            '.' => Some(Tok::Dot),
-            '(' => Some(Tok::LParen),
-            ')' => Some(Tok::RParen),
-            '[' => Some(Tok::LBracket),
-            ']' => Some(Tok::RBracket),
-            '{' => Some(Tok::LBrace),
-            '}' => Some(Tok::RBrace),
-            _ => None,
-        };
-        if let Some(tok) = single {
-            self.bump();
-            return Ok(tok);
-        }
-        match c {
-            '=' => {
-                self.bump();
-                match self.peek() {
-                    Some('>') => {
-                        self.bump();
-                        Ok(Tok::Arrow)
-                    }
-                    Some('=') => Err(ParseError {
-                        kind: ErrorKind::UnexpectedChar('='),
-                        pos: self.pos(),
-                    }),
-                    _ => Ok(Tok::Assign),
-                }
+        let next = self.peek_at(1);
+        let (tok, len) = match (c, next, self.peek_at(2)) {
+            ('\n', ..) => (Tok::Newline, 1),
+            (';', ..) => (Tok::Semi, 1),
+            (',', ..) => (Tok::Comma, 1),
+            ('.', Some('.'), Some('.')) => (Tok::Dot3, 3),
+            ('.', Some('.'), _) => (Tok::Dot2, 2),
+            ('.', ..) => (Tok::Dot, 1),
+            ('(', ..) => (Tok::LParen, 1),
+            (')', ..) => (Tok::RParen, 1),
+            ('[', ..) => (Tok::LBracket, 1),
+            (']', ..) => (Tok::RBracket, 1),
+            ('{', ..) => (Tok::LBrace, 1),
+            ('}', ..) => (Tok::RBrace, 1),
+            ('=', Some('>'), _) => (Tok::Arrow, 2),
+            ('=', Some('='), Some('=')) => (Tok::Op("==="), 3),
+            ('=', Some('='), _) => (Tok::Op("=="), 2),
+            ('=', Some('~'), _) => (Tok::Op("=~"), 2),
+            ('=', ..) => (Tok::Assign, 1),
+            ('!', Some('='), _) => (Tok::Op("!="), 2),
+            ('!', Some('~'), _) => (Tok::Op("!~"), 2),
+            ('!', ..) => (Tok::Op("!"), 1),
+            ('<', Some('='), Some('>')) => (Tok::Op("<=>"), 3),
+            ('<', Some('<'), Some('=')) => (Tok::OpAssign("<<"), 3),
+            ('<', Some('<'), _) => (Tok::Op("<<"), 2),
+            ('<', Some('='), _) => (Tok::Op("<="), 2),
+            ('<', ..) => (Tok::Op("<"), 1),
+            ('>', Some('>'), Some('=')) => (Tok::OpAssign(">>"), 3),
+            ('>', Some('>'), _) => (Tok::Op(">>"), 2),
+            ('>', Some('='), _) => (Tok::Op(">="), 2),
+            ('>', ..) => (Tok::Op(">"), 1),
+            ('&', Some('&'), Some('=')) => (Tok::OpAssign("&&"), 3),
+            ('&', Some('&'), _) => (Tok::Op("&&"), 2),
+            ('&', ..) => (Tok::Op("&"), 1),
+            ('|', Some('|'), Some('=')) => (Tok::OpAssign("||"), 3),
+            ('|', Some('|'), _) => (Tok::Op("||"), 2),
+            ('|', ..) => (Tok::Pipe, 1),
+            ('*', Some('*'), Some('=')) => (Tok::OpAssign("**"), 3),
+            ('*', Some('*'), _) => (Tok::Op("**"), 2),
+            ('*', Some('='), _) => (Tok::OpAssign("*"), 2),
+            ('*', ..) => (Tok::Op("*"), 1),
+            ('/', Some('='), _) => (Tok::OpAssign("/"), 2),
+            ('/', ..) => (Tok::Op("/"), 1),
+            ('%', Some('='), _) => (Tok::OpAssign("%"), 2),
+            ('%', ..) => (Tok::Op("%"), 1),
+            ('+', Some('='), _) => (Tok::OpAssign("+"), 2),
+            ('+', ..) => (Tok::Op("+"), 1),
+            ('-', Some(d), _) if d.is_ascii_digit() && !(self.after_value && !self.spaced) => {
+                return self.number(pos);
             }
-            '\'' => self.single_quoted(pos),
-            '"' => self.double_quoted(pos),
-            '-' if self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) => self.number(pos),
-            '0'..='9' => self.number(pos),
-            c if c.is_ascii_alphabetic() || c == '_' => Ok(self.identifier()),
-            c => Err(ParseError {
-                kind: ErrorKind::UnexpectedChar(c),
-                pos,
-            }),
+            ('-', Some('='), _) => (Tok::OpAssign("-"), 2),
+            ('-', ..) => (Tok::Op("-"), 1),
+            ('^', ..) => (Tok::Op("^"), 1),
+            ('~', ..) => (Tok::Op("~"), 1),
+            ('?', ..) => (Tok::Question, 1),
+            (':', Some(':'), _) => (Tok::ColonColon, 2),
+            (':', Some(d), _) if d.is_ascii_alphabetic() || d == '_' => {
+                self.bump();
+                let (Tok::Ident(name) | Tok::Const(name)) = self.identifier() else {
+                    return Err(ParseError {
+                        kind: ErrorKind::UnexpectedChar(':'),
+                        pos,
+                    });
+                };
+                return Ok(Tok::Symbol(name));
+            }
+            (':', ..) => (Tok::Colon, 1),
+            ('\'', ..) => return self.single_quoted(pos),
+            ('"', ..) => return self.double_quoted(pos),
+            ('0'..='9', ..) => return self.number(pos),
+            (c, ..) if c.is_ascii_alphabetic() || c == '_' => {
+                let tok = self.identifier();
+                // `name: value` in a hash (Ruby's label syntax), not `a ? b : c` or `A::B`.
+                if let Tok::Ident(name) | Tok::Const(name) = &tok
+                    && self.peek() == Some(':')
+                    && self.peek_at(1) != Some(':')
+                    && self.peek_at(1).is_none_or(char::is_whitespace)
+                {
+                    let name = name.clone();
+                    self.bump();
+                    return Ok(Tok::Label(name));
+                }
+                return Ok(tok);
+            }
+            (c, ..) => {
+                return Err(ParseError {
+                    kind: ErrorKind::UnexpectedChar(c),
+                    pos,
+                });
+            }
+        };
+        for _ in 0..len {
+            self.bump();
         }
+        Ok(tok)
     }
 
     fn identifier(&mut self) -> Tok {
@@ -450,13 +547,24 @@ impl<'a> Lexer<'a> {
         {
             self.bump();
         }
+        // `empty?`, `nil?`, `reverse!`: but not `a ?b :c`'s `?` or `a != b`'s `!`.
+        if matches!(self.peek(), Some('?' | '!')) && self.peek_at(1) != Some('=') {
+            let after = self.peek_at(1);
+            if self.peek() == Some('!') || !after.is_some_and(|c| c.is_ascii_alphanumeric()) {
+                self.bump();
+            }
+        }
         let word = self.text_from(start);
         match word.as_str() {
             "true" => Tok::True,
             "false" => Tok::False,
             "nil" => Tok::Nil,
             _ if word.starts_with(|c: char| c.is_ascii_uppercase()) => Tok::Const(word),
-            _ => Tok::Ident(word),
+            _ => match KEYWORDS.iter().find(|k| **k == word) {
+                // After a `.` a keyword is a method name: `(1..3).end`, `x.then`.
+                Some(k) if !self.src[..start].ends_with('.') => Tok::Keyword(k),
+                _ => Tok::Ident(word),
+            },
         }
     }
 
@@ -483,16 +591,45 @@ impl<'a> Lexer<'a> {
     /// `"..."` with Ruby's escapes.
     fn double_quoted(&mut self, open: Pos) -> Result<Tok, ParseError> {
         self.bump();
-        let mut out = Vec::new();
+        let mut lit = Vec::new();
+        let mut parts = Vec::new();
         loop {
             let here = self.pos();
             match self.bump() {
                 None => return Err(unterminated(open, '"')),
-                Some('"') => return Ok(Tok::Str(out)),
-                Some('\\') => self.escape(&mut out, here, open)?,
+                Some('"') if parts.is_empty() => return Ok(Tok::Str(lit)),
+                Some('"') => {
+                    if !lit.is_empty() {
+                        parts.push(StrPart::Lit(lit));
+                    }
+                    return Ok(Tok::DStr(parts));
+                }
+                Some('\\') => self.escape(&mut lit, here, open)?,
+                Some('#') if self.peek() == Some('{') => {
+                    self.bump();
+                    if !lit.is_empty() {
+                        parts.push(StrPart::Lit(std::mem::take(&mut lit)));
+                    }
+                    if self.interpolations >= MAX_INTERPOLATION_DEPTH {
+                        return Err(ParseError {
+                            kind: ErrorKind::TooDeep {
+                                limit: MAX_INTERPOLATION_DEPTH,
+                            },
+                            pos: here,
+                        });
+                    }
+                    let mut tokens = Vec::new();
+                    let saved = (self.after_value, self.spaced);
+                    self.after_value = false;
+                    self.interpolations += 1;
+                    let result = self.tokens_until(&mut tokens, true);
+                    self.interpolations -= 1;
+                    result?;
+                    (self.after_value, self.spaced) = saved;
+                    parts.push(StrPart::Code(tokens, here));
+                }
                 Some('#') => {
                     let interpolates = match self.peek() {
-                        Some('{') => true,
                         Some('@') => self
                             .peek_at(1)
                             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@'),
@@ -507,9 +644,9 @@ impl<'a> Lexer<'a> {
                             pos: here,
                         });
                     }
-                    out.push(b'#');
+                    lit.push(b'#');
                 }
-                Some(c) => push_char(&mut out, c),
+                Some(c) => push_char(&mut lit, c),
             }
         }
     }
@@ -840,839 +977,5 @@ fn to_int(magnitude: u128, negative: bool) -> Option<i64> {
         i64::try_from(-i128::try_from(magnitude).ok()?).ok()
     } else {
         i64::try_from(magnitude).ok()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parser
-
-/// Where an argument list ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Close {
-    /// At the end of the statement (a newline, `;` or the end of input).
-    Statement,
-    /// At `)`.
-    Paren,
-    /// At `]`.
-    Bracket,
-}
-
-struct Parser {
-    /// Always ends with a [`Tok::Eof`] token.
-    tokens: Vec<Token>,
-    next: usize,
-    /// Arrays and hashes open around the value being parsed (at most [`MAX_NESTING`]).
-    depth: usize,
-}
-
-/// How deep arrays and hashes may nest in one value. The parser recurses once per level,
-/// so without a bound a line of `[[[[...` would overflow the stack; HBase shell arguments
-/// nest two or three levels (`{COLUMNS => ['cf:a'], FILTER => ...}`).
-pub const MAX_NESTING: usize = 64;
-
-const EOF_TOKEN: Token = Token {
-    tok: Tok::Eof,
-    pos: Pos { line: 0, column: 0 },
-    spaced: false,
-};
-
-impl Parser {
-    fn peek_token(&self) -> &Token {
-        self.tokens
-            .get(self.next)
-            .or_else(|| self.tokens.last())
-            .unwrap_or(&EOF_TOKEN)
-    }
-
-    fn peek(&self) -> &Tok {
-        &self.peek_token().tok
-    }
-
-    /// The next token, moved out (a string token may be megabytes: no copy); the parser
-    /// never goes back, and the final `Eof` stays for [`Self::peek_token`].
-    fn advance(&mut self) -> Token {
-        if self.next + 1 < self.tokens.len() {
-            let slot = &mut self.tokens[self.next];
-            let token = std::mem::replace(
-                slot,
-                Token {
-                    tok: Tok::Nil,
-                    pos: slot.pos,
-                    spaced: slot.spaced,
-                },
-            );
-            self.next += 1;
-            return token;
-        }
-        let token = self.peek_token().clone();
-        if self.next < self.tokens.len() {
-            self.next += 1;
-        }
-        token
-    }
-
-    fn skip_newlines(&mut self) {
-        while *self.peek() == Tok::Newline {
-            self.advance();
-        }
-    }
-
-    /// The error for `token` appearing where `expected` was required.
-    fn unexpected(token: &Token, expected: &'static str) -> ParseError {
-        let kind = match &token.tok {
-            Tok::Eof => ErrorKind::UnexpectedEnd { expected },
-            Tok::Ident(name) if expected == "a value" => ErrorKind::BareIdentifier(name.clone()),
-            tok => ErrorKind::Unexpected {
-                found: tok.describe(),
-                expected,
-            },
-        };
-        ParseError {
-            kind,
-            pos: token.pos,
-        }
-    }
-
-    fn program(&mut self) -> Result<Vec<Command>, ParseError> {
-        let mut commands = Vec::new();
-        loop {
-            while matches!(self.peek(), Tok::Newline | Tok::Semi) {
-                self.advance();
-            }
-            if *self.peek() == Tok::Eof {
-                return Ok(commands);
-            }
-            commands.push(self.statement()?);
-            match self.peek() {
-                Tok::Newline | Tok::Semi | Tok::Eof => {}
-                _ => {
-                    return Err(Self::unexpected(
-                        self.peek_token(),
-                        "',' or the end of the statement",
-                    ));
-                }
-            }
-        }
-    }
-
-    fn statement(&mut self) -> Result<Command, ParseError> {
-        let mut first = self.advance();
-        let name = match &first.tok {
-            Tok::Ident(name) => name.clone(),
-            Tok::Const(name) if *self.peek() == Tok::Dot => {
-                return Err(ParseError {
-                    kind: ErrorKind::MethodCall(name.clone()),
-                    pos: first.pos,
-                });
-            }
-            _ => return Err(Self::unexpected(&first, "a command name")),
-        };
-        let name = if *self.peek() == Tok::Assign {
-            // `t = create ...`: HBase hands back a table handle; we keep only the command.
-            self.advance();
-            first = self.advance();
-            match &first.tok {
-                Tok::Ident(name) => name.clone(),
-                _ => return Err(Self::unexpected(&first, "a command name after '='")),
-            }
-        } else {
-            name
-        };
-        let after = self.peek_token();
-        let args = match after.tok {
-            Tok::LParen if !after.spaced => {
-                self.advance();
-                self.list(Close::Paren)?
-            }
-            Tok::Newline | Tok::Semi | Tok::Eof => Vec::new(),
-            Tok::Dot => {
-                return Err(ParseError {
-                    kind: ErrorKind::Unexpected {
-                        found: "'.'".into(),
-                        expected: "arguments (table handles such as t.put are not supported)",
-                    },
-                    pos: after.pos,
-                });
-            }
-            _ => self.list(Close::Statement)?,
-        };
-        Ok(Command {
-            name,
-            args,
-            pos: first.pos,
-        })
-    }
-
-    /// A comma-separated list of values, ending as `close` says. A trailing run of
-    /// `key => value` items becomes one hash, the list's last element.
-    fn list(&mut self, close: Close) -> Result<Vec<Value>, ParseError> {
-        let (closer, expected_sep) = match close {
-            Close::Statement => (None, "',' or the end of the statement"),
-            Close::Paren => (Some(Tok::RParen), "',' or ')'"),
-            Close::Bracket => (Some(Tok::RBracket), "',' or ']'"),
-        };
-        let nested = closer.is_some();
-        let mut items = Vec::new();
-        let mut pairs: Option<Vec<(Value, Value)>> = None;
-        loop {
-            if nested {
-                self.skip_newlines();
-                if Some(self.peek()) == closer.as_ref() {
-                    self.advance();
-                    break;
-                }
-            }
-            let item = self.value()?;
-            if nested {
-                self.skip_newlines();
-            }
-            if *self.peek() == Tok::Arrow {
-                self.advance();
-                self.skip_newlines();
-                let value = self.value()?;
-                pairs.get_or_insert_with(Vec::new).push((item, value));
-                if nested {
-                    self.skip_newlines();
-                }
-            } else if pairs.is_some() {
-                return Err(Self::unexpected(
-                    self.peek_token(),
-                    "'=>' (a bare KEY => value list must come last)",
-                ));
-            } else {
-                items.push(item);
-            }
-            match self.peek() {
-                Tok::Comma => {
-                    self.advance();
-                    if !nested {
-                        // A trailing comma continues the statement on the next line.
-                        self.skip_newlines();
-                    }
-                }
-                tok if nested && Some(tok) == closer.as_ref() => {
-                    self.advance();
-                    break;
-                }
-                Tok::Newline | Tok::Semi | Tok::Eof if !nested => break,
-                _ => return Err(Self::unexpected(self.peek_token(), expected_sep)),
-            }
-        }
-        if let Some(pairs) = pairs {
-            items.push(Value::Hash(pairs));
-        }
-        Ok(items)
-    }
-
-    fn value(&mut self) -> Result<Value, ParseError> {
-        let token = self.advance();
-        match token.tok {
-            Tok::Str(mut bytes) => {
-                // Adjacent literals concatenate: 'a' "b" is "ab".
-                while let Tok::Str(more) = self.peek() {
-                    bytes.extend_from_slice(more);
-                    self.advance();
-                }
-                Ok(Value::Str(bytes))
-            }
-            Tok::Int(i) => Ok(Value::Int(i)),
-            Tok::Float(f) => Ok(Value::Float(f)),
-            Tok::True => Ok(Value::Bool(true)),
-            Tok::False => Ok(Value::Bool(false)),
-            Tok::Nil => Ok(Value::Nil),
-            Tok::Const(name) => {
-                if *self.peek() == Tok::Dot {
-                    return Err(ParseError {
-                        kind: ErrorKind::MethodCall(name),
-                        pos: token.pos,
-                    });
-                }
-                Ok(Value::Const(name))
-            }
-            Tok::LBracket | Tok::LBrace => {
-                if self.depth >= MAX_NESTING {
-                    return Err(ParseError {
-                        kind: ErrorKind::TooDeep { limit: MAX_NESTING },
-                        pos: token.pos,
-                    });
-                }
-                self.depth += 1;
-                let value = if token.tok == Tok::LBracket {
-                    self.list(Close::Bracket).map(Value::Array)
-                } else {
-                    self.hash().map(Value::Hash)
-                };
-                self.depth -= 1;
-                value
-            }
-            _ => Err(Self::unexpected(&token, "a value")),
-        }
-    }
-
-    /// The pairs of a `{...}` hash, after its `{`.
-    fn hash(&mut self) -> Result<Vec<(Value, Value)>, ParseError> {
-        let mut pairs = Vec::new();
-        loop {
-            self.skip_newlines();
-            if *self.peek() == Tok::RBrace {
-                self.advance();
-                return Ok(pairs);
-            }
-            let key = self.value()?;
-            self.skip_newlines();
-            if *self.peek() != Tok::Arrow {
-                return Err(Self::unexpected(self.peek_token(), "'=>'"));
-            }
-            self.advance();
-            self.skip_newlines();
-            let value = self.value()?;
-            pairs.push((key, value));
-            self.skip_newlines();
-            match self.peek() {
-                Tok::Comma => {
-                    self.advance();
-                }
-                Tok::RBrace => {
-                    self.advance();
-                    return Ok(pairs);
-                }
-                _ => return Err(Self::unexpected(self.peek_token(), "',' or '}'")),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    fn s(text: &str) -> Value {
-        Value::Str(text.as_bytes().to_vec())
-    }
-
-    fn c(name: &str) -> Value {
-        Value::Const(name.into())
-    }
-
-    /// The arguments of the single command in `src`.
-    fn args(src: &str) -> Vec<Value> {
-        let mut commands = parse_program(src, 1).unwrap();
-        assert_eq!(commands.len(), 1, "{src}");
-        commands.remove(0).args
-    }
-
-    /// The one value in `cmd VALUE`.
-    fn one(value_src: &str) -> Value {
-        let mut a = args(&format!("cmd {value_src}"));
-        assert_eq!(a.len(), 1, "{value_src}");
-        a.remove(0)
-    }
-
-    fn err(src: &str) -> ParseError {
-        parse_program(src, 1).unwrap_err()
-    }
-
-    fn at(line: u32, column: u32) -> Pos {
-        Pos { line, column }
-    }
-
-    #[test]
-    fn single_quoted_strings_know_only_two_escapes() {
-        assert_eq!(one("'abc'"), s("abc"));
-        assert_eq!(one("''"), s(""));
-        assert_eq!(one(r"'it\'s'"), s("it's"));
-        assert_eq!(one(r"'back\\slash'"), s(r"back\slash"));
-        assert_eq!(one(r"'\n\x41'"), s(r"\n\x41"));
-        assert_eq!(one("'a#{b}'"), s("a#{b}"));
-        assert_eq!(one("'two\nlines'"), s("two\nlines"));
-        assert_eq!(one("'héllo'"), s("héllo"));
-    }
-
-    #[test]
-    fn double_quoted_strings_know_ruby_escapes() {
-        assert_eq!(one(r#""a\nb\tc""#), s("a\nb\tc"));
-        assert_eq!(one(r#""\s\r\a\b\e\f\v""#), s(" \r\x07\x08\x1b\x0c\x0b"));
-        assert_eq!(one(r#""q\"uote\\""#), s("q\"uote\\"));
-        assert_eq!(
-            one(r#""key\x03\x3f\xcd""#),
-            Value::Str(b"key\x03\x3f\xcd".to_vec())
-        );
-        assert_eq!(one(r#""\xA""#), Value::Str(vec![0x0a]));
-        assert_eq!(one(r#""\xfff""#), Value::Str(vec![0xff, b'f']));
-        assert_eq!(
-            one(r#""key\003\023\011""#),
-            Value::Str(b"key\x03\x13\x09".to_vec())
-        );
-        assert_eq!(one(r#""\0""#), Value::Str(vec![0]));
-        assert_eq!(one(r#""\08""#), Value::Str(vec![0, b'8']));
-        assert_eq!(one(r#""\777""#), Value::Str(vec![0xff]));
-        assert_eq!(one(r#""\u00e9\u{1F600 41}""#), s("é😀A"));
-        assert_eq!(one(r#""\ca\C-z\c?""#), Value::Str(vec![0x01, 0x1a, 0x7f]));
-        assert_eq!(one(r#""\M-a\M-\C-a""#), Value::Str(vec![0xe1, 0x81]));
-        assert_eq!(one(r#""\q\#\'""#), s("q#'"));
-        assert_eq!(one("\"cont\\\ninued\""), s("continued"));
-        assert_eq!(one(r##""#x # #@ #$""##), s("#x # #@ #$"));
-    }
-
-    #[test]
-    fn adjacent_string_literals_concatenate() {
-        assert_eq!(one(r#"'ab' "c\x21" 'd'"#), s("abc!d"));
-    }
-
-    #[test]
-    fn integers_follow_ruby() {
-        assert_eq!(one("0"), Value::Int(0));
-        assert_eq!(one("42"), Value::Int(42));
-        assert_eq!(one("-7"), Value::Int(-7));
-        assert_eq!(one("1_000_000"), Value::Int(1_000_000));
-        assert_eq!(one("0x1F"), Value::Int(31));
-        assert_eq!(one("-0xff"), Value::Int(-255));
-        assert_eq!(one("0b1010"), Value::Int(10));
-        assert_eq!(one("0o17"), Value::Int(15));
-        assert_eq!(one("017"), Value::Int(15));
-        assert_eq!(one("0d19"), Value::Int(19));
-        assert_eq!(one("9223372036854775807"), Value::Int(i64::MAX));
-        assert_eq!(one("-9223372036854775808"), Value::Int(i64::MIN));
-    }
-
-    #[test]
-    fn floats_follow_ruby() {
-        assert_eq!(one("1.5"), Value::Float(1.5));
-        assert_eq!(one("-0.25"), Value::Float(-0.25));
-        assert_eq!(one("2e3"), Value::Float(2000.0));
-        assert_eq!(one("1.5E-2"), Value::Float(0.015));
-        assert_eq!(one("1_000.5"), Value::Float(1000.5));
-        assert_eq!(one("6e+1"), Value::Float(60.0));
-    }
-
-    #[test]
-    fn keywords_and_constants() {
-        assert_eq!(
-            args("cmd true, false, nil, VERSIONS, TTL, KeepDeleted"),
-            [
-                Value::Bool(true),
-                Value::Bool(false),
-                Value::Nil,
-                c("VERSIONS"),
-                c("TTL"),
-                c("KeepDeleted"),
-            ]
-        );
-    }
-
-    #[test]
-    fn nesting_is_bounded_not_a_stack_overflow() {
-        let deep = |n: usize| format!("put 't', 'r', 'cf:q', {}1{}", "[".repeat(n), "]".repeat(n));
-        assert!(parse_program(&deep(MAX_NESTING), 1).is_ok());
-        let err = parse_program(&deep(MAX_NESTING + 1), 1).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_NESTING });
-        let err = parse_program(&deep(1_000_000), 1).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_NESTING });
-        let hashes = format!(
-            "scan 't', {}{}",
-            "{'a' => ".repeat(100_000),
-            "1}".repeat(100_000)
-        );
-        assert!(matches!(
-            parse_program(&hashes, 1).unwrap_err().kind,
-            ErrorKind::TooDeep { .. }
-        ));
-    }
-
-    #[test]
-    fn arrays_and_hashes_nest() {
-        assert_eq!(one("[]"), Value::Array(vec![]));
-        assert_eq!(one("{}"), Value::Hash(vec![]));
-        assert_eq!(
-            one("['10', '20', [1, [2]],]"),
-            Value::Array(vec![
-                s("10"),
-                s("20"),
-                Value::Array(vec![Value::Int(1), Value::Array(vec![Value::Int(2)])]),
-            ])
-        );
-        assert_eq!(
-            one("{NAME => 'f1', 'k' => {CONFIGURATION => {'a.b' => '1'}}, VERSIONS => 5,}"),
-            Value::Hash(vec![
-                (c("NAME"), s("f1")),
-                (
-                    s("k"),
-                    Value::Hash(vec![(
-                        c("CONFIGURATION"),
-                        Value::Hash(vec![(s("a.b"), s("1"))])
-                    )])
-                ),
-                (c("VERSIONS"), Value::Int(5)),
-            ])
-        );
-        // A bare pair inside an array is a trailing hash element, as in Ruby.
-        assert_eq!(
-            one("[1, A => 2]"),
-            Value::Array(vec![
-                Value::Int(1),
-                Value::Hash(vec![(c("A"), Value::Int(2))])
-            ])
-        );
-    }
-
-    #[test]
-    fn a_trailing_bare_pair_list_is_one_hash_argument() {
-        let cmds = parse_program("alter 't1', NAME => 'f1', VERSIONS => 5", 1).unwrap();
-        assert_eq!(
-            cmds,
-            [Command {
-                name: "alter".into(),
-                args: vec![
-                    s("t1"),
-                    Value::Hash(vec![(c("NAME"), s("f1")), (c("VERSIONS"), Value::Int(5))]),
-                ],
-                pos: at(1, 1),
-            }]
-        );
-        assert_eq!(
-            args("alter 't1', 'delete' => 'f1'"),
-            [s("t1"), Value::Hash(vec![(s("delete"), s("f1"))])]
-        );
-        let e = err("alter 't1', NAME => 'f1', 'x'");
-        assert_eq!(e.pos, at(1, 30));
-        assert!(e.to_string().contains("must come last"), "{e}");
-    }
-
-    #[test]
-    fn hbase_shell_statements() {
-        let src = "create 't1', {NAME => 'f1', VERSIONS => 5, MIN_VERSIONS => 1, \
-                   TTL => 2592000, KEEP_DELETED_CELLS => 'TTL', IN_MEMORY => true}, \
-                   SPLITS => ['10', '20']";
-        assert_eq!(
-            args(src),
-            [
-                s("t1"),
-                Value::Hash(vec![
-                    (c("NAME"), s("f1")),
-                    (c("VERSIONS"), Value::Int(5)),
-                    (c("MIN_VERSIONS"), Value::Int(1)),
-                    (c("TTL"), Value::Int(2_592_000)),
-                    (c("KEEP_DELETED_CELLS"), s("TTL")),
-                    (c("IN_MEMORY"), Value::Bool(true)),
-                ]),
-                Value::Hash(vec![(c("SPLITS"), Value::Array(vec![s("10"), s("20")]))]),
-            ]
-        );
-        assert_eq!(
-            args(
-                "scan 't1', {COLUMNS => ['f1:c1'], LIMIT => 10, REVERSED => true, FILTER => \"PrefixFilter('p')\"}"
-            ),
-            [
-                s("t1"),
-                Value::Hash(vec![
-                    (c("COLUMNS"), Value::Array(vec![s("f1:c1")])),
-                    (c("LIMIT"), Value::Int(10)),
-                    (c("REVERSED"), Value::Bool(true)),
-                    (c("FILTER"), s("PrefixFilter('p')")),
-                ])
-            ]
-        );
-        assert_eq!(
-            args("put 't1', \"r\\x001\", 'f1:c1', 'value', 1421762485768"),
-            [
-                s("t1"),
-                Value::Str(b"r\x001".to_vec()),
-                s("f1:c1"),
-                s("value"),
-                Value::Int(1_421_762_485_768),
-            ]
-        );
-    }
-
-    #[test]
-    fn statements_split_on_newlines_and_semicolons() {
-        let cmds = parse_program("version; list\n\n  help 'dml' ;; exit\n", 1).unwrap();
-        let names: Vec<_> = cmds.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["version", "list", "help", "exit"]);
-        assert_eq!(cmds[1].pos, at(1, 10));
-        assert_eq!(cmds[2].pos, at(3, 3));
-        assert_eq!(cmds[2].args, [s("dml")]);
-        assert!(parse_program("", 1).unwrap().is_empty());
-        assert!(parse_program("  \n ; # nothing\n", 1).unwrap().is_empty());
-    }
-
-    #[test]
-    fn statements_continue_after_commas_arrows_brackets_and_backslashes() {
-        let cmds = parse_program(
-            "create 't1',\n  {NAME =>\n 'f1',\n VERSIONS\n => 3\n }\nput 't1', \\\n 'r1'",
-            1,
-        )
-        .unwrap();
-        assert_eq!(cmds.len(), 2);
-        assert_eq!(
-            cmds[0].args,
-            [
-                s("t1"),
-                Value::Hash(vec![(c("NAME"), s("f1")), (c("VERSIONS"), Value::Int(3))])
-            ]
-        );
-        assert_eq!(cmds[1].args, [s("t1"), s("r1")]);
-        assert_eq!(cmds[1].pos, at(7, 1));
-        assert_eq!(
-            args("cmd [\n1,\n2\n]"),
-            [Value::Array(vec![Value::Int(1), Value::Int(2)])]
-        );
-    }
-
-    #[test]
-    fn comments_run_to_the_end_of_the_line_outside_strings() {
-        let cmds = parse_program(
-            "# a script\nput 't1', 'r#1' # the row\n# done\nget 't1', \"#x\"",
-            1,
-        )
-        .unwrap();
-        assert_eq!(cmds.len(), 2);
-        assert_eq!(cmds[0].args, [s("t1"), s("r#1")]);
-        assert_eq!(cmds[1].args, [s("t1"), s("#x")]);
-        assert_eq!(
-            args("cmd [1, # one\n 2]"),
-            [Value::Array(vec![Value::Int(1), Value::Int(2)])]
-        );
-    }
-
-    #[test]
-    fn parenthesised_calls_and_assignments() {
-        assert_eq!(args("create('t1', 'f1')"), [s("t1"), s("f1")]);
-        assert_eq!(args("list()"), Vec::<Value>::new());
-        assert_eq!(
-            args("get('t1', 'r1', COLUMN => 'c')"),
-            [s("t1"), s("r1"), Value::Hash(vec![(c("COLUMN"), s("c"))])]
-        );
-        let cmds = parse_program("t = create 't1', 'f1'", 1).unwrap();
-        assert_eq!(cmds[0].name, "create");
-        assert_eq!(cmds[0].args, [s("t1"), s("f1")]);
-        assert_eq!(cmds[0].pos, at(1, 5));
-    }
-
-    #[test]
-    fn unterminated_strings_name_the_opening_quote() {
-        let e = err("put 't1', 'r1");
-        assert_eq!(e.kind, ErrorKind::UnterminatedString { quote: '\'' });
-        assert_eq!(e.pos, at(1, 11));
-        assert_eq!(
-            e.to_string(),
-            "syntax error, unterminated string meets end of file (line 1, column 11)"
-        );
-        let e = parse_program("version\nget \"abc\\\"", 7).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::UnterminatedString { quote: '"' });
-        assert_eq!(e.pos, at(8, 5));
-    }
-
-    #[test]
-    fn errors_carry_positions() {
-        let cases: &[(&str, Pos, &str)] = &[
-            (
-                "put 't1' 'r1'\nput 't1', ]",
-                at(2, 11),
-                "unexpected ']', expecting a value",
-            ),
-            (
-                "scan 't1', {LIMIT = 1}",
-                at(1, 19),
-                "unexpected '=', expecting '=>'",
-            ),
-            (
-                "scan 't1', {LIMIT => 1",
-                at(1, 23),
-                "unexpected end of input, expecting ',' or '}'",
-            ),
-            (
-                "get 't1' 'r1' ]",
-                at(1, 15),
-                "unexpected ']', expecting ',' or the end of the statement",
-            ),
-            (
-                "put 't1', [1, 2",
-                at(1, 16),
-                "unexpected end of input, expecting ',' or ']'",
-            ),
-            ("put 't1', @x", at(1, 11), "unexpected character '@'"),
-            (
-                "'t1'",
-                at(1, 1),
-                "unexpected string literal, expecting a command name",
-            ),
-            (
-                "put t1, 'r'",
-                at(1, 5),
-                "unexpected identifier 't1', expecting a value (quote names: 't1')",
-            ),
-            (
-                "put 't1',",
-                at(1, 10),
-                "unexpected end of input, expecting a value",
-            ),
-            (
-                "put 't1', ;",
-                at(1, 11),
-                "unexpected ';', expecting a value",
-            ),
-            (
-                "get 't', Bytes.toBytes(1)",
-                at(1, 10),
-                "method calls such as Bytes.method are not supported",
-            ),
-            (
-                "t.put 'r1'",
-                at(1, 2),
-                "table handles such as t.put are not supported",
-            ),
-            ("put \"\\xZZ\"", at(1, 6), "invalid hex escape"),
-            ("put \"\\u12\"", at(1, 6), "invalid Unicode escape"),
-            ("put \"\\u{D800}\"", at(1, 6), "invalid Unicode escape"),
-            (
-                "put \"a#{1}\"",
-                at(1, 7),
-                "string interpolation is not supported",
-            ),
-            (
-                "put \"#@var\"",
-                at(1, 6),
-                "string interpolation is not supported",
-            ),
-            ("put 1__0", at(1, 5), "invalid number '1__0'"),
-            ("put 10_", at(1, 5), "invalid number '10_'"),
-            ("put 12ab", at(1, 5), "invalid number '12ab'"),
-            ("put 08", at(1, 5), "invalid number '08'"),
-            ("put 0x", at(1, 5), "invalid number '0x'"),
-            (
-                "put 9223372036854775808",
-                at(1, 5),
-                "integer '9223372036854775808' is out of range",
-            ),
-            ("put -9223372036854775809", at(1, 5), "is out of range"),
-            ("put 1e999", at(1, 5), "float '1e999' is out of range"),
-            ("put 'a' == 'b'", at(1, 10), "unexpected character '='"),
-            ("t = 'x'", at(1, 5), "expecting a command name after '='"),
-        ];
-        for (src, pos, message) in cases {
-            let e = err(src);
-            assert_eq!(e.pos, *pos, "{src}: {e}");
-            let text = e.to_string();
-            assert!(text.starts_with("syntax error, "), "{src}: {text}");
-            assert!(text.contains(message), "{src}: {text}");
-            assert!(text.ends_with(&format!("({pos})")), "{src}: {text}");
-        }
-    }
-
-    #[test]
-    fn completeness_asks_for_more_only_when_more_could_help() {
-        use Completeness::{Complete, Incomplete};
-        assert_eq!(completeness(""), Complete);
-        assert_eq!(completeness("version"), Complete);
-        assert_eq!(completeness("put 't1' ]"), Complete);
-        assert_eq!(completeness("put \"\\xZZ"), Complete);
-        assert_eq!(
-            completeness("put 't1', 'r"),
-            Incomplete {
-                depth: 0,
-                quote: Some('\'')
-            }
-        );
-        assert_eq!(
-            completeness("create 't1', {NAME => \"f"),
-            Incomplete {
-                depth: 1,
-                quote: Some('"')
-            }
-        );
-        assert_eq!(
-            completeness("create 't1', {NAME => ['a',"),
-            Incomplete {
-                depth: 2,
-                quote: None
-            }
-        );
-        assert_eq!(
-            completeness("put 't1',"),
-            Incomplete {
-                depth: 0,
-                quote: None
-            }
-        );
-        assert_eq!(
-            completeness("alter 't1', NAME =>"),
-            Incomplete {
-                depth: 0,
-                quote: None
-            }
-        );
-        assert_eq!(
-            completeness("put 't1', \\"),
-            Incomplete {
-                depth: 0,
-                quote: None
-            }
-        );
-        assert_eq!(
-            completeness("list(\n"),
-            Incomplete {
-                depth: 1,
-                quote: None
-            }
-        );
-        assert_eq!(completeness("create 't1', {NAME => 'f'}\n"), Complete);
-    }
-
-    #[test]
-    fn parsing_arbitrary_input_never_panics() {
-        let samples = [
-            "",
-            "\\",
-            "\"",
-            "'",
-            "\"\\",
-            "\"\\x",
-            "\"\\u{",
-            "\"\\u{1",
-            "\"\\M-",
-            "\"\\C",
-            "\"\\c",
-            "-",
-            "-x",
-            "0",
-            "0_",
-            "0b",
-            "1.",
-            "1.e5",
-            "1e",
-            "1e+",
-            "{",
-            "}",
-            "[",
-            "]",
-            "(",
-            ")",
-            "=",
-            "=>",
-            ",",
-            ".",
-            "a(",
-            "a (1)",
-            "a=",
-            "a = b = c",
-            "A",
-            "A.",
-            "\u{0}",
-            "é",
-            "a {",
-            "a {1 => }",
-            "a [,]",
-            "a {,}",
-            "a 1 => 2 => 3",
-            "a\r\n",
-            "\"#",
-            "\"#{",
-        ];
-        for src in samples {
-            let _ = parse_program(src, 1);
-            let _ = completeness(src);
-        }
     }
 }

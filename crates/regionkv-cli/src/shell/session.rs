@@ -20,11 +20,16 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
+use std::collections::HashSet;
+
 use super::args::CmdError;
+use super::ast::{Expr, Node};
 use super::commands::{self, Support};
 use super::engine::{Engine, Out, Ret};
 use super::format::Formatter;
-use super::parse::{Command, Value, parse_program};
+use super::grammar::parse_program;
+use super::interp::{Interp, Obj, Unwind, inspect};
+use super::parse::Value;
 
 /// What the driver does after a chunk of input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +57,8 @@ pub struct Session<W: Write> {
     failures: u64,
     engine: Engine,
     settings: Settings,
+    /// The Ruby interpreter's state: variables and `rand`'s generator.
+    pub(super) interp: Interp,
 }
 
 /// How one command ended.
@@ -68,6 +75,7 @@ impl<W: Write> Session<W> {
             failures: 0,
             engine,
             settings,
+            interp: Interp::default(),
         }
     }
 
@@ -91,12 +99,22 @@ impl<W: Write> Session<W> {
         self.settings.width = width;
     }
 
+    /// The names of the session's variables (IRB keeps locals between statements).
+    pub fn locals(&self) -> HashSet<String> {
+        self.interp.vars.keys().cloned().collect()
+    }
+
     /// Parses and runs one complete chunk of input whose first line is line `first_line`.
-    /// A syntax error anywhere in the chunk runs none of it. Fails only if writing the output
-    /// fails.
-    pub fn run_chunk(&mut self, src: &str, first_line: u32) -> io::Result<Flow> {
-        let commands = match parse_program(src, first_line) {
-            Ok(commands) => commands,
+    /// A syntax error anywhere in the chunk runs none of it; a Ruby exception ends its
+    /// top-level statement and the session goes on with the next. Fails only if writing the
+    /// output fails.
+    pub fn run_chunk(&mut self, src: impl Into<String>, first_line: u32) -> io::Result<Flow> {
+        let src: String = src.into();
+        let parsed = parse_program(&src, first_line, &self.locals());
+        // The text may be a 60 MB value; the tree holds what is needed of it.
+        drop(src);
+        let program = match parsed {
+            Ok(program) => program,
             Err(e) => {
                 self.failures += 1;
                 writeln!(self.out, "ERROR: {e}")?;
@@ -104,8 +122,10 @@ impl<W: Write> Session<W> {
                 return Ok(Flow::Continue);
             }
         };
-        for command in &commands {
-            let flow = self.run_command(command)?;
+        for statement in &program {
+            super::interrupt::clear();
+            let result = self.eval(statement);
+            let flow = self.finish_statement(statement, result)?;
             self.out.flush()?;
             if flow != Flow::Continue {
                 return Ok(flow);
@@ -114,31 +134,57 @@ impl<W: Write> Session<W> {
         Ok(Flow::Continue)
     }
 
-    fn run_command(&mut self, command: &Command) -> io::Result<Flow> {
-        let name = command.name.as_str();
-        match name {
-            "exit" | "quit" => return self.exit(command),
-            "help" => {
-                let outcome = self.help(command)?;
-                self.record(outcome);
-                return Ok(Flow::Continue);
+    /// Prints what a top-level statement ended with: IRB's `=> value` echo, or the error.
+    fn finish_statement(
+        &mut self,
+        statement: &Node,
+        result: Result<Obj, Unwind>,
+    ) -> io::Result<Flow> {
+        match result {
+            Ok(value) => {
+                if self.settings.echo && !matches!(value, Obj::Nil) {
+                    writeln!(self.out, "=> {}", inspect(&value))?;
+                }
             }
-            "clock" => {
-                let outcome = self.clock(command)?;
-                self.record(outcome);
-                return Ok(Flow::Continue);
+            Err(Unwind::Io(e)) => return Err(e),
+            Err(Unwind::Exit(code)) => return Ok(Flow::Exit(code)),
+            Err(Unwind::Interrupt) => {
+                writeln!(self.out)?;
+                writeln!(self.out, "Interrupt")?;
             }
-            _ => {}
+            Err(Unwind::Break(_) | Unwind::Next(_)) => {
+                self.failures += 1;
+                writeln!(
+                    self.out,
+                    "ERROR: SyntaxError: Invalid break or next outside a loop or block ({})",
+                    statement.pos
+                )?;
+            }
+            Err(Unwind::Error(e)) => {
+                self.failures += 1;
+                // A statement that is just an unknown name reads as HBase shell users know it.
+                let is_statement = matches!(&statement.expr, Expr::Call(call) if call.recv.is_none() && Some(&call.name) == e.unknown.as_ref())
+                    && e.pos == Some(statement.pos);
+                if is_statement && let Some(name) = &e.unknown {
+                    writeln!(self.out, "ERROR: Unknown command '{name}'. Try 'help'.")?;
+                } else {
+                    writeln!(self.out, "ERROR: {}", printable(&e.to_string()))?;
+                }
+            }
         }
+        Ok(Flow::Continue)
+    }
+
+    /// Runs the shell command `name` (known to [`commands::lookup`]) with `args`, printing
+    /// its output, its error block and its `Took` line as HBase's `command_safe` does.
+    pub(super) fn run_shell_command(&mut self, name: &str, args: &[Value]) -> Result<Ret, Unwind> {
         let Some((_, support)) = commands::lookup(name) else {
-            self.failures += 1;
-            writeln!(self.out, "ERROR: Unknown command '{name}'. Try 'help'.")?;
-            return Ok(Flow::Continue);
+            return Ok(Ret::Nil);
         };
         let canonical = commands::canonical(name);
         let start = Instant::now();
         let result = match support {
-            Support::Available => self.run_available(canonical, &command.args),
+            Support::Available => self.run_available(canonical, args),
             Support::NotYet => Err(CmdError::Failed(format!(
                 "command '{name}' is not available yet in this build of regionkv"
             ))),
@@ -149,7 +195,7 @@ impl<W: Write> Session<W> {
         let elapsed = start.elapsed().as_secs_f64();
         let ret = match result {
             Ok(ret) => ret,
-            Err(CmdError::Io(e)) => return Err(e),
+            Err(CmdError::Io(e)) => return Err(Unwind::Io(e)),
             Err(CmdError::Failed(message)) => {
                 self.failures += 1;
                 writeln!(self.out)?;
@@ -165,12 +211,10 @@ impl<W: Write> Session<W> {
             fmt.output_str(&mut self.out, &format!("Took {elapsed:.4} seconds"))?;
             writeln!(self.out)?;
         }
-        if self.settings.echo
-            && let Some(value) = ret.echo()
-        {
-            writeln!(self.out, "=> {value}")?;
+        if super::interrupt::requested() {
+            return Err(Unwind::Interrupt);
         }
-        Ok(Flow::Continue)
+        Ok(ret)
     }
 
     /// Runs a command whose [`Support`] is [`Support::Available`].
@@ -189,90 +233,83 @@ impl<W: Write> Session<W> {
         }
     }
 
-    fn help(&mut self, command: &Command) -> io::Result<Outcome> {
-        match command.args.as_slice() {
+    /// `help`, `help 'command'`, `help 'group'`.
+    pub(super) fn help_command(&mut self, args: &[Value]) -> io::Result<()> {
+        let outcome = match args {
             [] => {
                 commands::write_help(&mut self.out)?;
-                Ok(Outcome::Ok)
+                Outcome::Ok
             }
             [Value::Str(bytes)] => {
                 let name = String::from_utf8_lossy(bytes);
                 if commands::write_help_for(&mut self.out, &name)? {
-                    Ok(Outcome::Ok)
+                    Outcome::Ok
                 } else {
                     self.error(format_args!(
                         "Invalid command or command group name: {name}"
-                    ))
+                    ))?
                 }
             }
             [_] => self.error(format_args!(
                 "help takes a command or group name as a string, e.g. help 'dml'"
-            )),
+            ))?,
             args => self.error(format_args!(
                 "wrong number of arguments (given {}, expected 0..1)",
                 args.len()
-            )),
-        }
+            ))?,
+        };
+        self.record(outcome);
+        Ok(())
     }
 
     /// regionkv's `clock MILLIS` (freeze the engine clock) and `clock` (follow the system
     /// clock again).
-    fn clock(&mut self, command: &Command) -> io::Result<Outcome> {
+    pub(super) fn clock_command(&mut self, args: &[Value]) -> io::Result<()> {
         let clock = self.engine.clock().clone();
-        match command.args.as_slice() {
+        let outcome = match args {
             [] => {
                 clock.unfreeze();
                 writeln!(self.out, "Clock follows the system clock")?;
-                Ok(Outcome::Ok)
+                Outcome::Ok
             }
             [Value::Int(millis)] if *millis >= 0 => {
                 clock.freeze(*millis);
                 writeln!(self.out, "Clock frozen at {millis}")?;
-                Ok(Outcome::Ok)
+                Outcome::Ok
             }
             [_] => self.error(format_args!(
                 "clock takes a time in milliseconds since the epoch (0 or more), or nothing to follow the system clock"
-            )),
+            ))?,
             args => self.error(format_args!(
                 "wrong number of arguments (given {}, expected 0..1)",
                 args.len()
-            )),
-        }
-    }
-
-    /// `exit`, `exit CODE`, `exit true` (0) or `exit false` (1), as Ruby's `Kernel#exit`.
-    fn exit(&mut self, command: &Command) -> io::Result<Flow> {
-        let code = match command.args.as_slice() {
-            [] => None,
-            [Value::Bool(true)] => Some(0),
-            [Value::Bool(false)] => Some(1),
-            [Value::Int(code)] => match u8::try_from(*code) {
-                Ok(code) => Some(code),
-                Err(_) => {
-                    return self
-                        .exit_error(format_args!("exit code {code} is out of range (0..=255)"));
-                }
-            },
-            [_] => {
-                return self.exit_error(format_args!(
-                    "exit takes an integer exit code, true or false"
-                ));
-            }
-            args => {
-                return self.exit_error(format_args!(
-                    "wrong number of arguments (given {}, expected 0..1)",
-                    args.len()
-                ));
-            }
+            ))?,
         };
-        Ok(Flow::Exit(code))
+        self.record(outcome);
+        Ok(())
     }
 
-    /// Reports a malformed `exit`, which then does not leave the shell.
-    fn exit_error(&mut self, message: std::fmt::Arguments<'_>) -> io::Result<Flow> {
-        let outcome = self.error(message)?;
+    /// The code of `exit`, `exit CODE`, `exit true` (0) or `exit false` (1), as Ruby's
+    /// `Kernel#exit`: `Some(code)` to leave; `None` when it is malformed (the error is
+    /// printed and the shell stays).
+    pub(super) fn exit_code(&mut self, args: &[Value]) -> io::Result<Option<Option<u8>>> {
+        let message = match args {
+            [] => return Ok(Some(None)),
+            [Value::Bool(true)] => return Ok(Some(Some(0))),
+            [Value::Bool(false)] => return Ok(Some(Some(1))),
+            [Value::Int(code)] => match u8::try_from(*code) {
+                Ok(code) => return Ok(Some(Some(code))),
+                Err(_) => format!("exit code {code} is out of range (0..=255)"),
+            },
+            [_] => "exit takes an integer exit code, true or false".to_string(),
+            args => format!(
+                "wrong number of arguments (given {}, expected 0..1)",
+                args.len()
+            ),
+        };
+        let outcome = self.error(format_args!("{message}"))?;
         self.record(outcome);
-        Ok(Flow::Continue)
+        Ok(None)
     }
 
     fn error(&mut self, message: std::fmt::Arguments<'_>) -> io::Result<Outcome> {
