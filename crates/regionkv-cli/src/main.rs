@@ -185,27 +185,36 @@ fn run_repair(args: &RepairArgs) -> ExitCode {
     }
 }
 
-/// `regionkv ycsb`.
+/// `regionkv ycsb`. Options take YCSB's property names as aliases (`--recordcount`,
+/// `--threadcount` ...) and PE's names for what PE also has (`--valueSize`, `--columns`,
+/// `--blockCache` ...): docs/benchmarks.md, "Option names".
 #[derive(Debug, clap::Args)]
 struct YcsbArgs {
     /// Core workload: a, b, c, d, e or f
     #[arg(long, value_name = "W")]
     workload: char,
-    /// recordcount: records the load phase inserts
-    #[arg(long, default_value_t = 1000)]
+    /// recordcount: records the load phase inserts (all threads together)
+    #[arg(long, visible_alias = "recordcount", default_value_t = 1000)]
     records: u64,
     /// operationcount: operations of the run phase
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, visible_alias = "operationcount", default_value_t = 1000)]
     operations: u64,
-    /// threadcount: client threads
-    #[arg(long, default_value_t = 1)]
+    /// threadcount: client threads (PE's nclients)
+    #[arg(long, visible_alias = "threadcount", default_value_t = 1)]
     threads: usize,
-    /// fieldcount: fields per record (YCSB's 10; 1 for single-value records)
-    #[arg(long, default_value_t = 10)]
+    /// fieldcount: fields per record (YCSB's 10; 1 for single-value records); PE's columns
+    #[arg(long, visible_aliases = ["fieldcount", "columns"], default_value_t = 10)]
     fields: usize,
-    /// fieldlength: bytes per field
-    #[arg(long = "field-length", default_value_t = 100)]
+    /// fieldlength: bytes per field; PE's valueSize
+    #[arg(
+        long = "field-length",
+        visible_aliases = ["fieldlength", "valueSize"],
+        default_value_t = 100
+    )]
     field_length: usize,
+    /// table: the table (PE's --table)
+    #[arg(long, default_value = "usertable")]
+    table: String,
     /// insertorder=ordered (keys by number instead of hashed)
     #[arg(long)]
     ordered: bool,
@@ -215,9 +224,11 @@ struct YcsbArgs {
     /// Engine: regionkv, rocksdb or fjall (peers need the `peers` feature)
     #[arg(long, default_value = "regionkv")]
     engine: String,
-    /// Data directory (kept, so `--phase run` can follow `--phase load`)
-    #[arg(long, default_value = "regionkv-ycsb-data")]
-    data: std::path::PathBuf,
+    /// Data directory, kept so `--phase run` can follow `--phase load` [default:
+    /// ./regionkv-data, the shell's, as YCSB's usertable sits in the HBase the shell uses;
+    /// ./regionkv-data-rocksdb or ./regionkv-data-fjall for a peer engine]
+    #[arg(long)]
+    data: Option<std::path::PathBuf>,
     /// Random seed (default: from the clock)
     #[arg(long)]
     seed: Option<u64>,
@@ -225,17 +236,33 @@ struct YcsbArgs {
     #[arg(long)]
     sync: bool,
     /// Block cache bytes
-    #[arg(long = "block-cache", default_value_t = 32 << 20)]
+    #[arg(long = "block-cache", visible_alias = "blockCache", default_value_t = 32 << 20)]
     block_cache: u64,
     /// requestdistribution, replacing the workload's: uniform, zipfian or latest
     #[arg(long, value_parser = ["uniform", "zipfian", "latest"])]
     distribution: Option<String>,
     /// Block compression of the table: NONE or LZ4
-    #[arg(long, default_value = "NONE", value_parser = ["NONE", "LZ4"])]
+    #[arg(long, default_value = "NONE", value_parser = ["NONE", "LZ4"], ignore_case = true)]
     compress: String,
+    /// DATA_BLOCK_ENCODING of the table (regionkv only): NONE or PREFIX
+    #[arg(
+        long = "block-encoding",
+        visible_alias = "blockEncoding",
+        default_value = "NONE",
+        value_parser = ["NONE", "PREFIX"],
+        ignore_case = true
+    )]
+    block_encoding: String,
     /// Print one JSON report instead of YCSB's lines
     #[arg(long)]
     json: bool,
+    /// YCSB's -s: a status line on standard error every 10 seconds, and one as each
+    /// phase ends
+    #[arg(short = 's', long)]
+    status: bool,
+    /// Milliseconds between status lines (tests shorten YCSB's 10 s)
+    #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
+    status_interval: u64,
 }
 
 fn run_ycsb(args: &YcsbArgs) -> ExitCode {
@@ -255,7 +282,14 @@ fn run_ycsb(args: &YcsbArgs) -> ExitCode {
             _ => regionkv_bench::ycsb::Phase::Both,
         };
         o.engine = regionkv_bench::engine::EngineKind::parse(&args.engine)?;
-        o.data = args.data.clone();
+        o.data = args
+            .data
+            .clone()
+            .unwrap_or_else(|| o.engine.default_data_dir());
+        o.table = args.table.clone();
+        o.block_encoding = args.block_encoding.to_ascii_uppercase();
+        o.status = args.status;
+        o.status_interval = std::time::Duration::from_millis(args.status_interval.max(1));
         if let Some(seed) = args.seed {
             o.seed = seed;
         }
@@ -268,7 +302,7 @@ fn run_ycsb(args: &YcsbArgs) -> ExitCode {
                 _ => regionkv_bench::generator::Distribution::Zipfian,
             };
         }
-        if args.compress == "LZ4" {
+        if args.compress.eq_ignore_ascii_case("LZ4") {
             o.compression = regionkv_bench::engine::Compression::Lz4;
         }
         o.json = args.json;
