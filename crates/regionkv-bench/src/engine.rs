@@ -49,7 +49,29 @@ impl EngineKind {
             Self::Fjall => "fjall",
         }
     }
+
+    /// The data directory `pe` and `ycsb` use without `--data`.
+    ///
+    /// regionkv: `./regionkv-data`, the directory the shell and the gateways open by
+    /// default. On an HBase cluster, PE writes its `TestTable` and YCSB its `usertable` into
+    /// the same HBase the shell talks to, so a benchmark's table can be looked at (`count
+    /// 'TestTable'`, `list_regions 'usertable'`) and read again by the next run; one default
+    /// directory gives the same. (Only one process opens a directory at a time: a shell on
+    /// it makes a benchmark fail with the directory's lock error, and the reverse.)
+    ///
+    /// RocksDB and fjall cannot share a regionkv directory, so they default to a sibling
+    /// named after the engine: `./regionkv-data-rocksdb`, `./regionkv-data-fjall`.
+    pub fn default_data_dir(self) -> std::path::PathBuf {
+        match self {
+            Self::Regionkv => std::path::PathBuf::from(DEFAULT_DATA_DIR),
+            other => std::path::PathBuf::from(format!("{DEFAULT_DATA_DIR}-{}", other.name())),
+        }
+    }
 }
+
+/// The default data directory of every `regionkv` command that opens one (`shell`,
+/// `serve`, `pe`, `ycsb`); see [`EngineKind::default_data_dir`].
+pub const DEFAULT_DATA_DIR: &str = "./regionkv-data";
 
 /// Block compression of the table's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -220,7 +220,7 @@ impl Default for PeOptions {
             measure_after: 0,
             caching: 30,
             engine: EngineKind::Regionkv,
-            data: PathBuf::from("regionkv-pe-data"),
+            data: EngineKind::Regionkv.default_data_dir(),
             seed: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
@@ -279,11 +279,15 @@ pub fn usage() -> String {
          caching         Scan caching to use. Default: 30\n\n\
          regionkv options:\n \
          engine          regionkv, rocksdb or fjall (peers need the `peers` feature). Default: regionkv\n \
-         data            Data directory, kept between runs. Default: ./regionkv-pe-data\n \
+         data            Data directory, kept between runs. Default: ./regionkv-data, the shell's\n                 \
+         (TestTable sits beside your tables, as on an HBase cluster);\n                 \
+         ./regionkv-data-rocksdb or ./regionkv-data-fjall for a peer engine\n \
          seed            Random seed. Default: from the clock\n \
          sync            fsync the WAL on every write (FSYNC_WAL). Default: false\n \
          blockCache      Block cache bytes. Default: 33554432\n \
          json            Print one JSON report instead of PE's log lines\n\n\
+         ycsb's names are accepted too: fieldlength (valueSize), fieldcount or fields\n \
+         (columns), block-cache (blockCache), block-encoding (blockEncoding).\n\n\
          Commands:\n",
     );
     for (n, _) in PeCommand::ALL {
@@ -300,6 +304,7 @@ impl PeArgs {
         let mut o = PeOptions::default();
         let mut rest = args.iter().peekable();
         let mut command = None;
+        let mut data_given = false;
         for a in rest.by_ref() {
             if let Some(opt) = a.strip_prefix("--") {
                 let (name, value) = match opt.split_once('=') {
@@ -317,25 +322,37 @@ impl PeArgs {
                     "sync" => o.sync = value.is_none_or(|v| parse_bool(&v)),
                     "rows" => o.rows = parse_num(name, &need(value)?)?,
                     "size" => o.size = Some(parse_num(name, &need(value)?)?),
-                    "valueSize" => o.value_size = parse_num(name, &need(value)?)?,
+                    // YCSB's names for the same things (docs/benchmarks.md, "Option names").
+                    "valueSize" | "fieldlength" | "field-length" => {
+                        o.value_size = parse_num(name, &need(value)?)?;
+                    }
                     "presplit" => o.presplit = parse_num(name, &need(value)?)?,
                     "autoFlush" => o.auto_flush = parse_bool(&need(value)?),
                     "writeToWAL" => o.write_to_wal = parse_bool(&need(value)?),
                     "compress" => o.compress = need(value)?.to_ascii_uppercase(),
                     "bloomFilter" => o.bloom_filter = need(value)?.to_ascii_uppercase(),
-                    "blockEncoding" => o.block_encoding = need(value)?.to_ascii_uppercase(),
+                    "blockEncoding" | "block-encoding" => {
+                        o.block_encoding = need(value)?.to_ascii_uppercase();
+                    }
                     "inmemory" => o.in_memory = parse_bool(&need(value)?),
                     "families" => o.families = parse_num(name, &need(value)?)?,
-                    "columns" => o.columns = parse_num(name, &need(value)?)?,
+                    "columns" | "fieldcount" | "fields" => {
+                        o.columns = parse_num(name, &need(value)?)?;
+                    }
                     "sampleRate" => o.sample_rate = parse_num(name, &need(value)?)?,
                     "table" => o.table = need(value)?,
                     "startRow" => o.start_row = parse_num(name, &need(value)?)?,
                     "measureAfter" => o.measure_after = parse_num(name, &need(value)?)?,
                     "caching" => o.caching = parse_num(name, &need(value)?)?,
                     "engine" => o.engine = EngineKind::parse(&need(value)?)?,
-                    "data" => o.data = PathBuf::from(need(value)?),
+                    "data" => {
+                        o.data = PathBuf::from(need(value)?);
+                        data_given = true;
+                    }
                     "seed" => o.seed = parse_num(name, &need(value)?)?,
-                    "blockCache" => o.block_cache = parse_num(name, &need(value)?)?,
+                    "blockCache" | "block-cache" => {
+                        o.block_cache = parse_num(name, &need(value)?)?;
+                    }
                     _ => {
                         return Err(Error::Usage(format!(
                             "ERROR: Unrecognized option/command: {a}"
@@ -365,6 +382,9 @@ impl PeArgs {
             return Err(Error::Usage(format!(
                 "ERROR: Unrecognized option/command: {extra}"
             )));
+        }
+        if !data_given {
+            o.data = o.engine.default_data_dir();
         }
         o.validate(clients)?;
         Ok(Self {

@@ -46,6 +46,14 @@ impl Latency {
         self.hist.len()
     }
 
+    /// The latency at quantile `q` (0.0 to 1.0), in microseconds; 0 when empty.
+    pub fn quantile_us(&self, q: f64) -> f64 {
+        if self.hist.is_empty() {
+            return 0.0;
+        }
+        self.hist.value_at_quantile(q) as f64 / 1000.0
+    }
+
     /// Summary in microseconds.
     pub fn summary(&self) -> LatencySummary {
         let us = |ns: u64| ns as f64 / 1000.0;

@@ -18,7 +18,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// The column family records live in.
 pub const FAMILY: &[u8] = b"family";
@@ -107,7 +109,7 @@ pub struct YcsbOptions {
     pub phase: Phase,
     /// The engine.
     pub engine: EngineKind,
-    /// Data directory.
+    /// Data directory (default [`EngineKind::default_data_dir`]).
     pub data: PathBuf,
     /// Random seed.
     pub seed: u64,
@@ -125,6 +127,12 @@ pub struct YcsbOptions {
     pub block_encoding: String,
     /// Print JSON.
     pub json: bool,
+    /// The table (YCSB's `table` property, default `usertable`).
+    pub table: String,
+    /// YCSB's `-s`: a status line on standard error every [`Self::status_interval`].
+    pub status: bool,
+    /// How often `-s` reports: YCSB's 10 s; shorter in tests.
+    pub status_interval: Duration,
 }
 
 impl YcsbOptions {
@@ -140,7 +148,7 @@ impl YcsbOptions {
             ordered: false,
             phase: Phase::Both,
             engine: EngineKind::Regionkv,
-            data: PathBuf::from("regionkv-ycsb-data"),
+            data: EngineKind::Regionkv.default_data_dir(),
             seed: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
@@ -151,6 +159,9 @@ impl YcsbOptions {
             memtable_bytes: None,
             block_encoding: "NONE".into(),
             json: false,
+            table: "usertable".into(),
+            status: false,
+            status_interval: Duration::from_secs(10),
         }
     }
 }
@@ -166,11 +177,8 @@ struct Measurements {
 }
 
 impl Measurements {
-    fn record(&mut self, op: &'static str, started: Instant, status: &'static str) {
-        self.latency
-            .entry(op)
-            .or_default()
-            .record(started.elapsed());
+    fn record(&mut self, op: &'static str, took: Duration, status: &'static str) {
+        self.latency.entry(op).or_default().record(took);
         *self.returns.entry((op, status)).or_default() += 1;
     }
 
@@ -322,9 +330,26 @@ struct Worker<'a> {
     rng: SmallRng,
     field_names: Vec<Vec<u8>>,
     m: Measurements,
+    /// With `-s`: this thread's measurements since the last status line, which the status
+    /// thread takes each interval (one lock per thread, so threads do not contend).
+    interval: Option<&'a Mutex<Measurements>>,
+}
+
+/// Locks `m`, taking the data of a poisoned lock too: a panicked thread's figures are
+/// still figures, and the status line is not worth a second panic.
+fn lock(m: &Mutex<Measurements>) -> std::sync::MutexGuard<'_, Measurements> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Worker<'_> {
+    fn record(&mut self, op: &'static str, started: Instant, status: &'static str) {
+        let took = started.elapsed();
+        self.m.record(op, took, status);
+        if let Some(i) = self.interval {
+            lock(i).record(op, took, status);
+        }
+    }
+
     fn key(&self, n: u64) -> String {
         ycsb_key(n, self.opts.ordered, 1)
     }
@@ -342,15 +367,14 @@ impl Worker<'_> {
             .collect();
         let t = Instant::now();
         self.engine.put(key.as_bytes(), &cells)?;
-        self.m.record("INSERT", t, "OK");
+        self.record("INSERT", t, "OK");
         Ok(())
     }
 
     fn read(&mut self, key: &str) -> Result<()> {
         let t = Instant::now();
         let n = self.engine.get(key.as_bytes(), None)?;
-        self.m
-            .record("READ", t, if n > 0 { "OK" } else { "NOT_FOUND" });
+        self.record("READ", t, if n > 0 { "OK" } else { "NOT_FOUND" });
         Ok(())
     }
 
@@ -361,7 +385,7 @@ impl Worker<'_> {
         let t = Instant::now();
         self.engine
             .put(key.as_bytes(), &[(FAMILY, &self.field_names[f], &v)])?;
-        self.m.record("UPDATE", t, "OK");
+        self.record("UPDATE", t, "OK");
         Ok(())
     }
 }
@@ -373,7 +397,7 @@ pub fn run_to(opts: &YcsbOptions, out: &mut dyn Write) -> Result<Vec<PhaseReport
             "--threads and --fields must be at least 1".into(),
         ));
     }
-    let mut spec = TableSpec::new("usertable", FAMILY);
+    let mut spec = TableSpec::new(&opts.table, FAMILY);
     spec.columns = opts.fields;
     spec.sync = opts.sync;
     spec.block_cache = opts.block_cache;
@@ -384,12 +408,20 @@ pub fn run_to(opts: &YcsbOptions, out: &mut dyn Write) -> Result<Vec<PhaseReport
     std::fs::create_dir_all(&opts.data)?;
     let engine = engine::open(opts.engine, &opts.data, &spec)?;
     let mut reports = Vec::new();
-    // YCSB's client says what it starts on standard error.
+    // YCSB runs each phase as its own client invocation (`ycsb load`, `ycsb run`), which
+    // says "Loading workload..." and "Starting test." on standard error. One process runs
+    // both here, so each phase is also labelled: on standard error before its status lines,
+    // and on standard output before its measurements (a `#` line, which parsers of YCSB's
+    // `[SECTION], metric, value` lines skip).
     if matches!(opts.phase, Phase::Load | Phase::Both) {
+        eprintln!("{}", phase_label(opts, "load"));
         eprintln!("Loading workload...");
+        eprintln!("Starting test.");
         reports.push(load(engine.as_ref(), opts)?);
     }
     if matches!(opts.phase, Phase::Run | Phase::Both) {
+        eprintln!("{}", phase_label(opts, "run"));
+        eprintln!("Loading workload...");
         eprintln!("Starting test.");
         reports.push(run_phase(engine.as_ref(), opts)?);
     }
@@ -407,6 +439,7 @@ pub fn run_to(opts: &YcsbOptions, out: &mut dyn Write) -> Result<Vec<PhaseReport
         writeln!(out, "{text}")?;
     } else {
         for r in &reports {
+            writeln!(out, "{}", phase_label(opts, r.phase))?;
             write_text(out, r)?;
         }
     }
@@ -427,6 +460,157 @@ fn share(total: u64, threads: usize, t: usize) -> u64 {
     total / threads as u64 + u64::from((t as u64) < total % threads as u64)
 }
 
+/// The line that labels a phase's output: `# load phase: workload a, recordcount=N,
+/// threadcount=T` (or `# run phase: ... operationcount=N ...`).
+fn phase_label(opts: &YcsbOptions, phase: &str) -> String {
+    let (what, n) = if phase == "load" {
+        ("recordcount", opts.records)
+    } else {
+        ("operationcount", opts.operations)
+    };
+    format!(
+        "# {phase} phase: workload {}, {what}={n}, threadcount={}",
+        opts.workload.name, opts.threads
+    )
+}
+
+/// Java's `DecimalFormat("#.##")`, which YCSB's status line uses: at most two decimals,
+/// no trailing zeros, no trailing point.
+fn decimal2(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+/// YCSB's `RemainingFormatter`: days and hours, minutes below a day, seconds only below a
+/// minute, each word followed by a space.
+fn remaining(seconds: u64) -> String {
+    let (days, hours) = (seconds / 86_400, seconds % 86_400 / 3600);
+    let minutes = seconds % 3600 / 60;
+    let mut s = String::new();
+    let unit = |n: u64, one: &str, many: &str| format!("{n} {} ", if n == 1 { one } else { many });
+    if days > 0 {
+        s.push_str(&unit(days, "day", "days"));
+    }
+    if hours > 0 {
+        s.push_str(&unit(hours, "hour", "hours"));
+    }
+    if days == 0 && minutes > 0 {
+        s.push_str(&unit(minutes, "minute", "minutes"));
+    }
+    if s.is_empty() {
+        s.push_str(&unit(seconds, "second", "seconds"));
+    }
+    s
+}
+
+/// `yyyy-MM-dd HH:mm:ss:SSS`, YCSB's status time stamp (in UTC: no time zone database).
+fn status_time(ms: i64) -> String {
+    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, tod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, mo, d) = regionkv::cell::civil_from_days(days);
+    format!(
+        "{y:04}-{mo:02}-{d:02} {:02}:{:02}:{:02}:{milli:03}",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    )
+}
+
+/// One YCSB status line: `<time> <N> sec: <ops> operations; <x> current ops/sec; [est
+/// completion in ...] [READ: Count=.., Max=.., Min=.., Avg=.., 90=.., 99=.., 99.9=..,
+/// 99.99=..] ...`, the latencies (µs) of the interval since the previous line.
+fn status_line(
+    now_ms: i64,
+    elapsed: Duration,
+    ops: u64,
+    current: f64,
+    total: u64,
+    interval: &Measurements,
+) -> String {
+    let mut s = format!(
+        "{} {} sec: {ops} operations; ",
+        status_time(now_ms),
+        elapsed.as_secs()
+    );
+    if ops != 0 {
+        s.push_str(&format!("{} current ops/sec; ", decimal2(current)));
+    }
+    if ops < total && ops > 0 {
+        // YCSB estimates from the throughput so far.
+        let per_sec = ops as f64 / elapsed.as_secs_f64().max(1e-3);
+        let left = ((total - ops) as f64 / per_sec) as u64;
+        s.push_str(&format!("est completion in {}", remaining(left)));
+    }
+    for op in OPS {
+        let Some(l) = interval.latency.get(op) else {
+            continue;
+        };
+        let q = l.summary();
+        s.push_str(&format!(
+            "[{op}: Count={}, Max={}, Min={}, Avg={}, 90={}, 99={}, 99.9={}, 99.99={}] ",
+            q.count,
+            q.max as u64,
+            q.min as u64,
+            decimal2(q.mean),
+            l.quantile_us(0.90) as u64,
+            q.p99 as u64,
+            q.p999 as u64,
+            q.p9999 as u64,
+        ));
+    }
+    s.trim_end().to_string()
+}
+
+/// YCSB's status thread (`-s`): a line on standard error every `every`, and a last one
+/// when the phase ends (when `stop`'s sender is dropped).
+fn status_loop(
+    every: Duration,
+    started: Instant,
+    total: u64,
+    done: &AtomicU64,
+    slots: &[Mutex<Measurements>],
+    stop: std::sync::mpsc::Receiver<()>,
+) {
+    let (mut last_at, mut last_ops) = (started, 0u64);
+    loop {
+        let finished = !matches!(
+            stop.recv_timeout(every),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+        );
+        let now = Instant::now();
+        let mut interval = Measurements::default();
+        for slot in slots {
+            interval.merge(&std::mem::take(&mut *lock(slot)));
+        }
+        // Read after taking the intervals, so the count covers every operation they hold.
+        let ops = done.load(Ordering::Relaxed);
+        let secs = now.duration_since(last_at).as_secs_f64();
+        let current = if secs > 0.0 {
+            (ops - last_ops.min(ops)) as f64 / secs
+        } else {
+            0.0
+        };
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let line = status_line(
+            wall,
+            now.duration_since(started),
+            ops,
+            current,
+            total,
+            &interval,
+        );
+        // A closed standard error is no reason to stop the benchmark.
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        if finished {
+            return;
+        }
+        (last_at, last_ops) = (now, ops);
+    }
+}
+
 fn phase_threads<F>(
     engine: &dyn engine::Engine,
     opts: &YcsbOptions,
@@ -435,11 +619,21 @@ fn phase_threads<F>(
     body: F,
 ) -> Result<PhaseReport>
 where
-    F: Fn(&mut Worker<'_>, u64) -> Result<u64> + Sync,
+    F: Fn(&mut Worker<'_>, u64, &AtomicU64) -> Result<u64> + Sync,
 {
     let io_before = ProcessIo::now();
     let started = Instant::now();
+    let done = AtomicU64::new(0);
+    let slots: Vec<Mutex<Measurements>> = (0..opts.threads)
+        .map(|_| Mutex::new(Measurements::default()))
+        .collect();
+    let total = opts_total(opts, name);
     let results: Vec<Result<(Measurements, u64)>> = std::thread::scope(|s| {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (done, slots) = (&done, &slots);
+        let status = opts.status.then(|| {
+            s.spawn(move || status_loop(opts.status_interval, started, total, done, slots, stopped))
+        });
         let handles: Vec<_> = (0..opts.threads)
             .map(|t| {
                 let body = &body;
@@ -450,22 +644,29 @@ where
                         rng: rng(opts.seed ^ salt, t),
                         field_names: field_names(opts.fields),
                         m: Measurements::default(),
+                        interval: opts.status.then(|| &slots[t]),
                     };
                     // YCSB also reports a [CLEANUP] operation per thread (its DB.cleanup());
                     // threads here share one embedded engine and have nothing to clean up,
                     // so no CLEANUP figures are printed rather than empty ones.
-                    let n = body(&mut w, share(opts_total(opts, name), opts.threads, t))?;
+                    let n = body(&mut w, share(total, opts.threads, t), done)?;
                     Ok((w.m, n))
                 })
             })
             .collect();
-        handles
+        let results = handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Engine("a YCSB thread panicked".into())))
             })
-            .collect()
+            .collect();
+        // Dropping the sender wakes the status thread for its last line.
+        drop(stop);
+        if let Some(h) = status {
+            let _ = h.join();
+        }
+        results
     });
     let runtime = started.elapsed();
     let mut m = Measurements::default();
@@ -500,10 +701,11 @@ fn opts_total(opts: &YcsbOptions, phase: &str) -> u64 {
 fn load(engine: &dyn engine::Engine, opts: &YcsbOptions) -> Result<PhaseReport> {
     // The load's key sequence is shared by every thread (YCSB's CounterGenerator).
     let next = std::sync::atomic::AtomicU64::new(0);
-    let r = phase_threads(engine, opts, "load", 0x10AD, |w, n| {
+    let r = phase_threads(engine, opts, "load", 0x10AD, |w, n, done| {
         for _ in 0..n {
-            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let k = next.fetch_add(1, Ordering::Relaxed);
             w.insert(k)?;
+            done.fetch_add(1, Ordering::Relaxed);
         }
         Ok(n)
     })?;
@@ -528,7 +730,7 @@ fn run_phase(engine: &dyn engine::Engine, opts: &YcsbOptions) -> Result<PhaseRep
     .filter(|(_, p)| *p > 0.0)
     .collect();
     let sum: f64 = ops.iter().map(|(_, p)| p).sum();
-    phase_threads(engine, opts, "run", 0x5EED, |w, n| {
+    phase_threads(engine, opts, "run", 0x5EED, |w, n, done| {
         let mut chooser = match wl.distribution {
             Distribution::Zipfian => KeyChooser::new(wl.distribution, opts.records + expected_new),
             d => KeyChooser::new(d, opts.records),
@@ -568,7 +770,7 @@ fn run_phase(engine: &dyn engine::Engine, opts: &YcsbOptions) -> Result<PhaseRep
                     let len = w.rng.random_range(1..=wl.max_scan_length.max(1));
                     let t = Instant::now();
                     engine.scan(k.as_bytes(), None, len)?;
-                    w.m.record("SCAN", t, "OK");
+                    w.record("SCAN", t, "OK");
                 }
                 _ => {
                     let n = chooser.next(&mut w.rng, limit);
@@ -576,9 +778,10 @@ fn run_phase(engine: &dyn engine::Engine, opts: &YcsbOptions) -> Result<PhaseRep
                     let t = Instant::now();
                     w.read(&k)?;
                     w.update(&k)?;
-                    w.m.record("READ-MODIFY-WRITE", t, "OK");
+                    w.record("READ-MODIFY-WRITE", t, "OK");
                 }
             }
+            done.fetch_add(1, Ordering::Relaxed);
         }
         Ok(n)
     })
@@ -597,6 +800,33 @@ mod tests {
         assert_eq!(java_double(0.00095), "9.5E-4");
         assert_eq!(java_double(0.0), "0.0");
         assert_eq!(java_double(1e7), "1.0E7");
+    }
+
+    #[test]
+    fn status_lines_have_ycsbs_shape() {
+        assert_eq!(decimal2(1234.5), "1234.5");
+        assert_eq!(decimal2(7.0), "7");
+        assert_eq!(decimal2(0.004), "0");
+        assert_eq!(remaining(59), "59 seconds ");
+        assert_eq!(remaining(61), "1 minute ");
+        assert_eq!(remaining(3 * 3600 + 120), "3 hours 2 minutes ");
+        assert_eq!(remaining(2 * 86_400 + 3600 + 60), "2 days 1 hour ");
+        assert_eq!(status_time(1_700_000_000_123), "2023-11-14 22:13:20:123");
+        let mut m = Measurements::default();
+        m.record("READ", Duration::from_micros(100), "OK");
+        m.record("READ", Duration::from_micros(300), "OK");
+        let line = status_line(1_700_000_000_123, Duration::from_secs(10), 2, 0.2, 4, &m);
+        assert!(
+            line.starts_with(
+                "2023-11-14 22:13:20:123 10 sec: 2 operations; 0.2 current ops/sec; \
+                 est completion in 10 seconds [READ: Count=2, Max=300, Min="
+            ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(", 90=300, 99=300, 99.9=300, 99.99=300]"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -1,19 +1,33 @@
 //! `regionkv hfile`: the storefile inspector, modelled on HBase's `HFilePrettyPrinter`
-//! (`hbase hfile -m -b -p -s -k -f FILE`): file info and trailer, the block index and
-//! per-block sizes, every cell, statistics, and an order check. A corrupt file is reported
-//! with the file and offset, and the command exits non-zero.
+//! (`hbase hfile [-v] [-m] [-b] [-p|-e] [-s] [-k] [-w ROW] -f FILE`): file info and trailer,
+//! the block index and per-block sizes, every cell (or key), statistics, and an order check.
+//! A corrupt file is reported with the file and offset, and the command exits non-zero.
+//!
+//! As in HBase, the flags choose everything that is printed: with none, a file is only
+//! opened (its trailer, file info and index read and checked) and nothing is printed.
+//! `Scanned kv count -> N` closes the output when cells or keys were printed or with `-v`,
+//! counted over all files; `-w ROW` limits the scan (cells, keys, stats, checks) to one row.
+//! The file info prints every key in byte order (HBase's TreeMap order), each value rendered
+//! as HBase's `printMeta` renders that key: longs, ints, booleans, the time range, keys.
 
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::{KeyValueScanner, KeyView, compare_keys};
 use regionkv_fs::RealFs;
 use regionkv_storefile::{ReaderOptions, StoreFileReader, StoreFileScanner};
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What to print.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct HfileOptions {
+    /// `-v`: `Scanning -> FILE` before each file, every cell read, and the final count.
+    pub verbose: bool,
+    /// `-e`: every key (`-p` implies it).
+    pub keys: bool,
+    /// `-w`: only the cells of this row (the bytes of `Bytes.toBytesBinary(ROW)`).
+    pub row: Option<Vec<u8>>,
     /// `-m`: trailer, file info, midkey, bloom.
     pub meta: bool,
     /// `-b`: block index and per-block sizes.
@@ -38,6 +52,9 @@ pub enum HfileError {
     /// `-k` found cells out of order.
     #[error("{0}")]
     OutOfOrder(String),
+    /// A flag's value cannot be used (a `-w` row too long to be a key).
+    #[error("{0}")]
+    BadArgument(String),
 }
 
 fn key_string(key: &[u8]) -> String {
@@ -78,8 +95,168 @@ impl Summary {
     }
 }
 
-/// Inspects `path` and writes the report to `out`.
-pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), HfileError> {
+/// HBase's `KeyValue.KeyOnlyKeyValue.toString`, the form `printMeta` gives `hfile.LASTKEY`:
+/// `row/family:qualifier/timestamp/Type/vlen=0/mvcc=N` (regionkv keys carry the sequence
+/// id, which goes where HBase prints the key's absent mvcc).
+fn key_only_string(key: &[u8]) -> String {
+    match KeyView::parse(key) {
+        Ok(k) => format!(
+            "{}/{}:{}/{}/{}/vlen=0/mvcc={}",
+            to_string_binary(k.row()),
+            to_string_binary(k.family()),
+            to_string_binary(k.qualifier()),
+            k.timestamp(),
+            k.cell_type(),
+            k.seq_id()
+        ),
+        Err(_) => to_string_binary(key),
+    }
+}
+
+/// One FileInfo value as HBase's `HFilePrettyPrinter.printMeta` renders it for `key`:
+/// `Bytes.toLong` for the sequence id and time keys, `Bytes.toInt` for the lengths,
+/// `Bytes.toBoolean` for the flags, `min....max` for TIMERANGE, the key form for LASTKEY,
+/// and `Bytes.toStringBinary` for everything else. A value of the wrong width (HBase would
+/// throw) falls back to `toStringBinary` rather than failing the whole report.
+pub fn file_info_value(key: &str, v: &[u8]) -> String {
+    match key {
+        "MAX_SEQ_ID_KEY"
+        | "DELETE_FAMILY_COUNT"
+        | "EARLIEST_PUT_TS"
+        | "MAX_MEMSTORE_TS_KEY"
+        | "hfile.CREATE_TIME_TS"
+        | "CREATE_TIME_TS"
+        | "BULKLOAD_TIMESTAMP" => <[u8; 8]>::try_from(v)
+            .map(|b| i64::from_be_bytes(b).to_string())
+            .unwrap_or_else(|_| to_string_binary(v)),
+        "TIMERANGE" if v.len() == 16 => {
+            let (a, b) = v.split_at(8);
+            let min = <[u8; 8]>::try_from(a).map_or(0, i64::from_be_bytes);
+            let max = <[u8; 8]>::try_from(b).map_or(0, i64::from_be_bytes);
+            format!("{min}....{max}")
+        }
+        "hfile.AVG_KEY_LEN"
+        | "hfile.AVG_VALUE_LEN"
+        | "KEY_VALUE_VERSION"
+        | "hfile.MAX_TAGS_LEN" => <[u8; 4]>::try_from(v)
+            .map(|b| i32::from_be_bytes(b).to_string())
+            .unwrap_or_else(|_| to_string_binary(v)),
+        // Bytes.toBoolean: one byte, true unless zero.
+        "MAJOR_COMPACTION_KEY" | "hfile.TAGS_COMPRESSED" | "EXCLUDE_FROM_MINOR_COMPACTION"
+            if v.len() == 1 =>
+        {
+            (v[0] != 0).to_string()
+        }
+        "hfile.LASTKEY" => key_only_string(v),
+        _ => to_string_binary(v),
+    }
+}
+
+/// The file info as `KEY -> printed value`, in HBase's order (key bytes ascending).
+/// Fields HBase also keeps in its FileInfo print under HBase's key and in HBase's form;
+/// the regionkv-only fields (HBase keeps their like in the trailer or the block index, or
+/// not at all) print under their own names.
+fn file_info_lines(info: &regionkv_storefile::FileInfo) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    let long = |v: i64| v.to_string();
+    let key = |k: &Option<Vec<u8>>| {
+        k.as_deref()
+            .map(key_string)
+            .unwrap_or_else(|| "(none)".into())
+    };
+    // HBase's keys.
+    m.insert("hfile.AVG_KEY_LEN".into(), info.avg_key_len.to_string());
+    m.insert("hfile.AVG_VALUE_LEN".into(), info.avg_value_len.to_string());
+    if let Some(l) = &info.last_key {
+        m.insert("hfile.LASTKEY".into(), key_only_string(l));
+    }
+    if let Some(t) = info.max_tags_len {
+        m.insert("hfile.MAX_TAGS_LEN".into(), t.to_string());
+    }
+    m.insert(
+        "BLOOM_FILTER_TYPE".into(),
+        info.bloom_type.name().to_string(),
+    );
+    m.insert(
+        "DELETE_FAMILY_COUNT".into(),
+        info.delete_family_count.to_string(),
+    );
+    m.insert("EARLIEST_PUT_TS".into(), long(info.earliest_put_ts));
+    m.insert(
+        "MAJOR_COMPACTION_KEY".into(),
+        info.major_compaction.to_string(),
+    );
+    m.insert("MAX_SEQ_ID_KEY".into(), info.max_seq_id.to_string());
+    m.insert(
+        "TIMERANGE".into(),
+        format!("{}....{}", info.min_timestamp, info.max_timestamp),
+    );
+    // regionkv's own.
+    m.insert("FIRST_KEY".into(), key(&info.first_key));
+    m.insert("ENTRIES".into(), info.cell_count.to_string());
+    m.insert("ROWS".into(), info.row_count.to_string());
+    m.insert("BLOCKSIZE".into(), info.block_size.to_string());
+    m.insert("DELETE_COUNT".into(), info.delete_count.to_string());
+    // Entries of the upper layers. The engine stores the creation time under the short
+    // name `CREATE_TIME_TS`; it is HBase's `hfile.CREATE_TIME_TS` and prints as such.
+    for (k, v) in &info.extra {
+        let name = if k == "CREATE_TIME_TS" {
+            "hfile.CREATE_TIME_TS"
+        } else {
+            k.as_str()
+        };
+        m.insert(name.to_string(), file_info_value(name, v));
+    }
+    m
+}
+
+/// `Some("3.3")` when `path` is an HBase-written HFile: its last 4 bytes are the version
+/// (major in the low 3 bytes, minor in the high byte) and its fixed trailer (212 bytes in
+/// v2, 4096 in v3) starts with HBase's trailer magic. Lets the error for such a file say
+/// what it is rather than only what it is not.
+pub fn hbase_hfile_version(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut v = [0u8; 4];
+    f.seek(SeekFrom::Start(len.checked_sub(4)?)).ok()?;
+    f.read_exact(&mut v).ok()?;
+    let v = u32::from_be_bytes(v);
+    let (major, minor) = (v & 0x00FF_FFFF, v >> 24);
+    let trailer = match major {
+        2 => 212,
+        3 => 4096,
+        _ => return None,
+    };
+    let mut magic = [0u8; 8];
+    f.seek(SeekFrom::Start(len.checked_sub(trailer)?)).ok()?;
+    f.read_exact(&mut magic).ok()?;
+    (&magic == b"TRABLK\"$").then(|| format!("{major}.{minor}"))
+}
+
+/// Inspects every file of `paths` in turn and writes the report to `out`; stops at the
+/// first file that fails, as HBase's printer does.
+pub fn run(paths: &[PathBuf], opts: &HfileOptions, out: &mut dyn Write) -> Result<(), HfileError> {
+    let mut count = 0u64;
+    for p in paths {
+        process(p, opts, out, &mut count)?;
+    }
+    if opts.verbose || opts.keys || opts.print {
+        writeln!(out, "Scanned kv count -> {count}")?;
+    }
+    Ok(())
+}
+
+/// One file; `count` accumulates the cells scanned.
+fn process(
+    path: &Path,
+    opts: &HfileOptions,
+    out: &mut dyn Write,
+    count: &mut u64,
+) -> Result<(), HfileError> {
+    if opts.verbose {
+        writeln!(out, "Scanning -> {}", path.display())?;
+    }
     let reader = Arc::new(StoreFileReader::open(
         &RealFs::new(),
         path,
@@ -89,6 +266,12 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
     )?);
     let t = *reader.trailer();
     let info = reader.file_info().clone();
+    // HBase scans before it prints the meta data, so cells and keys come first.
+    let stats = if opts.verbose || opts.keys || opts.print || opts.stats || opts.check {
+        scan(path, &reader, opts, out, count)?
+    } else {
+        ScanStats::default()
+    };
     if opts.meta {
         writeln!(out, "Trailer:")?;
         writeln!(
@@ -128,35 +311,8 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
         writeln!(out, "    compressionCodec={}", t.compression.name())?;
         writeln!(out, "    dataBlockEncoding={}", t.encoding.name())?;
         writeln!(out, "Fileinfo:")?;
-        let key = |k: &Option<Vec<u8>>| {
-            k.as_deref()
-                .map(key_string)
-                .unwrap_or_else(|| "(none)".into())
-        };
-        writeln!(out, "    FIRST_KEY = {}", key(&info.first_key))?;
-        writeln!(out, "    LAST_KEY = {}", key(&info.last_key))?;
-        writeln!(out, "    ENTRIES = {}", info.cell_count)?;
-        writeln!(out, "    ROWS = {}", info.row_count)?;
-        writeln!(out, "    AVG_KEY_LEN = {}", info.avg_key_len)?;
-        writeln!(out, "    AVG_VALUE_LEN = {}", info.avg_value_len)?;
-        writeln!(out, "    BLOCKSIZE = {}", info.block_size)?;
-        writeln!(out, "    BLOOM_FILTER_TYPE = {}", info.bloom_type.name())?;
-        writeln!(
-            out,
-            "    DELETE_FAMILY_COUNT = {}",
-            info.delete_family_count
-        )?;
-        writeln!(out, "    DELETE_COUNT = {}", info.delete_count)?;
-        writeln!(out, "    EARLIEST_PUT_TS = {}", info.earliest_put_ts)?;
-        writeln!(out, "    MAJOR_COMPACTION_KEY = {}", info.major_compaction)?;
-        writeln!(out, "    MAX_SEQ_ID_KEY = {}", info.max_seq_id)?;
-        writeln!(
-            out,
-            "    TIMERANGE = {}....{}",
-            info.min_timestamp, info.max_timestamp
-        )?;
-        for (k, v) in &info.extra {
-            writeln!(out, "    {k} = {}", to_string_binary(v))?;
+        for (k, v) in file_info_lines(&info) {
+            writeln!(out, "    {k} = {v}")?;
         }
         match reader.midkey()? {
             Some(m) => writeln!(out, "Mid-key: {}", key_string(&m))?,
@@ -202,81 +358,117 @@ pub fn run(path: &Path, opts: HfileOptions, out: &mut dyn Write) -> Result<(), H
             next = reader.next_data_block(h)?;
         }
     }
-    if opts.print || opts.stats || opts.check {
-        let mut s = StoreFileScanner::new(reader.clone());
-        s.seek_to_first()?;
-        let (mut keys, mut values) = (Summary::default(), Summary::default());
-        let (mut row_bytes, mut row_cells) = (Summary::default(), Summary::default());
-        let mut prev: Option<Vec<u8>> = None;
-        let (mut cur_row, mut cur_bytes, mut cur_cells) = (Vec::new(), 0u64, 0u64);
-        while let Some(c) = s.peek() {
-            if opts.print {
-                write!(out, "K: {} V: {}", c, to_string_binary(c.value()))?;
-                // HFilePrettyPrinter's tag form: ` T[i]: [Tag type : t, value : v]`.
-                for (i, t) in regionkv_cell::tag::iter_tags(c.tags()).enumerate() {
-                    write!(
-                        out,
-                        " T[{i}]: [Tag type : {}, value : {}]",
-                        t.tag_type,
-                        to_string_binary(t.value)
-                    )?;
-                }
-                writeln!(out)?;
-            }
-            if opts.check
-                && let Some(p) = &prev
-                && compare_keys(p, c.key_bytes()).is_ge()
-            {
-                return Err(HfileError::OutOfOrder(format!(
-                    "WARNING, previous key is not less than current key\n\tfilename -> {}\n\tprevious -> {}\n\tcurrent  -> {}",
-                    path.display(),
-                    key_string(p),
-                    key_string(c.key_bytes())
-                )));
-            }
-            keys.add(c.key_bytes().len() as u64);
-            values.add(c.value().len() as u64);
-            if c.row() != cur_row.as_slice() {
-                if cur_cells > 0 {
-                    row_bytes.add(cur_bytes);
-                    row_cells.add(cur_cells);
-                }
-                cur_row = c.row().to_vec();
-                (cur_bytes, cur_cells) = (0, 0);
-            }
-            cur_bytes += (c.key_bytes().len() + c.value().len()) as u64;
-            cur_cells += 1;
-            prev = Some(c.key_bytes().to_vec());
-            s.advance()?;
-        }
-        if cur_cells > 0 {
-            row_bytes.add(cur_bytes);
-            row_cells.add(cur_cells);
-        }
-        if opts.stats {
-            writeln!(out, "Stats:")?;
-            writeln!(out, "    {}", keys.line("Key length"))?;
-            writeln!(out, "    {}", values.line("Val length"))?;
-            writeln!(out, "    {}", row_bytes.line("Row size (bytes)"))?;
-            writeln!(out, "    {}", row_cells.line("Row size (columns)"))?;
-            writeln!(out, "    Data blocks: {}", t.data_block_count)?;
+    if opts.stats {
+        let st = &stats;
+        writeln!(out, "Stats:")?;
+        writeln!(out, "    {}", st.keys.line("Key length"))?;
+        writeln!(out, "    {}", st.values.line("Val length"))?;
+        writeln!(out, "    {}", st.row_bytes.line("Row size (bytes)"))?;
+        writeln!(out, "    {}", st.row_cells.line("Row size (columns)"))?;
+        writeln!(out, "    Data blocks: {}", t.data_block_count)?;
+        writeln!(
+            out,
+            "    Uncompressed data bytes: {}",
+            t.uncompressed_data_bytes
+        )?;
+        if let Some(b) = reader.bloom() {
             writeln!(
                 out,
-                "    Uncompressed data bytes: {}",
-                t.uncompressed_data_bytes
+                "    Bloom size: {} bytes, error rate {}",
+                b.size_bytes(),
+                b.error_rate()
             )?;
-            if let Some(b) = reader.bloom() {
-                writeln!(
-                    out,
-                    "    Bloom size: {} bytes, error rate {}",
-                    b.size_bytes(),
-                    b.error_rate()
-                )?;
-            }
-        }
-        if opts.check {
-            writeln!(out, "Scanned kv count -> {}", keys.n)?;
         }
     }
     Ok(())
+}
+
+/// What a scan of one file collected for `-s`.
+#[derive(Debug, Default)]
+struct ScanStats {
+    keys: Summary,
+    values: Summary,
+    row_bytes: Summary,
+    row_cells: Summary,
+}
+
+/// Reads the cells of one file (those of `-w`'s row only, when given), printing cells or
+/// keys and checking the order as asked; adds the cells read to `count`.
+fn scan(
+    path: &Path,
+    reader: &Arc<StoreFileReader>,
+    opts: &HfileOptions,
+    out: &mut dyn Write,
+    count: &mut u64,
+) -> Result<ScanStats, HfileError> {
+    let mut st = ScanStats::default();
+    let mut s = StoreFileScanner::new(reader.clone());
+    match &opts.row {
+        // HBase seeks to the first cell on the row and stops after its last one.
+        Some(row) => {
+            let first = regionkv_cell::OwnedKey::first_on_row(row).map_err(|e| {
+                HfileError::BadArgument(format!("-w {}: {e}", to_string_binary(row)))
+            })?;
+            s.seek(&first.view())?;
+        }
+        None => {
+            s.seek_to_first()?;
+        }
+    }
+    let mut prev: Option<Vec<u8>> = None;
+    let (mut cur_row, mut cur_bytes, mut cur_cells) = (Vec::new(), 0u64, 0u64);
+    while let Some(c) = s.peek() {
+        if opts.row.as_deref().is_some_and(|r| c.row() != r) {
+            break;
+        }
+        if opts.print || opts.keys {
+            write!(out, "K: {c}")?;
+        }
+        if opts.print {
+            write!(out, " V: {}", to_string_binary(c.value()))?;
+            // HFilePrettyPrinter's tag form: ` T[i]: [Tag type : t, value : v]`.
+            for (i, t) in regionkv_cell::tag::iter_tags(c.tags()).enumerate() {
+                write!(
+                    out,
+                    " T[{i}]: [Tag type : {}, value : {}]",
+                    t.tag_type,
+                    to_string_binary(t.value)
+                )?;
+            }
+        }
+        if opts.print || opts.keys {
+            writeln!(out)?;
+        }
+        if opts.check
+            && let Some(p) = &prev
+            && compare_keys(p, c.key_bytes()).is_ge()
+        {
+            return Err(HfileError::OutOfOrder(format!(
+                "WARNING, previous key is not less than current key\n\tfilename -> {}\n\tprevious -> {}\n\tcurrent  -> {}",
+                path.display(),
+                key_string(p),
+                key_string(c.key_bytes())
+            )));
+        }
+        st.keys.add(c.key_bytes().len() as u64);
+        st.values.add(c.value().len() as u64);
+        if c.row() != cur_row.as_slice() {
+            if cur_cells > 0 {
+                st.row_bytes.add(cur_bytes);
+                st.row_cells.add(cur_cells);
+            }
+            cur_row = c.row().to_vec();
+            (cur_bytes, cur_cells) = (0, 0);
+        }
+        cur_bytes += (c.key_bytes().len() + c.value().len()) as u64;
+        cur_cells += 1;
+        *count += 1;
+        prev = Some(c.key_bytes().to_vec());
+        s.advance()?;
+    }
+    if cur_cells > 0 {
+        st.row_bytes.add(cur_bytes);
+        st.row_cells.add(cur_cells);
+    }
+    Ok(st)
 }

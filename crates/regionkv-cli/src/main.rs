@@ -185,27 +185,36 @@ fn run_repair(args: &RepairArgs) -> ExitCode {
     }
 }
 
-/// `regionkv ycsb`.
+/// `regionkv ycsb`. Options take YCSB's property names as aliases (`--recordcount`,
+/// `--threadcount` ...) and PE's names for what PE also has (`--valueSize`, `--columns`,
+/// `--blockCache` ...): docs/benchmarks.md, "Option names".
 #[derive(Debug, clap::Args)]
 struct YcsbArgs {
     /// Core workload: a, b, c, d, e or f
     #[arg(long, value_name = "W")]
     workload: char,
-    /// recordcount: records the load phase inserts
-    #[arg(long, default_value_t = 1000)]
+    /// recordcount: records the load phase inserts (all threads together)
+    #[arg(long, visible_alias = "recordcount", default_value_t = 1000)]
     records: u64,
     /// operationcount: operations of the run phase
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, visible_alias = "operationcount", default_value_t = 1000)]
     operations: u64,
-    /// threadcount: client threads
-    #[arg(long, default_value_t = 1)]
+    /// threadcount: client threads (PE's nclients)
+    #[arg(long, visible_alias = "threadcount", default_value_t = 1)]
     threads: usize,
-    /// fieldcount: fields per record (YCSB's 10; 1 for single-value records)
-    #[arg(long, default_value_t = 10)]
+    /// fieldcount: fields per record (YCSB's 10; 1 for single-value records); PE's columns
+    #[arg(long, visible_aliases = ["fieldcount", "columns"], default_value_t = 10)]
     fields: usize,
-    /// fieldlength: bytes per field
-    #[arg(long = "field-length", default_value_t = 100)]
+    /// fieldlength: bytes per field; PE's valueSize
+    #[arg(
+        long = "field-length",
+        visible_aliases = ["fieldlength", "valueSize"],
+        default_value_t = 100
+    )]
     field_length: usize,
+    /// table: the table (PE's --table)
+    #[arg(long, default_value = "usertable")]
+    table: String,
     /// insertorder=ordered (keys by number instead of hashed)
     #[arg(long)]
     ordered: bool,
@@ -215,9 +224,11 @@ struct YcsbArgs {
     /// Engine: regionkv, rocksdb or fjall (peers need the `peers` feature)
     #[arg(long, default_value = "regionkv")]
     engine: String,
-    /// Data directory (kept, so `--phase run` can follow `--phase load`)
-    #[arg(long, default_value = "regionkv-ycsb-data")]
-    data: std::path::PathBuf,
+    /// Data directory, kept so `--phase run` can follow `--phase load` [default:
+    /// ./regionkv-data, the shell's, as YCSB's usertable sits in the HBase the shell uses;
+    /// ./regionkv-data-rocksdb or ./regionkv-data-fjall for a peer engine]
+    #[arg(long)]
+    data: Option<std::path::PathBuf>,
     /// Random seed (default: from the clock)
     #[arg(long)]
     seed: Option<u64>,
@@ -225,17 +236,33 @@ struct YcsbArgs {
     #[arg(long)]
     sync: bool,
     /// Block cache bytes
-    #[arg(long = "block-cache", default_value_t = 32 << 20)]
+    #[arg(long = "block-cache", visible_alias = "blockCache", default_value_t = 32 << 20)]
     block_cache: u64,
     /// requestdistribution, replacing the workload's: uniform, zipfian or latest
     #[arg(long, value_parser = ["uniform", "zipfian", "latest"])]
     distribution: Option<String>,
     /// Block compression of the table: NONE or LZ4
-    #[arg(long, default_value = "NONE", value_parser = ["NONE", "LZ4"])]
+    #[arg(long, default_value = "NONE", value_parser = ["NONE", "LZ4"], ignore_case = true)]
     compress: String,
+    /// DATA_BLOCK_ENCODING of the table (regionkv only): NONE or PREFIX
+    #[arg(
+        long = "block-encoding",
+        visible_alias = "blockEncoding",
+        default_value = "NONE",
+        value_parser = ["NONE", "PREFIX"],
+        ignore_case = true
+    )]
+    block_encoding: String,
     /// Print one JSON report instead of YCSB's lines
     #[arg(long)]
     json: bool,
+    /// YCSB's -s: a status line on standard error every 10 seconds, and one as each
+    /// phase ends
+    #[arg(short = 's', long)]
+    status: bool,
+    /// Milliseconds between status lines (tests shorten YCSB's 10 s)
+    #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
+    status_interval: u64,
 }
 
 fn run_ycsb(args: &YcsbArgs) -> ExitCode {
@@ -255,7 +282,14 @@ fn run_ycsb(args: &YcsbArgs) -> ExitCode {
             _ => regionkv_bench::ycsb::Phase::Both,
         };
         o.engine = regionkv_bench::engine::EngineKind::parse(&args.engine)?;
-        o.data = args.data.clone();
+        o.data = args
+            .data
+            .clone()
+            .unwrap_or_else(|| o.engine.default_data_dir());
+        o.table = args.table.clone();
+        o.block_encoding = args.block_encoding.to_ascii_uppercase();
+        o.status = args.status;
+        o.status_interval = std::time::Duration::from_millis(args.status_interval.max(1));
         if let Some(seed) = args.seed {
             o.seed = seed;
         }
@@ -268,7 +302,7 @@ fn run_ycsb(args: &YcsbArgs) -> ExitCode {
                 _ => regionkv_bench::generator::Distribution::Zipfian,
             };
         }
-        if args.compress == "LZ4" {
+        if args.compress.eq_ignore_ascii_case("LZ4") {
             o.compression = regionkv_bench::engine::Compression::Lz4;
         }
         o.json = args.json;
@@ -304,8 +338,9 @@ struct WalArgs {
     /// Only cells of this row
     #[arg(short = 'w', long = "row", value_name = "ROW")]
     row: Option<String>,
-    /// The log files (wal.NNNNNNNNNNNNNNNNNNNN.log)
-    #[arg(value_name = "FILE", required = true)]
+    /// The log files (wal.NNNNNNNNNNNNNNNNNNNN.log); a directory stands for every log in
+    /// it, oldest first (a Db directory for its wal/ logs)
+    #[arg(value_name = "FILE|DIR", required = true)]
     files: Vec<std::path::PathBuf>,
 }
 
@@ -338,6 +373,7 @@ fn run_wal(args: WalArgs) -> ExitCode {
     match wal::run(&files, &opts, &mut out, &mut err) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();
             let _ = writeln!(err, "ERROR: writing output: {e}");
@@ -346,38 +382,104 @@ fn run_wal(args: WalArgs) -> ExitCode {
     }
 }
 
-/// Arguments of `regionkv hfile`, with HBase's HFilePrettyPrinter flags.
+/// Arguments of `regionkv hfile`, with HBase's HFilePrettyPrinter flags. As HBase's, the
+/// flags choose what is printed: with none, the files are opened and checked, nothing is
+/// printed, and the exit status says whether they were readable.
 #[derive(Debug, clap::Args)]
+#[command(arg_required_else_help = true)]
 struct HfileArgs {
+    /// Verbose: `Scanning -> FILE` before each file, and `Scanned kv count -> N`
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
     /// Print the trailer, file info, midkey and bloom filter
     #[arg(short = 'm', long = "printmeta")]
     meta: bool,
     /// Print the block index and every data block's offset and sizes
     #[arg(short = 'b', long = "printblocks")]
     blocks: bool,
-    /// Print every cell (rows escaped like Bytes.toStringBinary)
+    /// Print every cell: key and value (rows escaped like Bytes.toStringBinary)
     #[arg(short = 'p', long = "printkv")]
     print: bool,
+    /// Print every key, without values
+    #[arg(short = 'e', long = "printkey")]
+    keys: bool,
     /// Print statistics: key, value and row sizes, blocks, bloom
     #[arg(short = 's', long = "stats")]
     stats: bool,
     /// Check that cells are in order
     #[arg(short = 'k', long = "checkrow")]
     check: bool,
-    /// The storefile (HBase's -f FILE is accepted too)
+    /// Seek to this row and read its cells only (escapes like \x00 as in
+    /// Bytes.toBytesBinary); with -p, -e, -s or -k
+    #[arg(short = 'w', long = "seekToRow", value_name = "ROW")]
+    row: Option<String>,
+    /// A storefile (HBase's -f FILE form)
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     file_flag: Option<std::path::PathBuf>,
-    /// The storefile
+    /// The storefiles
     #[arg(value_name = "FILE", required_unless_present = "file_flag")]
-    file: Option<std::path::PathBuf>,
+    files: Vec<std::path::PathBuf>,
+}
+
+/// Whether `e` is a write to a closed pipe (`regionkv hfile -p F | head`): Rust ignores
+/// SIGPIPE, so the write fails with EPIPE instead of ending the process. The reader has
+/// all it wanted, so the command ends quietly with status 0, as `head` expects.
+fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// The error and its sources, joined by `: `, so an OS error's reason ("No such file or
+/// directory (os error 2)") reaches the user along with what failed.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        // Some errors already quote their source in their own message.
+        if !s.ends_with(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        source = inner.source();
+    }
+    s
 }
 
 fn run_hfile(args: &HfileArgs) -> ExitCode {
-    let Some(path) = args.file_flag.as_ref().or(args.file.as_ref()) else {
-        eprintln!("ERROR: no storefile given");
-        return ExitCode::FAILURE;
+    let files: Vec<_> = args
+        .file_flag
+        .iter()
+        .chain(&args.files)
+        .map(|f| named_file(f))
+        .collect();
+    let row = match args.row.as_deref() {
+        // HBase: "Invalid row is specified." for an empty -w.
+        Some("") => {
+            eprintln!("ERROR: Invalid row is specified.");
+            return ExitCode::FAILURE;
+        }
+        Some(r) => match regionkv_cell::bytes::to_bytes_binary(r) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("ERROR: -w {r}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
     };
     let opts = hfile::HfileOptions {
+        verbose: args.verbose,
+        keys: args.keys,
+        row,
         meta: args.meta,
         blocks: args.blocks,
         print: args.print,
@@ -386,19 +488,50 @@ fn run_hfile(args: &HfileArgs) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = hfile::run(&named_file(path), opts, &mut out);
-    let _ = out.flush();
+    let result = hfile::run(&files, &opts, &mut out);
+    let flushed = out.flush();
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ERROR: {e}");
+            eprintln!("ERROR: {}", error_chain(&e));
+            if let Some(f) = files
+                .iter()
+                .find(|f| e.to_string().contains(&f.display().to_string()))
+                && let Some(v) = hfile::hbase_hfile_version(f)
+            {
+                eprintln!(
+                    "note: {} is an HBase HFile (version {v}); `regionkv hfile` reads the \
+                     storefiles regionkv writes (docs/storefile-format.md)",
+                    f.display()
+                );
+            }
             ExitCode::FAILURE
         }
+        Ok(()) => match flushed {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("ERROR: writing output: {e}");
+                ExitCode::FAILURE
+            }
+            Ok(()) => ExitCode::SUCCESS,
+        },
     }
 }
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
+        // `println!` panics when standard output is a closed pipe (`regionkv pe ... | head`;
+        // Rust ignores SIGPIPE). That is not a bug but the reader having had enough: end
+        // quietly with status 0, as a C tool killed by SIGPIPE would end unnoticed.
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
         let _ = writeln!(
             std::io::stderr(),
             "ERROR: internal error in regionkv (please report it): {info}"

@@ -13,6 +13,11 @@
 //! JVM heap-size lines (`cell total size sum`, `edit heap size`) are left out; each file
 //! starts with one line describing its header; the write timestamp is printed in UTC.
 //!
+//! A directory among the arguments stands for every log in it (`wal.NNNNNNNNNNNNNNNNNNNN.log`),
+//! printed oldest first, by log number, as WALPrettyPrinter prints a WAL directory's files
+//! in name order; other files there (half-created `.tmp` logs included) are left out. A Db
+//! directory stands for its `wal/` subdirectory.
+//!
 //! A torn tail (an incomplete last record, what a crash mid-append leaves) is reported as a
 //! `WARNING` on standard error. Any other damage prints what was readable, then an
 //! `ERROR: ...` line naming the file and offset, and the command exits with 1 after the
@@ -300,6 +305,27 @@ impl Printer<'_> {
     }
 }
 
+/// The log files of the directory `dir` by log number (or of `dir/wal` when `dir` holds
+/// none and is a Db directory).
+pub fn logs_in(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut logs = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if let Some(regionkv_wal::format::LogName::Log(n)) = entry
+            .file_name()
+            .to_str()
+            .and_then(regionkv_wal::format::parse_log_name)
+        {
+            logs.push((n, entry.path()));
+        }
+    }
+    if logs.is_empty() && dir.join("wal").is_dir() {
+        return logs_in(&dir.join("wal"));
+    }
+    logs.sort();
+    Ok(logs.into_iter().map(|(_, p)| p).collect())
+}
+
 /// Prints `files` to `out` (warnings and errors to `err`). Returns whether every file was
 /// read without error.
 pub fn run(
@@ -318,7 +344,31 @@ pub fn run(
     }
     let mut ok = true;
     for f in files {
-        ok &= printer.file(f, err)?;
+        if f.is_dir() {
+            match logs_in(f) {
+                Ok(logs) if logs.is_empty() => {
+                    printer.out.flush()?;
+                    writeln!(
+                        err,
+                        "ERROR: {}: no WAL log files in this directory",
+                        f.display()
+                    )?;
+                    ok = false;
+                }
+                Ok(logs) => {
+                    for l in &logs {
+                        ok &= printer.file(l, err)?;
+                    }
+                }
+                Err(e) => {
+                    printer.out.flush()?;
+                    writeln!(err, "ERROR: reading directory {}: {e}", f.display())?;
+                    ok = false;
+                }
+            }
+        } else {
+            ok &= printer.file(f, err)?;
+        }
     }
     if opts.json {
         printer.out.write_all(b"]\n")?;

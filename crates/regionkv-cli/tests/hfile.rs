@@ -70,13 +70,14 @@ fn prints_meta_blocks_cells_and_stats() {
 
     let (code, out, _) = hfile(&["-p"], &path);
     assert_eq!(code, 0);
-    assert_eq!(out.lines().count(), 101);
+    // 101 cells, then HBase's closing count.
+    assert_eq!(out.lines().count(), 102);
     assert!(
         out.starts_with("K: r\\x00\\x00\\x00/cf:q/1700000000000/Put/vlen=2/seqid=0 V: v0\n"),
         "{out}"
     );
     assert!(
-        out.ends_with("K: zz/cf:/5/DeleteFamily/vlen=0/seqid=0 V: \n"),
+        out.ends_with("K: zz/cf:/5/DeleteFamily/vlen=0/seqid=0 V: \nScanned kv count -> 101\n"),
         "{out}"
     );
 
@@ -92,7 +93,8 @@ fn prints_meta_blocks_cells_and_stats() {
         out.contains("Row size (columns): count = 101, min = 1, max = 1"),
         "{out}"
     );
-    assert!(out.contains("Scanned kv count -> 101"), "{out}");
+    // As HBase's: the count closes output only with -v, -e or -p.
+    assert!(!out.contains("Scanned kv count"), "{out}");
 
     // HBase's `-f FILE` form.
     let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
@@ -152,5 +154,175 @@ fn files_with_tags_are_version_2_and_print_each_tag() {
             "K: r/cf:q/7/Put/vlen=1/seqid=0 V: v T[0]: [Tag type : 8, value : \\x00\\x00\\x00\\x00\\x00\\x00\\x03\\xE8]\n"
         ),
         "{out}"
+    );
+}
+
+#[test]
+fn file_info_values_print_as_hbase_prints_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sf");
+    let mut options = StoreFileWriterOptions::default();
+    // What the engine's flush and compaction write (the store's CREATE_TIME_KEY).
+    options.extra.insert(
+        "CREATE_TIME_TS".into(),
+        1_700_000_000_123i64.to_be_bytes().to_vec(),
+    );
+    options.extra.insert("MY_NOTE".into(), b"a\x01b".to_vec());
+    let mut w = StoreFileWriter::new(RealFs::new().create_new(&path).unwrap(), options).unwrap();
+    for (i, row) in [b"a", b"b"].iter().enumerate() {
+        let c = Cell::put(*row, b"cf", b"q", 10 + i as i64, b"v")
+            .unwrap()
+            .with_seq_id(7 + i as u64);
+        w.append(c.as_cell_ref()).unwrap();
+    }
+    w.finish().unwrap();
+    let (code, out, err) = hfile(&["-m"], &path);
+    assert_eq!(code, 0, "{err}");
+    let info: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "Fileinfo:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .collect();
+    // Every key once, in byte order (HBase's TreeMap): upper case before `hfile.`.
+    let keys: Vec<&str> = info
+        .iter()
+        .map(|l| l.trim().split(" = ").next().unwrap())
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted, "{out}");
+    for line in [
+        "    hfile.CREATE_TIME_TS = 1700000000123",
+        "    MAJOR_COMPACTION_KEY = false",
+        "    MAX_SEQ_ID_KEY = 8",
+        "    TIMERANGE = 10....11",
+        "    EARLIEST_PUT_TS = 10",
+        "    hfile.AVG_VALUE_LEN = 1",
+        "    hfile.LASTKEY = b/cf:q/11/Put/vlen=0/mvcc=8",
+        "    BLOOM_FILTER_TYPE = ROW",
+        "    MY_NOTE = a\\x01b",
+    ] {
+        assert!(info.contains(&line), "missing {line:?} in {out}");
+    }
+    assert!(!out.contains("CREATE_TIME_TS = \\x"), "{out}");
+}
+
+#[test]
+fn flags_as_hbase_no_flags_verbose_keys_and_seek_to_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sf");
+    write_file(&path);
+
+    // No flags: HBase's printer opens the file and prints nothing.
+    let (code, out, err) = hfile(&[], &path);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    // No arguments at all: the usage, and a failure status.
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .arg("hfile")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: regionkv hfile"));
+
+    // -v: the file scanned, then the count.
+    let (code, out, _) = hfile(&["-v"], &path);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        format!("Scanning -> {}\nScanned kv count -> 101\n", path.display())
+    );
+
+    // -e: keys only.
+    let (code, out, _) = hfile(&["-e"], &path);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("K: r\\x00\\x00\\x00/cf:q/1700000000000/Put/vlen=2/seqid=0\n"),
+        "{out}"
+    );
+    assert!(!out.contains(" V: "), "{out}");
+    assert!(out.ends_with("Scanned kv count -> 101\n"), "{out}");
+
+    // -w ROW (Bytes.toBytesBinary escapes): that row's cells only.
+    let (code, out, _) = hfile(&["-p", "-w", "r\\x00\\x05\\x03"], &path);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "K: r\\x00\\x05\\x03/cf:q/1700000000000/Put/vlen=3/seqid=53 V: v53\nScanned kv count -> 1\n"
+    );
+    let (code, out, _) = hfile(&["-p", "-w", "nope"], &path);
+    assert_eq!(code, 0);
+    assert_eq!(out, "Scanned kv count -> 0\n");
+    let (code, _, err) = hfile(&["-p", "-w", ""], &path);
+    assert_ne!(code, 0);
+    assert!(err.contains("Invalid row is specified."), "{err}");
+
+    // Several files: one count over all of them.
+    let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["hfile", "-e"])
+        .arg(&path)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("Scanned kv count -> 202\n"));
+}
+
+#[test]
+fn missing_files_name_the_os_reason_and_hbase_files_say_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = hfile(&["-m"], &dir.path().join("absent"));
+    assert_ne!(code, 0);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("No such file or directory (os error 2)"),
+        "{err}"
+    );
+    let fixture =
+        Path::new("/work/shared/fixtures/hfile/hudi_1_0_hbase_2_4_9_16KB_NONE_5000.hfile");
+    if fixture.exists() {
+        let (code, _, err) = hfile(&["-m"], fixture);
+        assert_ne!(code, 0);
+        assert!(err.contains("is an HBase HFile (version 3.3)"), "{err}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sf");
+    let mut w = StoreFileWriter::new(
+        RealFs::new().create_new(&path).unwrap(),
+        StoreFileWriterOptions::default(),
+    )
+    .unwrap();
+    // Far more output than a pipe buffers, so the printer is still writing when the
+    // reader goes away.
+    let value = vec![b'x'; 200];
+    for i in 0..5000u32 {
+        let c = Cell::put(format!("row{i:06}").as_bytes(), b"cf", b"q", 1, &value).unwrap();
+        w.append(c.as_cell_ref()).unwrap();
+    }
+    w.finish().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+        .args(["hfile", "-p"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("K: row000000/"), "{first}");
+    // The reader is dropped here, as `head -1` exits.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

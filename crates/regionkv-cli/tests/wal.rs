@@ -306,3 +306,51 @@ fn cell_tags_print_as_wal_pretty_printer_lists_them() {
         "{out}"
     );
 }
+
+#[test]
+fn a_directory_prints_every_log_in_it_oldest_first() {
+    let db = tempfile::tempdir().unwrap();
+    let dir = db.path().join("wal");
+    let w = Wal::open(Arc::new(RealFs::new()), &dir, WalConfig::default()).unwrap();
+    let all = edits();
+    w.append(&all[0], Durability::SyncWal).unwrap();
+    w.roll().unwrap();
+    w.append(&all[1], Durability::SyncWal).unwrap();
+    let logs = w.log_files();
+    w.close().unwrap();
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    // Not a log: left out.
+    std::fs::write(dir.join("notes.txt"), "x").unwrap();
+
+    let (code, out, err) = wal(&[], &[&dir]);
+    assert_eq!(code, 0, "{err}");
+    let headers: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("Log file: "))
+        .collect();
+    assert_eq!(headers.len(), 2, "{out}");
+    assert!(headers[0].starts_with(&format!("Log file: {}, number=1,", logs[0].display())));
+    assert!(headers[1].starts_with(&format!("Log file: {}, number=2,", logs[1].display())));
+    let seq1 = out.find("Sequence=1,").unwrap();
+    let seq2 = out.find("Sequence=2,").unwrap();
+    assert!(out.find(headers[1]).unwrap() > seq1 && seq2 > out.find(headers[1]).unwrap());
+
+    // The Db directory stands for its wal/ logs.
+    let (code, out_db, _) = wal(&[], &[db.path()]);
+    assert_eq!(code, 0);
+    assert_eq!(out_db, out);
+
+    // A directory without logs is an error, not silence.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, err) = wal(&[], &[empty.path()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no WAL log files"), "{err}");
+
+    // A missing file names the OS reason.
+    let (code, _, err) = wal(&[], &[&db.path().join("absent.log")]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("No such file or directory (os error 2)"),
+        "{err}"
+    );
+}
