@@ -24,7 +24,12 @@ use super::parse::{ErrorKind, Lexer, ParseError, Pos, StrPart, Tok, Token, Value
 
 /// How deep expressions may nest. The parser recurses per level, so without a bound a line of
 /// `[[[[...` would overflow the stack; real statements nest a handful of levels.
-pub const MAX_NESTING: usize = 64;
+pub const MAX_NESTING: usize = 32;
+
+/// How long a chain of binary operators, method calls or statement modifiers may be
+/// (`1 + 1 + ...`, `x.succ.succ...`): each link deepens the tree the interpreter walks
+/// recursively, so a generated 100,000-term sum must be an error, not a stack overflow.
+pub const MAX_CHAIN: usize = 256;
 
 /// Ruby words the subset leaves out, each with what to write instead.
 const UNSUPPORTED: &[(&str, &str)] = &[
@@ -136,6 +141,8 @@ struct Parser {
     /// Parsing the condition of `while`/`until` or the iterable of `for`, whose `do` belongs
     /// to the loop, not to a block of the last call.
     no_do: bool,
+    /// A `&:name` argument seen in the argument list being parsed: the call's block.
+    block_arg: Option<Block>,
 }
 
 /// Where a list of statements stops.
@@ -157,6 +164,7 @@ impl Parser {
             depth: 0,
             locals,
             no_do: false,
+            block_arg: None,
         }
     }
 
@@ -293,7 +301,15 @@ impl Parser {
     /// A statement: an expression with any `if`/`unless`/`while`/`until` modifiers.
     fn statement(&mut self) -> Result<Node, ParseError> {
         let mut node = self.not_expr()?;
+        let mut links = 0usize;
         loop {
+            links += 1;
+            if links > MAX_CHAIN {
+                return Err(ParseError {
+                    kind: ErrorKind::TooDeep { limit: MAX_CHAIN },
+                    pos: self.peek_token().pos,
+                });
+            }
             let word = match self.peek() {
                 Tok::Keyword(w @ ("if" | "unless" | "while" | "until")) => *w,
                 _ => return Ok(node),
@@ -327,7 +343,15 @@ impl Parser {
         } else {
             self.expr()?
         };
+        let mut links = 0usize;
         loop {
+            links += 1;
+            if links > MAX_CHAIN {
+                return Err(ParseError {
+                    kind: ErrorKind::TooDeep { limit: MAX_CHAIN },
+                    pos: self.peek_token().pos,
+                });
+            }
             let and = match self.peek() {
                 Tok::Keyword("and") => true,
                 Tok::Keyword("or") => false,
@@ -453,8 +477,16 @@ impl Parser {
     /// One frame per operand rather than one per level keeps deep nesting cheap on the stack.
     fn binary(&mut self, min_level: usize) -> Result<Node, ParseError> {
         let mut left = self.unary_minus()?;
+        let mut links = 0usize;
         loop {
             let token = self.peek_token();
+            links += 1;
+            if links > MAX_CHAIN {
+                return Err(ParseError {
+                    kind: ErrorKind::TooDeep { limit: MAX_CHAIN },
+                    pos: token.pos,
+                });
+            }
             // `x -1`: a signed literal right after a value subtracts.
             let signed = token.signed && matches!(token.tok, Tok::Int(_) | Tok::Float(_));
             let (op, level) = if signed {
@@ -580,7 +612,15 @@ impl Parser {
     /// A primary followed by `.method`, `::Name` and `[index]`.
     fn postfix(&mut self) -> Result<Node, ParseError> {
         let mut node = self.primary()?;
+        let mut links = 0usize;
         loop {
+            links += 1;
+            if links > MAX_CHAIN {
+                return Err(ParseError {
+                    kind: ErrorKind::TooDeep { limit: MAX_CHAIN },
+                    pos: self.peek_token().pos,
+                });
+            }
             match self.peek() {
                 Tok::Dot => {
                     self.advance();
@@ -648,7 +688,10 @@ impl Parser {
         } else {
             Vec::new()
         };
-        let block = self.block()?;
+        let block = match self.block_arg.take() {
+            Some(block) => Some(Box::new(block)),
+            None => self.block()?,
+        };
         Ok(Node::new(
             Expr::Call(Call {
                 recv: recv.map(Box::new),
@@ -760,7 +803,27 @@ impl Parser {
                 self.advance();
                 break;
             }
-            if let Tok::Label(_) = self.peek() {
+            if let (Tok::Op("&"), Tok::Symbol(name)) = (self.peek(), &self.peek_at(1).tok) {
+                // `map(&:to_s)`: the block `{ |x| x.to_s }`.
+                let name = name.clone();
+                let pos = self.advance().pos;
+                self.advance();
+                let param = "\u{0}it".to_string();
+                let recv = Node::new(Expr::Var(param.clone()), pos);
+                let body = Node::new(
+                    Expr::Call(Call {
+                        recv: Some(Box::new(recv)),
+                        name,
+                        args: vec![],
+                        block: None,
+                    }),
+                    pos,
+                );
+                self.block_arg = Some(Block {
+                    params: vec![param],
+                    body: vec![body],
+                });
+            } else if let Tok::Label(_) = self.peek() {
                 let (key, value) = self.label_pair()?;
                 if pairs.is_none() {
                     pairs_pos = key.pos;
@@ -1395,6 +1458,17 @@ mod tests {
             parse_program(&hashes, 1).unwrap_err().kind,
             ErrorKind::TooDeep { .. }
         ));
+    }
+
+    #[test]
+    fn long_chains_are_bounded_too() {
+        let sum = |n: usize| format!("puts 1{}", " + 1".repeat(n));
+        assert!(super::parse_program(&sum(MAX_CHAIN - 1), 1, &HashSet::new()).is_ok());
+        let err = super::parse_program(&sum(100_000), 1, &HashSet::new()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_CHAIN });
+        let calls = format!("x = 1\nputs x{}", ".succ".repeat(100_000));
+        let err = super::parse_program(&calls, 1, &HashSet::new()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::TooDeep { limit: MAX_CHAIN });
     }
 
     #[test]

@@ -160,7 +160,13 @@ pub struct Interp {
     /// Local variables of the top-level scope (blocks share it; see the module docs).
     pub vars: HashMap<String, Obj>,
     rng: SmallRng,
+    /// Evaluations in progress (see [`MAX_EVAL_DEPTH`]).
+    depth: usize,
 }
+
+/// How deep evaluation may recurse before Ruby's `SystemStackError`. The grammar bounds
+/// nesting (32) and chains (256) separately; this bounds a statement that maxes out both.
+const MAX_EVAL_DEPTH: usize = 600;
 
 impl Default for Interp {
     fn default() -> Self {
@@ -171,6 +177,7 @@ impl Default for Interp {
         Interp {
             vars: HashMap::new(),
             rng: SmallRng::seed_from_u64(seed),
+            depth: 0,
         }
     }
 }
@@ -608,7 +615,14 @@ impl<W: Write> Session<W> {
 
     /// Evaluates one expression.
     pub(super) fn eval(&mut self, node: &Node) -> R<Obj> {
-        self.eval_inner(node).map_err(|e| match e {
+        // The parser bounds nesting and chains, so this only guards the product of the two.
+        if self.interp.depth >= MAX_EVAL_DEPTH {
+            return err("SystemStackError", "stack level too deep");
+        }
+        self.interp.depth += 1;
+        let result = self.eval_inner(node);
+        self.interp.depth -= 1;
+        result.map_err(|e| match e {
             Unwind::Error(mut e) if e.pos.is_none() => {
                 e.pos = Some(node.pos);
                 Unwind::Error(e)
@@ -946,6 +960,26 @@ impl<W: Write> Session<W> {
 
     fn call(&mut self, call: &Call, pos: Pos) -> R<Obj> {
         let block = call.block.as_deref();
+        // A block's parameters are its own: an outer `i` is the same after `each { |i| }`.
+        let saved: Vec<(String, Option<Obj>)> = block
+            .map(|b| {
+                b.params
+                    .iter()
+                    .map(|p| (p.clone(), self.interp.vars.get(p).cloned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let result = self.call_inner(call, block, pos);
+        for (name, value) in saved {
+            match value {
+                Some(v) => self.interp.vars.insert(name, v),
+                None => self.interp.vars.remove(&name),
+            };
+        }
+        result
+    }
+
+    fn call_inner(&mut self, call: &Call, block: Option<&Block>, pos: Pos) -> R<Obj> {
         let result = match &call.recv {
             None => {
                 let args = self.eval_args(&call.args)?;
@@ -3022,4 +3056,334 @@ fn java_string_hash(s: &[u8]) -> i32 {
         .fold(0i32, |h, c| {
             h.wrapping_mul(31).wrapping_add(i32::from(c as i16))
         })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::engine::Engine;
+    use super::super::format::TimestampFormat;
+    use super::super::session::{Flow, Session, Settings};
+
+    /// Runs `src` (statement by statement, as a script) on a fresh directory without `Took`
+    /// lines; returns what was printed.
+    fn ruby(src: &str) -> String {
+        ruby_with(src, false)
+    }
+
+    fn ruby_with(src: &str, echo: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(
+            dir.path(),
+            TimestampFormat::Epoch,
+            regionkv_fs::RealFs::new(),
+        )
+        .unwrap();
+        let settings = Settings {
+            echo,
+            timing: false,
+            width: 0,
+        };
+        let mut session = Session::new(Vec::new(), engine, settings);
+        let flow = session.run_chunk(src, 1).unwrap();
+        assert_eq!(flow, Flow::Continue);
+        String::from_utf8(session.out().clone()).unwrap()
+    }
+
+    /// Every expected output below is what `ruby -e` (2.5, as JRuby 9.2 in HBase 2.x)
+    /// prints for the same program.
+    #[test]
+    fn arithmetic_follows_ruby() {
+        assert_eq!(
+            ruby("puts 7 / 2, -7 / 2, 7 % 3, -7 % 3, 7 % -3, 2 ** 10, 2 ** -1"),
+            "3\n-4\n1\n2\n-2\n1024\n0.5\n"
+        );
+        assert_eq!(
+            ruby("puts 1 + 2 * 3 - 4, (1 + 2) * 3, -2 ** 2, 10 - -1"),
+            "3\n9\n-4\n11\n"
+        );
+        assert_eq!(
+            ruby("puts 7.0 / 2, 1.5 + 1, 0.1 + 0.2, 1e20, 10.0 / 3"),
+            "3.5\n2.5\n0.30000000000000004\n1.0e+20\n3.3333333333333335\n"
+        );
+        assert_eq!(ruby("x = 5\nputs x -1, x - 1, x-1"), "4\n4\n4\n");
+        assert_eq!(
+            ruby("puts 1 / 0"),
+            "ERROR: ZeroDivisionError: divided by 0 (line 1, column 6)\n"
+        );
+        assert_eq!(
+            ruby("puts 9223372036854775807 + 1").lines().next().unwrap(),
+            "ERROR: RangeError: integer overflow: regionkv's shell computes with 64-bit integers (Ruby would make a Bignum) (line 1, column 6)"
+        );
+        assert_eq!(
+            ruby("puts 1 + 'a'"),
+            "ERROR: TypeError: String can't be coerced into Integer (line 1, column 6)\n"
+        );
+        assert_eq!(
+            ruby("puts 'a' + 1"),
+            "ERROR: TypeError: no implicit conversion of Integer into String (line 1, column 6)\n"
+        );
+        assert_eq!(
+            ruby("puts 3 <=> 4, 1 == 1.0, 2 > 1, 'b' > 'a', 1 != 2"),
+            "-1\ntrue\ntrue\ntrue\ntrue\n"
+        );
+        assert_eq!(
+            ruby("puts 10.fdiv(4), 7.divmod(2).inspect, 255.to_s(16), 3.7.round, 3.14159.round(2)"),
+            "2.5\n[3, 1]\nff\n4\n3.14\n"
+        );
+    }
+
+    #[test]
+    fn strings_follow_ruby() {
+        assert_eq!(
+            ruby("i = 7\nputs \"row#{i}\", \"a#{i * 2}b#{'c'}\", 'no #{i}'"),
+            "row7\na14bc\nno #{i}\n"
+        );
+        assert_eq!(
+            ruby("puts '%05d' % 42, '%s-%03d' % ['k', 7], 'x' * 3, 'a' + 'b'"),
+            "00042\nk-007\nxxx\nab\n"
+        );
+        assert_eq!(
+            ruby("puts 'abc'.upcase, 'AbC'.downcase, 'abc'.reverse, 'abc'.length, '42'.to_i + 1"),
+            "ABC\nabc\ncba\n3\n43\n"
+        );
+        assert_eq!(
+            ruby("puts '7'.rjust(3, '0'), 'a'.ljust(3, '.') + '|', 'a,b,,'.split(',').inspect"),
+            "007\na..|\n[\"a\", \"b\"]\n"
+        );
+        assert_eq!(
+            ruby("s = 'a'\ns << 'b'\ns << 99\nputs s, s.include?('bc'), s[0], s[1..2], s[-1]"),
+            "abc\ntrue\na\nbc\nc\n"
+        );
+        assert_eq!(
+            ruby(
+                "puts 'az'.succ, 'a9'.succ, 'Zz'.succ, 'hello world'.sub('o', '0'), 'hello world'.gsub('o', '0')"
+            ),
+            "ba\nb0\nAAa\nhell0 world\nhell0 w0rld\n"
+        );
+        assert_eq!(
+            ruby("p 'a\"b', :sym, nil, 1.0, [1, [2]], {'k' => 'v', 1 => nil}"),
+            "\"a\\\"b\"\n:sym\nnil\n1.0\n[1, [2]]\n{\"k\"=>\"v\", 1=>nil}\n"
+        );
+        assert_eq!(
+            ruby("puts format('%-4s|%+d|%x', 'ab', 5, 255)"),
+            "ab  |+5|ff\n"
+        );
+        assert_eq!(
+            ruby("puts '%d' % 'x'"),
+            "ERROR: ArgumentError: invalid value for Integer(): \"x\" (line 1, column 6)\n"
+        );
+    }
+
+    #[test]
+    fn loops_blocks_and_control_flow() {
+        assert_eq!(ruby("for i in 1..3 do print i end\nputs"), "123\n");
+        assert_eq!(ruby("for i in 1...3\n  print i\nend\nputs"), "12\n");
+        assert_eq!(ruby("3.times { |i| print i }\nputs"), "012\n");
+        assert_eq!(
+            ruby("(1..10).each do |i|\n  next if i.odd?\n  break if i > 6\n  print i\nend\nputs"),
+            "246\n"
+        );
+        assert_eq!(
+            ruby(
+                "1.upto(3) { |i| print i }; 3.downto(1) { |i| print i }; 1.step(9, 4) { |i| print i }\nputs"
+            ),
+            "123321159\n"
+        );
+        assert_eq!(
+            ruby("i = 0\nwhile i < 3\n  i += 1\nend\nputs i\nuntil i == 0 do i -= 1 end\nputs i"),
+            "3\n0\n"
+        );
+        assert_eq!(
+            ruby(
+                "x = 5\nif x > 3 then puts 'big' elsif x > 1 then puts 'mid' else puts 'small' end"
+            ),
+            "big\n"
+        );
+        assert_eq!(
+            ruby(
+                "x = 2\nunless x > 3\n  puts 'not big'\nelse\n  puts 'big'\nend\nputs(x > 1 ? 'y' : 'n')"
+            ),
+            "not big\ny\n"
+        );
+        assert_eq!(ruby("puts 'yes' if 1 < 2\nputs 'no' unless 1 < 2"), "yes\n");
+        assert_eq!(
+            ruby("puts [1, 2, 3].map { |v| v * 2 }.inspect, (1..6).select(&:even?).inspect")
+                .lines()
+                .next()
+                .unwrap(),
+            "[2, 4, 6]"
+        );
+        assert_eq!(
+            ruby(
+                "puts (1..4).inject { |a, b| a * b }, [3, 1, 2].sort.inspect, (1..10).sum, [1, 2].include?(2)"
+            ),
+            "24\n[1, 2, 3]\n55\ntrue\n"
+        );
+        assert_eq!(
+            ruby(
+                "h = {'a' => 1}\nh['b'] = 2\nh.each { |k, v| puts \"#{k}=#{v}\" }\nputs h.keys.inspect, h.size"
+            ),
+            "a=1\nb=2\n[\"a\", \"b\"]\n2\n"
+        );
+        assert_eq!(
+            ruby(
+                "a = []\n3.times { |i| a << i * i }\np a\n[[1, 'x'], [2, 'y']].each { |n, s| print n, s }\nputs"
+            ),
+            "[0, 1, 4]\n1x2y\n"
+        );
+        assert_eq!(ruby("i = 10\n[1, 2].each { |i| }\nputs i"), "10\n");
+        assert_eq!(
+            ruby("[1].each { |v| inner = v }\nputs inner"),
+            "ERROR: NameError: undefined local variable or method `inner' for main:Object (line 2, column 6)\n"
+        );
+        assert_eq!(
+            ruby("n = 0\nloop do\n  n += 1\n  break if n == 4\nend\nputs n"),
+            "4\n"
+        );
+        assert_eq!(
+            ruby("r = [1, 2, 3].each { |v| break v * 10 if v == 2 }\nputs r"),
+            "20\n"
+        );
+    }
+
+    #[test]
+    fn bytes_and_java_conversions() {
+        assert_eq!(
+            ruby(
+                "puts Bytes.toStringBinary(Bytes.toBytes(5)), Bytes.toLong(Bytes.toBytes(1234)), Bytes.toInt(\"\\x00\\x00\\x01\\x00\".to_java_bytes)"
+            ),
+            "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05\n1234\n256\n"
+        );
+        assert_eq!(
+            ruby(
+                "puts String.from_java_bytes(Bytes.toBytes('abc')), org.apache.hadoop.hbase.util.Bytes.toString(Bytes.toBytes('x'))"
+            ),
+            "abc\nx\n"
+        );
+        assert_eq!(
+            ruby("puts Bytes.toLong(Bytes.toBytes('abc'))"),
+            "ERROR: Java::JavaLang::IllegalArgumentException: offset (0) + length (8) exceed the capacity of the array: 3 (line 1, column 6)\n"
+        );
+        let out = ruby("create 't', 'f'\nput 't', 'r', 'f:q', Bytes.toBytes(1)");
+        assert!(out.contains("TypeError: a Java byte[] given to a shell command: HBase's shell would store its Java toString"), "{out}");
+        let out = ruby("f = org.apache.hadoop.hbase.filter.PrefixFilter.new('r')");
+        assert!(
+            out.contains("Java class org.apache.hadoop.hbase.filter.PrefixFilter is not supported"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn commands_in_loops_and_table_handles() {
+        let out = ruby(
+            "create 't', 'f'\n\
+             for i in 1..3 do put 't', \"row#{i}\", 'f:c', \"value#{i}\" end\n\
+             10.times do |i| put 't', 'k%02d' % i, 'f:c', 'x' * i end\n\
+             t = get_table 't'\n\
+             t.put 'r9', 'f:c', 'v9'\n\
+             t.get 'r9'\n\
+             n = t.count\n\
+             puts \"counted #{n}\"\n\
+             t.delete 'r9', 'f:c'\n\
+             puts count('t'), t.name, t.inspect\n\
+             puts list.inspect, exists('t')",
+        );
+        assert!(out.contains(" f:c timestamp="), "{out}");
+        assert!(out.contains("value=v9\n1 row(s)\n"), "{out}");
+        assert!(out.contains("counted 14\n"), "{out}");
+        assert!(out.contains("13\nt\nHbase::Table - t\n"), "{out}");
+        assert!(out.contains("[\"t\"]\ntrue\n"), "{out}");
+        let scan =
+            ruby("create 't', 'f'\n(1..3).each { |i| put 't', \"r#{i}\", 'f:a', i }\nscan 't'");
+        assert_eq!(scan.matches("column=f:a").count(), 3, "{scan}");
+    }
+
+    #[test]
+    fn deep_but_legal_programs_run_within_the_shell_threads_stack() {
+        std::thread::Builder::new()
+            .stack_size(super::super::SHELL_STACK_BYTES)
+            .spawn(deep_programs)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn deep_programs() {
+        let nested = format!("p {}1{}", "[".repeat(31), "]".repeat(31));
+        assert!(ruby(&nested).starts_with("[[[[[[[["));
+        let sum = format!("puts 1{}", " + 1".repeat(255));
+        assert_eq!(ruby(&sum), "256\n");
+        let blocks = format!(
+            "n = 0\n{}n += 1{}\nputs n",
+            "1.times { ".repeat(15),
+            " }".repeat(15)
+        );
+        assert_eq!(ruby(&blocks), "1\n");
+        // 30 levels of 101-term sums, each nested in the leftmost term: past the evaluation
+        // bound, Ruby's error, no crash.
+        let too_deep = format!(
+            "x = {}1{}",
+            "[".repeat(30),
+            format!("{}]", " + 1".repeat(100)).repeat(30)
+        );
+        let out = ruby(&too_deep);
+        assert!(
+            out.contains("SystemStackError: stack level too deep"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn interactive_echo_follows_irb() {
+        let out = ruby_with(
+            "x = 5\nputs 'a'\nfor i in 1..2 do end\n3.times { }\ncreate 't', 'f'\nlist\nnil\n'x' * 2",
+            true,
+        );
+        assert_eq!(
+            out,
+            "=> 5\na\n=> 1..2\n=> 3\nCreated table t\n=> Hbase::Table - t\nTABLE\nt\n1 row(s)\n=> [\"t\"]\n=> \"xx\"\n"
+        );
+    }
+
+    #[test]
+    fn errors_name_ruby_classes_and_stop_only_their_statement() {
+        let out = ruby("foo\nputs bar\nx = nil\nx.frob\nputs 'still here'\nrequire 'x'");
+        assert_eq!(
+            out,
+            "ERROR: Unknown command 'foo'. Try 'help'.\n\
+             ERROR: NameError: undefined local variable or method `bar' for main:Object (line 2, column 6)\n\
+             ERROR: NoMethodError: undefined method `frob' for nil:NilClass (line 4, column 1)\n\
+             still here\n\
+             ERROR: NotImplementedError: require is not supported by regionkv's shell: files cannot be loaded; run them with regionkv shell -f (SHELL.md lists the Ruby it runs) (line 6, column 1)\n"
+        );
+    }
+
+    #[test]
+    fn an_interrupt_stops_a_loop() {
+        super::super::interrupt::raise();
+        // The session clears the flag before each statement: raised after, it stops the loop.
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(
+            dir.path(),
+            TimestampFormat::Epoch,
+            regionkv_fs::RealFs::new(),
+        )
+        .unwrap();
+        let settings = Settings {
+            echo: false,
+            timing: false,
+            width: 0,
+        };
+        let mut session = Session::new(Vec::new(), engine, settings);
+        let program =
+            super::super::grammar::parse_program("loop { x = 1 }", 1, &Default::default()).unwrap();
+        super::super::interrupt::raise();
+        let result = session.eval(&program[0]);
+        super::super::interrupt::clear();
+        assert!(
+            matches!(result, Err(super::Unwind::Interrupt)),
+            "{result:?}"
+        );
+    }
 }

@@ -132,8 +132,29 @@ enum ShellError {
     Editor(#[from] ReadlineError),
 }
 
-/// Runs `regionkv shell`.
+/// The stack of the thread the shell runs on. The interpreter walks syntax trees
+/// recursively; the grammar bounds their depth, and this leaves room for the deepest legal
+/// statement many times over, even in a debug build (about 8 KiB a level there).
+const SHELL_STACK_BYTES: usize = 64 << 20;
+
+/// Runs `regionkv shell` on a thread with a [`SHELL_STACK_BYTES`] stack.
 pub fn run(args: &ShellArgs) -> ExitCode {
+    std::thread::scope(|scope| {
+        let shell = std::thread::Builder::new()
+            .name("shell".into())
+            .stack_size(SHELL_STACK_BYTES)
+            .spawn_scoped(scope, || run_on_this_thread(args));
+        match shell {
+            Ok(handle) => handle.join().unwrap_or(ExitCode::FAILURE),
+            Err(e) => {
+                let _ = writeln!(io::stderr(), "ERROR: cannot start the shell thread: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+fn run_on_this_thread(args: &ShellArgs) -> ExitCode {
     let timestamps = if args.iso_ts {
         TimestampFormat::Local(tz::TimeZone::local())
     } else {

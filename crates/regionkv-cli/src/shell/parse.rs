@@ -111,8 +111,8 @@ pub enum ErrorKind {
     /// A float whose magnitude is too large to represent.
     #[error("float '{0}' is out of range")]
     FloatOutOfRange(String),
-    /// Expressions nested deeper than the parser's limit.
-    #[error("expressions nest more than {limit} levels deep")]
+    /// Expressions nested deeper (or chained longer) than the parser's limit.
+    #[error("expressions nest or chain more than {limit} levels deep")]
     TooDeep {
         /// The limit.
         limit: usize,
