@@ -116,6 +116,7 @@ macro_rules! golden {
 }
 
 golden!(
+    ruby,
     namespaces,
     ddl,
     alter,
