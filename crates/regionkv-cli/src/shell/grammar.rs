@@ -988,7 +988,7 @@ impl Parser {
             Tok::Ident(name) => {
                 if self.locals.contains(&name) {
                     let after = self.peek_token();
-                    if !(after.tok == Tok::LParen && !after.spaced) {
+                    if after.tok != Tok::LParen || after.spaced {
                         return node(Expr::Var(name));
                     }
                 }

@@ -489,7 +489,7 @@ impl<'a> Lexer<'a> {
             ('%', ..) => (Tok::Op("%"), 1),
             ('+', Some('='), _) => (Tok::OpAssign("+"), 2),
             ('+', ..) => (Tok::Op("+"), 1),
-            ('-', Some(d), _) if d.is_ascii_digit() && !(self.after_value && !self.spaced) => {
+            ('-', Some(d), _) if d.is_ascii_digit() && (self.spaced || !self.after_value) => {
                 return self.number(pos);
             }
             ('-', Some('='), _) => (Tok::OpAssign("-"), 2),

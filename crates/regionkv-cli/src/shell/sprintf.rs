@@ -355,9 +355,9 @@ mod tests {
 
     #[test]
     fn floats_strings_and_chars() {
-        assert_eq!(f("%.2f", &[Obj::Float(3.14159)]), "3.14");
+        assert_eq!(f("%.2f", &[Obj::Float(1.23456)]), "1.23");
         assert_eq!(f("%f", &[Obj::Int(2)]), "2.000000");
-        assert_eq!(f("%08.3f", &[Obj::Float(-3.14159)]), "-003.142");
+        assert_eq!(f("%08.3f", &[Obj::Float(-1.23456)]), "-001.235");
         assert_eq!(f("%e", &[Obj::Float(12345.678)]), "1.234568e+04");
         assert_eq!(f("%.2E", &[Obj::Float(0.000123)]), "1.23E-04");
         assert_eq!(
