@@ -558,7 +558,9 @@ mod tests {
                 "Fuzzy pair lengths do not match",
             ),
         ] {
-            let e = build_filter(model).err().unwrap();
+            let Err(e) = build_filter(model) else {
+                panic!("{model} built");
+            };
             assert!(e.0.contains(needle), "{model}: {e}");
         }
         for bad in [

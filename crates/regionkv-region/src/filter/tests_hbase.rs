@@ -37,12 +37,15 @@ fn b(v: &[i32]) -> Vec<u8> {
     v.iter().map(|&x| x as u8).collect()
 }
 
+/// (row, key, info 0/1, expected).
+type SatisfiesCase = (&'static [i32], &'static [i32], &'static [u8], SatisfiesCode);
+
 #[test]
 fn fuzzy_satisfies_forward() {
     use SatisfiesCode::{NextExists, Yes};
     // (row, key, info 0/1, expected): the satisfiesNoUnsafe table; the word-at-a-time table
     // of the same test has the same rows with -1/0 masks and the same answers.
-    let cases: &[(&[i32], &[i32], &[u8], SatisfiesCode)] = &[
+    let cases: &[SatisfiesCase] = &[
         (&[1, -128, 1, 0, 1], &[1, 0, 1], &[0, 1, 0], Yes),
         (&[1, -128, 2, 0, 1], &[1, 0, 1], &[0, 1, 0], NextExists),
         (&[1, 2, 1, 3, 3], &[1, 2, 0, 3], &[0, 0, 1, 0], Yes),
@@ -59,7 +62,7 @@ fn fuzzy_satisfies_forward() {
 #[test]
 fn fuzzy_satisfies_reverse() {
     use SatisfiesCode::{NextExists, Yes};
-    let cases: &[(&[i32], &[i32], &[u8], SatisfiesCode)] = &[
+    let cases: &[SatisfiesCase] = &[
         (&[1, -128, 1, 0, 1], &[1, 0, 1], &[0, 1, 0], Yes),
         (&[1, -128, 2, 0, 1], &[1, 0, 1], &[0, 1, 0], NextExists),
         (&[2, 3, 1, 1, 1], &[1, 0, 1], &[0, 1, 0], NextExists),
