@@ -134,4 +134,5 @@ golden!(
     local_timestamps,
     flush_compact,
     keep_deleted_cells,
+    show_filters,
 );

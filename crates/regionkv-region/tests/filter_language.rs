@@ -128,11 +128,13 @@ fn reference_guide_examples_that_hbase_also_rejects() {
         ),
         // ValueFilter takes an operator and a comparator.
         ("SKIP ValueFilter (0)", "expected 2 arguments but got 1"),
-        // Supported by HBase, not (yet) by regionkv.
+        // A comparator needs its type prefix here too.
         (
             "DependentColumnFilter ('conf', 'blacklist', false, >=, 'zebra')",
-            "not supported by regionkv",
+            "'type:value'",
         ),
+        // Not in HBase 2.x's language: Java API (and REST) only.
+        ("FuzzyRowFilter ('a', '0')", "unknown filter"),
     ];
     for (s, needle) in cases {
         let err = parse_filter(s)

@@ -43,7 +43,59 @@ const FILTERS: &[&str] = &[
     "WHILE RowFilter(<, 'binary:r09')",
     "(FamilyFilter(=, 'binary:cf') AND PageFilter(2)) OR PrefixFilter('r15')",
     "ColumnPrefixFilter('c') AND TimestampsFilter(2, 4, 6, 8)",
+    "DependentColumnFilter('cf', 'a')",
+    "DependentColumnFilter('cg', 'b', true)",
+    "DependentColumnFilter('cf', 'c', false, <=, 'binary:v2')",
+    "PrefixFilter('r1') OR DependentColumnFilter('cf', 'a', true)",
 ];
+
+/// Filters of the Java API only (HBase's filter language has no syntax for them), whose seek
+/// hints jump across rows, by name.
+fn hinting_filter(which: usize) -> (&'static str, Box<dyn regionkv::filter::Filter>) {
+    use regionkv::filter::{FilterList, FuzzyRowFilter, MultiRowRangeFilter, RowRange};
+    let fuzzy = |key: &[u8], info: &[u8]| -> Box<dyn regionkv::filter::Filter> {
+        Box::new(FuzzyRowFilter::new([(key.to_vec(), info.to_vec())]).unwrap())
+    };
+    let ranges = || -> Box<dyn regionkv::filter::Filter> {
+        Box::new(
+            MultiRowRangeFilter::new(vec![
+                RowRange::new("r09", false, "r12", true),
+                RowRange::new("r02", true, "r05", false),
+                RowRange::new("r04", true, "r06", false),
+                RowRange::new("r14", true, "", false),
+            ])
+            .unwrap(),
+        )
+    };
+    match which {
+        0 => ("FuzzyRowFilter(r?5)", fuzzy(b"r\x005", &[0, 1, 0])),
+        1 => (
+            "FuzzyRowFilter(r?3, r1?)",
+            Box::new(
+                FuzzyRowFilter::new([
+                    (b"r\x003".to_vec(), vec![0, 1, 0]),
+                    (b"r1\x00".to_vec(), vec![0, 0, 1]),
+                ])
+                .unwrap(),
+            ),
+        ),
+        2 => ("MultiRowRangeFilter", ranges()),
+        3 => (
+            "FuzzyRowFilter(r?5) OR PrefixFilter('r1')",
+            Box::new(FilterList::or(vec![
+                fuzzy(b"r\x005", &[0, 1, 0]),
+                parse_filter("PrefixFilter('r1')").unwrap(),
+            ])),
+        ),
+        _ => (
+            "MultiRowRangeFilter AND ValueFilter(!=, 'binary:v2')",
+            Box::new(FilterList::and(vec![
+                ranges(),
+                parse_filter("ValueFilter(!=, 'binary:v2')").unwrap(),
+            ])),
+        ),
+    }
+}
 
 type Spec = (u8, u8, u8, u8, u8); // row, family, qualifier, ts, value
 
@@ -180,6 +232,19 @@ proptest! {
     ) {
         let text = FILTERS[which];
         scan_matches_model(&cells, flush, reversed, text, &|| parse_filter(text).unwrap())?;
+    }
+
+    /// Seek hints into later rows (FuzzyRowFilter, MultiRowRangeFilter) skip only rows the
+    /// filter would not keep.
+    #[test]
+    fn hinting_filters_match_the_protocol_model(
+        cells in proptest::collection::vec((0u8..16, 0u8..2, 0u8..5, 1u8..10, 0u8..5), 1..60),
+        which in 0usize..5,
+        flush in proptest::option::of(0usize..60),
+        reversed in any::<bool>(),
+    ) {
+        let (name, _) = hinting_filter(which);
+        scan_matches_model(&cells, flush, reversed, name, &|| hinting_filter(which).1)?;
     }
 
     /// The matcher must end a family's row after a filter's `IncludeAndSeekNextRow`, as the

@@ -69,7 +69,7 @@ pub const GROUPS: &[Group] = &[
             ("list", Available),
             ("list_regions", Available),
             ("locate_region", NotYet),
-            ("show_filters", NotYet),
+            ("show_filters", Available),
         ],
     },
     Group {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use regionkv::{Db, DbOptions};
 use regionkv_fs::RealFs;
 
-use super::args::{CmdError, CmdResult, fail};
+use super::args::{CmdError, CmdResult, arity, fail};
 use super::clock::SwitchableClock;
 use super::format::{Formatter, TimestampFormat};
 use super::parse::Value;
@@ -150,6 +150,7 @@ impl Engine {
             "split" => self.split(args),
             "merge_region" => self.merge_region(args),
             "status" => self.status(args, out),
+            "show_filters" => show_filters(args, out),
             "put" => self.put(args),
             "get" => self.get(args, out),
             "scan" => self.scan(args, out),
@@ -192,6 +193,20 @@ impl Engine {
     pub(super) fn table(&self, name: &str) -> CmdResult<regionkv::Table> {
         self.db.table(name).map_err(|e| hbase_error(e, name))
     }
+}
+
+/// HBase's `show_filters`: one line per filter name of the filter language, in the order
+/// HBase's shell prints them — it walks `ParseFilter`'s registry, a `java.util.HashMap`, so the
+/// order is that map's. regionkv's language accepts every name HBase 2.x registers, so the
+/// list is HBase's exactly (the Java-only filters, e.g. FuzzyRowFilter, are in neither).
+fn show_filters(args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+    arity(args, 0, Some(0))?;
+    let names =
+        super::format::java_hashmap_order(regionkv_region::filter::parse::SUPPORTED_FILTERS);
+    for name in &names {
+        out.row(&[name])?;
+    }
+    Ok(Ret::Nil)
 }
 
 /// An error and its sources, joined by `": "`.

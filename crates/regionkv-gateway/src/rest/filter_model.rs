@@ -18,21 +18,25 @@
 //! | SingleColumnValueFilter, SingleColumnValueExcludeFilter | `family`, `qualifier` (base64), `op`, `comparator`, `ifMissing`, `latestVersion` |
 //! | SkipFilter, WhileMatchFilter | `filters` (the first one is wrapped) |
 //! | TimestampsFilter | `timestamps` |
+//! | DependentColumnFilter | `family`, `qualifier` (base64), `dropDependentColumn`, and optionally `op`, `comparator` (a value check) |
+//! | MultiRowRangeFilter | `ranges`: objects with `startRow`, `stopRow` (base64, missing or empty = unbounded), `startRowInclusive` (default true), `stopRowInclusive` (default false) |
+//! | RandomRowFilter | `chance` (a float) |
+//! | FuzzyRowFilter | `fuzzyKeys`: objects with `key` and `mask` (base64; mask bytes 0 = fixed, 1 = any) |
 //!
 //! A comparator is `{"type": ..., "value": ..., "op": ...}`: BinaryComparator and
 //! BinaryPrefixComparator take base64, BitComparator base64 and `op` (AND / OR / XOR),
 //! RegexStringComparator and SubstringComparator plain text, NullComparator nothing. `op` of a
 //! compare filter is a `CompareOperator` constant (LESS ... GREATER, NO_OP).
 //!
-//! DependentColumnFilter, MultiRowRangeFilter, RandomRowFilter and FuzzyRowFilter have no
-//! regionkv equivalent: they are refused with a message saying so.
+//! Every filter type of HBase 2.x's model is accepted.
 
 use regionkv::filter::{
     BitwiseOp, ColumnCountGetFilter, ColumnPaginationFilter, ColumnPrefixFilter, ColumnRangeFilter,
-    Comparator, CompareOperator, FamilyFilter, Filter, FilterList, FirstKeyOnlyFilter,
-    InclusiveStopFilter, KeyOnlyFilter, MultipleColumnPrefixFilter, Operator, PageFilter,
-    PrefixFilter, QualifierFilter, RowFilter, SingleColumnValueExcludeFilter,
-    SingleColumnValueFilter, SkipFilter, TimestampsFilter, ValueFilter, WhileMatchFilter,
+    Comparator, CompareOperator, DependentColumnFilter, FamilyFilter, Filter, FilterList,
+    FirstKeyOnlyFilter, FuzzyRowFilter, InclusiveStopFilter, KeyOnlyFilter, MultiRowRangeFilter,
+    MultipleColumnPrefixFilter, Operator, PageFilter, PrefixFilter, QualifierFilter,
+    RandomRowFilter, RowFilter, RowRange, SingleColumnValueExcludeFilter, SingleColumnValueFilter,
+    SkipFilter, TimestampsFilter, ValueFilter, WhileMatchFilter,
 };
 use serde_json::{Map, Value};
 
@@ -164,8 +168,53 @@ fn build(v: &Value) -> Result<Box<dyn Filter>, FilterModelError> {
                 .collect::<Result<Vec<_>, _>>()?;
             Box::new(TimestampsFilter::new(ts).map_err(|e| err(e.to_string()))?)
         }
-        "DependentColumnFilter" | "MultiRowRangeFilter" | "RandomRowFilter" | "FuzzyRowFilter" => {
-            return Err(err(format!("{ty} is not supported by regionkv")));
+        "DependentColumnFilter" => {
+            let family = bytes(m, "family")?;
+            let qualifier = optional_bytes(m, "qualifier")?.unwrap_or_default();
+            let drop = optional_bool(m, "dropDependentColumn")?.unwrap_or(false);
+            // HBase's model always carries an operator and comparator; without them this is
+            // the two/three-argument form (no value check).
+            if m.get("comparator").is_some_and(|c| !c.is_null()) {
+                Box::new(DependentColumnFilter::with_value_check(
+                    family,
+                    qualifier,
+                    drop,
+                    operator(m)?,
+                    comparator(m)?,
+                ))
+            } else {
+                Box::new(DependentColumnFilter::with_drop(family, qualifier, drop))
+            }
+        }
+        "MultiRowRangeFilter" => {
+            let ranges = list(m, "ranges")?
+                .into_iter()
+                .map(row_range)
+                .collect::<Result<Vec<_>, _>>()?;
+            Box::new(MultiRowRangeFilter::new(ranges).map_err(|e| err(e.to_string()))?)
+        }
+        "RandomRowFilter" => {
+            let chance = match field(m, "chance")? {
+                Value::Number(n) => n.as_f64(),
+                Value::String(t) => t.trim().parse().ok(),
+                _ => None,
+            }
+            .ok_or_else(|| err("filter field 'chance' must be a number"))?;
+            // Java's float field: the nearest f32.
+            #[allow(clippy::cast_possible_truncation)]
+            Box::new(RandomRowFilter::new(chance as f32))
+        }
+        "FuzzyRowFilter" => {
+            let pairs = list(m, "fuzzyKeys")?
+                .into_iter()
+                .map(|k| {
+                    let Value::Object(k) = k else {
+                        return Err(err("a fuzzy key must be an object with 'key' and 'mask'"));
+                    };
+                    Ok((bytes(k, "key")?, bytes(k, "mask")?))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Box::new(FuzzyRowFilter::new(pairs).map_err(|e| err(e.to_string()))?)
         }
         other => {
             return Err(err(format!(
@@ -244,6 +293,20 @@ fn first_child(m: &Map<String, Value>) -> Result<Box<dyn Filter>, FilterModelErr
         .first()
         .ok_or_else(|| err("filter field 'filters' is empty"))?;
     build(first)
+}
+
+/// A `MultiRowRangeFilter.RowRange` as HBase's REST model writes it: `startRow`/`stopRow`
+/// (base64; missing or empty is unbounded), `startRowInclusive`/`stopRowInclusive`.
+fn row_range(v: &Value) -> Result<RowRange, FilterModelError> {
+    let Value::Object(r) = v else {
+        return Err(err("a row range must be an object"));
+    };
+    Ok(RowRange::new(
+        optional_bytes(r, "startRow")?.unwrap_or_default(),
+        optional_bool(r, "startRowInclusive")?.unwrap_or(true),
+        optional_bytes(r, "stopRow")?.unwrap_or_default(),
+        optional_bool(r, "stopRowInclusive")?.unwrap_or(false),
+    ))
 }
 
 fn operator(m: &Map<String, Value>) -> Result<CompareOperator, FilterModelError> {
@@ -437,6 +500,37 @@ mod tests {
     }
 
     #[test]
+    fn the_java_only_filters_have_their_model_encodings() {
+        // Rows a..d with columns cf:x and cf:y; "Yg==" is "b", "Yw==" is "c", "eA==" is "x".
+        assert_eq!(
+            rows(r#"{"type":"MultiRowRangeFilter","ranges":[
+                {"startRow":"Yg==","startRowInclusive":true,"stopRow":"Yw==","stopRowInclusive":true}]}"#)
+            .len(),
+            2
+        );
+        // "?": any first byte; every one-byte row matches.
+        assert_eq!(
+            rows(r#"{"type":"FuzzyRowFilter","fuzzyKeys":[{"key":"AA==","mask":"AQ=="}]}"#).len(),
+            4
+        );
+        assert_eq!(rows(r#"{"type":"RandomRowFilter","chance":0.0}"#).len(), 0);
+        assert_eq!(rows(r#"{"type":"RandomRowFilter","chance":2}"#).len(), 4);
+        // Every cell of each row shares the dependent column's timestamp.
+        assert_eq!(
+            rows(r#"{"type":"DependentColumnFilter","family":"Y2Y=","qualifier":"eA==","dropDependentColumn":false}"#)
+            .len(),
+            4
+        );
+        assert_eq!(
+            rows(
+                r#"{"type":"DependentColumnFilter","family":"Y2Y=","qualifier":"eA==","dropDependentColumn":true,
+                "op":"EQUAL","comparator":{"type":"BinaryComparator","value":"ZA=="}}"#
+            ),
+            ["d/y"]
+        );
+    }
+
+    #[test]
     fn filter_lists_combine() {
         let and = r#"{"type":"FilterList","op":"MUST_PASS_ALL","filters":[
             {"type":"RowFilter","op":"GREATER","comparator":{"type":"BinaryComparator","value":"YQ=="}},
@@ -448,14 +542,26 @@ mod tests {
 
     #[test]
     fn unsupported_and_bad_models_are_errors() {
-        for ty in [
-            "DependentColumnFilter",
-            "MultiRowRangeFilter",
-            "RandomRowFilter",
-            "FuzzyRowFilter",
+        for (model, needle) in [
+            (r#"{"type":"DependentColumnFilter"}"#, "'family' is missing"),
+            (
+                r#"{"type":"MultiRowRangeFilter","ranges":[]}"#,
+                "No ranges found.",
+            ),
+            (
+                r#"{"type":"MultiRowRangeFilter","ranges":[{"startRow":"Yg==","stopRow":"YQ=="}]}"#,
+                "invaild ranges",
+            ),
+            (r#"{"type":"RandomRowFilter","chance":"often"}"#, "'chance'"),
+            (
+                r#"{"type":"FuzzyRowFilter","fuzzyKeys":[{"key":"YWI=","mask":"AA=="}]}"#,
+                "Fuzzy pair lengths do not match",
+            ),
         ] {
-            let e = build_filter(&format!(r#"{{"type":"{ty}"}}"#)).err();
-            assert_eq!(e, Some(err(format!("{ty} is not supported by regionkv"))));
+            let Err(e) = build_filter(model) else {
+                panic!("{model} built");
+            };
+            assert!(e.0.contains(needle), "{model}: {e}");
         }
         for bad in [
             "",

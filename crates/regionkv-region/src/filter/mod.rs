@@ -39,8 +39,11 @@
 mod cell;
 mod column;
 pub mod compare;
+mod dependent;
+pub mod fuzzy;
 mod list;
 pub mod parse;
+pub mod range;
 pub mod reference;
 mod row;
 mod value;
@@ -48,6 +51,8 @@ mod wrapper;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_hbase;
 
 pub use cell::{FirstKeyOnlyFilter, KeyOnlyFilter, TimestampsFilter};
 pub use column::{
@@ -58,8 +63,11 @@ pub use compare::{
     BitwiseOp, Comparator, CompareOperator, RegexCharset, RegexStringComparator,
     SubstringComparator,
 };
+pub use dependent::{DependentColumnFilter, RandomRowFilter};
+pub use fuzzy::FuzzyRowFilter;
 pub use list::{FilterList, Operator};
 pub use parse::parse_filter;
+pub use range::{MultiRowRangeFilter, RowRange};
 pub use row::{InclusiveStopFilter, PageFilter, PrefixFilter, RowFilter};
 pub use value::{
     ColumnValueFilter, SingleColumnValueExcludeFilter, SingleColumnValueFilter, ValueFilter,

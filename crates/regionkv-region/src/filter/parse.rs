@@ -37,10 +37,10 @@
 use super::compare::{Comparator, CompareOperator, RegexStringComparator, SubstringComparator};
 use super::{
     ColumnCountGetFilter, ColumnPaginationFilter, ColumnPrefixFilter, ColumnRangeFilter,
-    ColumnValueFilter, FamilyFilter, Filter, FilterError, FilterList, FirstKeyOnlyFilter,
-    InclusiveStopFilter, KeyOnlyFilter, MultipleColumnPrefixFilter, PageFilter, PrefixFilter,
-    QualifierFilter, RowFilter, SingleColumnValueExcludeFilter, SingleColumnValueFilter,
-    SkipFilter, TimestampsFilter, ValueFilter, WhileMatchFilter,
+    ColumnValueFilter, DependentColumnFilter, FamilyFilter, Filter, FilterError, FilterList,
+    FirstKeyOnlyFilter, InclusiveStopFilter, KeyOnlyFilter, MultipleColumnPrefixFilter, PageFilter,
+    PrefixFilter, QualifierFilter, RowFilter, SingleColumnValueExcludeFilter,
+    SingleColumnValueFilter, SkipFilter, TimestampsFilter, ValueFilter, WhileMatchFilter,
 };
 
 /// The deepest nesting of parentheses and `SKIP`/`WHILE` a filter string may have.
@@ -418,7 +418,11 @@ impl Builder<'_, '_> {
         let wanted = match allowed {
             [n] => n.to_string(),
             [a, b] => format!("{a} or {b}"),
-            _ => format!("{allowed:?}"),
+            [head @ .., last] => {
+                let head: Vec<String> = head.iter().map(ToString::to_string).collect();
+                format!("{} or {last}", head.join(", "))
+            }
+            [] => "no".to_owned(),
         };
         Err(self.error_at(
             self.name_pos,
@@ -706,10 +710,26 @@ impl Builder<'_, '_> {
                 Box::new(ColumnValueFilter::new(family, qualifier, op, comparator))
             }
             "DependentColumnFilter" => {
-                return Err(FilterError::UnsupportedFilter {
-                    name: self.name.to_owned(),
-                    position: self.parser.char_pos(self.name_pos),
-                });
+                // HBase's createFilterFromArguments: (family, qualifier), plus
+                // dropDependentColumn, plus an operator and comparator for the value.
+                self.expect_count(&[2, 3, 5])?;
+                let family = self.bytes(0)?;
+                let qualifier = self.bytes(1)?;
+                let drop = if self.args.len() >= 3 {
+                    self.boolean(2)?
+                } else {
+                    false
+                };
+                if self.args.len() == 5 {
+                    // Unlike the compare filters, HBase does not restrict regexstring and
+                    // substring to = and != here.
+                    let (op, comparator) = (self.compare_op(3)?, self.comparator(4)?);
+                    Box::new(DependentColumnFilter::with_value_check(
+                        family, qualifier, drop, op, comparator,
+                    ))
+                } else {
+                    Box::new(DependentColumnFilter::with_drop(family, qualifier, drop))
+                }
             }
             unknown => {
                 let hint = SUPPORTED_FILTERS

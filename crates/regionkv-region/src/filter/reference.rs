@@ -11,8 +11,11 @@
 //!   `NextCol`/`IncludeAndNextCol` skip the rest of the column, `NextRow`/
 //!   `IncludeAndSeekNextRow` skip the rest of the row *in that family*, `SeekNextUsingHint`
 //!   skips that family's cells before the hint when the hint lies after the cell (otherwise it
-//!   is a plain skip). A seek never carries into the next row (no stock filter hints across
-//!   rows);
+//!   is a plain skip). A hint may lie in a later row ([`super::FuzzyRowFilter`],
+//!   [`super::MultiRowRangeFilter`]): the family's scanner then passes over the rows between,
+//!   and a row none of whose families has a cell left never reaches the filter. A reversed
+//!   scan moves between rows afresh, so a hint (which points to a lower row) is a plain skip
+//!   there;
 //! - `filter_all_remaining` before each row, before each cell (no further cell of the row is
 //!   offered, the row is finished, then the scan ends) and after each row;
 //! - the end of row through [`super::finish_row`].
@@ -40,7 +43,17 @@ pub fn run_scan(filter: &mut dyn Filter, cells: &[Cell], reversed: bool) -> Vec<
     }
 
     let mut result = Vec::new();
+    // Per family: the key the family's scanner has sought to; it carries across rows.
+    let mut seek: HashMap<Vec<u8>, OwnedKey> = HashMap::new();
     for row_cells in rows {
+        if reversed {
+            // Each row is found afresh: no seek outlives its row.
+            seek.clear();
+        }
+        let row_cells: Vec<Cell> = row_cells
+            .into_iter()
+            .filter(|c| !sought_past(&seek, c))
+            .collect();
         let Some(row) = row_cells.first().map(|c| c.row().to_vec()) else {
             continue;
         };
@@ -54,7 +67,7 @@ pub fn run_scan(filter: &mut dyn Filter, cells: &[Cell], reversed: bool) -> Vec<
             }
             continue;
         }
-        let (mut kept, scan_done) = offer_cells(filter, &row, &row_cells);
+        let (mut kept, scan_done) = offer_cells(filter, &row, &row_cells, &mut seek);
         if !finish_row(filter, &mut kept) {
             result.push(kept);
         }
@@ -67,16 +80,16 @@ pub fn run_scan(filter: &mut dyn Filter, cells: &[Cell], reversed: bool) -> Vec<
 
 /// Offers one row's cells to the filter, honouring the return codes; returns the kept cells and
 /// whether `filter_all_remaining` cut the row short.
-fn offer_cells(filter: &mut dyn Filter, row: &[u8], row_cells: &[Cell]) -> (Vec<Cell>, bool) {
-    // Per family: the key the family's scanner has seeked to.
-    let mut seek: HashMap<Vec<u8>, OwnedKey> = HashMap::new();
+fn offer_cells(
+    filter: &mut dyn Filter,
+    row: &[u8],
+    row_cells: &[Cell],
+    seek: &mut HashMap<Vec<u8>, OwnedKey>,
+) -> (Vec<Cell>, bool) {
     let mut kept = Vec::new();
     for cell in row_cells {
         let cell_ref = cell.as_cell_ref();
-        if seek
-            .get(cell.family())
-            .is_some_and(|to| compare_keys(cell.key_bytes(), to.as_bytes()) == Ordering::Less)
-        {
+        if sought_past(seek, cell) {
             continue;
         }
         if filter.filter_all_remaining() {
@@ -103,4 +116,11 @@ fn offer_cells(filter: &mut dyn Filter, row: &[u8], row_cells: &[Cell]) -> (Vec<
         }
     }
     (kept, false)
+}
+
+/// True when `cell`'s family has sought past it (forward scans only record seeks that move
+/// forward, so this is a plain key comparison).
+fn sought_past(seek: &HashMap<Vec<u8>, OwnedKey>, cell: &Cell) -> bool {
+    seek.get(cell.family())
+        .is_some_and(|to| compare_keys(cell.key_bytes(), to.as_bytes()) == Ordering::Less)
 }

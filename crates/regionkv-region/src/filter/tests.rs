@@ -2192,9 +2192,19 @@ fn parse_errors() {
         ),
         ("prefixfilter('a')", "did you mean PrefixFilter?"),
         (
-            "DependentColumnFilter('f', 'q')",
-            "not supported by regionkv",
+            "DependentColumnFilter('f', 'q', true, =)",
+            "expected 2, 3 or 5 arguments but got 4",
         ),
+        // In HBase 2.x these three exist only in the Java API (no createFilterFromArguments).
+        (
+            "FuzzyRowFilter('a', '0')",
+            "unknown filter \"FuzzyRowFilter\" at position 0",
+        ),
+        (
+            "MultiRowRangeFilter('a')",
+            "unknown filter \"MultiRowRangeFilter\"",
+        ),
+        ("RandomRowFilter(0.5)", "unknown filter \"RandomRowFilter\""),
         (
             "PrefixFilter('a') and PrefixFilter('b')",
             "operators are upper case",
