@@ -133,4 +133,5 @@ golden!(
     local_timestamps,
     flush_compact,
     keep_deleted_cells,
+    metrics,
 );

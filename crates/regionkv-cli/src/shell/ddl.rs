@@ -1084,35 +1084,20 @@ impl Engine {
             }
         }
         regions.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-        let mb = |bytes: u64| bytes / (1024 * 1024);
-        let stores: usize = regions.iter().map(|r| r.stores.len()).sum();
-        let files: usize = regions.iter().map(|r| r.store_files).sum();
-        let file_bytes: u64 = regions.iter().map(|r| r.store_file_bytes).sum();
-        let memstore: u64 = regions.iter().map(|r| r.memstore_bytes).sum();
-        let reads: u64 = regions.iter().map(|r| r.read_requests).sum();
-        let writes: u64 = regions.iter().map(|r| r.write_requests).sum();
         let server = SERVER_NAME.replacen(',', ":", 1).replacen(',', " ", 1);
-        let load = format!(
-            "numberOfOnlineRegions={}, numberOfStores={stores}, numberOfStorefiles={files}, \
-             storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={reads}, \
-             writeRequestsCount={writes}",
-            regions.len(),
-            mb(file_bytes),
-            mb(memstore)
-        );
+        let loads: Vec<RegionLoad> = regions.iter().map(RegionLoad::of).collect();
+        let server_load = server_load(&loads);
         match format.as_str() {
             "simple" => {
                 out.line(&format!("active master:  {server}"))?;
                 out.line("0 backup masters")?;
                 out.line("1 live servers")?;
                 out.line(&format!("    {server}"))?;
-                out.line(&format!("        {load}"))?;
+                out.line(&format!("        {server_load}"))?;
                 out.line("0 dead servers")?;
-                out.line(&format!(
-                    "Aggregate load: {}, regions: {}",
-                    reads + writes,
-                    regions.len()
-                ))?;
+                // HBase sums ServerLoad.getNumberOfRequests: the requests per second of
+                // the last report, which an embedded engine does not sample (0).
+                out.line(&format!("Aggregate load: 0, regions: {}", regions.len()))?;
             }
             "detailed" => {
                 out.line(&format!("version {}", env!("CARGO_PKG_VERSION")))?;
@@ -1122,20 +1107,10 @@ impl Engine {
                 out.line("master coprocessors: []")?;
                 out.line("1 live servers")?;
                 out.line(&format!("    {server}"))?;
-                out.line(&format!("        {load}"))?;
-                for r in &regions {
+                out.line(&format!("        {server_load}"))?;
+                for (r, load) in regions.iter().zip(&loads) {
                     out.line(&format!("        {}", super::format::ruby_inspect(&r.name)))?;
-                    out.line(&format!(
-                        "            numberOfStores={}, numberOfStorefiles={}, \
-                         storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={}, \
-                         writeRequestsCount={}",
-                        r.stores.len(),
-                        r.store_files,
-                        mb(r.store_file_bytes),
-                        mb(r.memstore_bytes),
-                        r.read_requests,
-                        r.write_requests
-                    ))?;
+                    out.line(&format!("            {}", load.region_text()))?;
                 }
                 out.line("0 dead servers")?;
             }
@@ -1151,6 +1126,152 @@ impl Engine {
         }
         Ok(Ret::Nil)
     }
+}
+
+/// One region's load as HBase's region server reports it (`HRegionServer.createRegionLoad`):
+/// sizes in whole MB and KB, each truncated per store and then summed, as HBase does.
+struct RegionLoad {
+    stores: usize,
+    storefiles: usize,
+    uncompressed_mb: u64,
+    storefile_mb: u64,
+    memstore_mb: u64,
+    index_kb: u64,
+    bloom_kb: u64,
+    reads: u64,
+    filtered_reads: u64,
+    writes: u64,
+    compacted_kvs: u64,
+    last_major_compaction_ts: i64,
+    complete_sequence_id: u64,
+    locality: f32,
+}
+
+impl RegionLoad {
+    fn of(r: &regionkv::admin::RegionStatus) -> Self {
+        let mb = |b: u64| b / (1024 * 1024);
+        let kb = |b: u64| b / 1024;
+        Self {
+            stores: r.stores.len(),
+            storefiles: r.store_files,
+            uncompressed_mb: r
+                .stores
+                .iter()
+                .map(|s| mb(s.store_file_uncompressed_bytes))
+                .sum(),
+            storefile_mb: r.stores.iter().map(|s| mb(s.store_file_bytes)).sum(),
+            memstore_mb: mb(r.memstore_bytes),
+            index_kb: r.stores.iter().map(|s| kb(s.store_file_index_bytes)).sum(),
+            bloom_kb: r.stores.iter().map(|s| kb(s.bloom_bytes)).sum(),
+            reads: r.read_requests,
+            filtered_reads: r.filtered_read_requests,
+            writes: r.write_requests,
+            compacted_kvs: r.compacted_kvs,
+            last_major_compaction_ts: r.last_major_compaction_ts,
+            complete_sequence_id: r.completed_sequence_id,
+            // Every block of an embedded region is local; HBase reports 0.0 for a region
+            // without files (no blocks).
+            locality: if r.store_files > 0 { 1.0 } else { 0.0 },
+        }
+    }
+
+    /// HBase 2.x's `RegionLoad.toString`, the line `status 'detailed'` prints per region.
+    /// storeRefCount (scanners holding the files) is 0 between commands.
+    fn region_text(&self) -> String {
+        let mut s = format!(
+            "numberOfStores={}, numberOfStorefiles={}, storeRefCount=0, \
+             storefileUncompressedSizeMB={}, lastMajorCompactionTimestamp={}, \
+             storefileSizeMB={}",
+            self.stores,
+            self.storefiles,
+            self.uncompressed_mb,
+            self.last_major_compaction_ts,
+            self.storefile_mb
+        );
+        push_compression_ratio(&mut s, self.storefile_mb, self.uncompressed_mb);
+        s.push_str(&format!(
+            ", memstoreSizeMB={}, readRequestsCount={}, writeRequestsCount={}, \
+             rootIndexSizeKB={}, totalStaticIndexSizeKB={}, totalStaticBloomSizeKB={}, \
+             totalCompactingKVs={}, currentCompactedKVs={}, compactionProgressPct={}, \
+             completeSequenceId={}, dataLocality={}",
+            self.memstore_mb,
+            self.reads,
+            self.writes,
+            self.index_kb,
+            self.index_kb,
+            self.bloom_kb,
+            self.compacted_kvs,
+            self.compacted_kvs,
+            progress_pct(self.compacted_kvs, self.compacted_kvs),
+            self.complete_sequence_id,
+            java_float(self.locality)
+        ));
+        s
+    }
+}
+
+/// HBase 2.x's `ServerLoad.toString` for the one server, summing its regions' loads.
+/// requestsPerSecond, usedHeapMB and maxHeapMB are a JVM region server's samples, which an
+/// embedded engine has not (0).
+fn server_load(loads: &[RegionLoad]) -> String {
+    let sum = |f: fn(&RegionLoad) -> u64| loads.iter().map(f).sum::<u64>();
+    let uncompressed = sum(|l| l.uncompressed_mb);
+    let storefile = sum(|l| l.storefile_mb);
+    let compacted = sum(|l| l.compacted_kvs);
+    let mut s = format!(
+        "requestsPerSecond=0.0, numberOfOnlineRegions={}, usedHeapMB=0, maxHeapMB=0, \
+         numberOfStores={}, numberOfStorefiles={}, storefileUncompressedSizeMB={uncompressed}, \
+         storefileSizeMB={storefile}",
+        loads.len(),
+        sum(|l| l.stores as u64),
+        sum(|l| l.storefiles as u64),
+    );
+    push_compression_ratio(&mut s, storefile, uncompressed);
+    s.push_str(&format!(
+        ", memstoreSizeMB={}, storefileIndexSizeKB={}, readRequestsCount={}, \
+         filteredReadRequestsCount={}, writeRequestsCount={}, rootIndexSizeKB={}, \
+         totalStaticIndexSizeKB={}, totalStaticBloomSizeKB={}, totalCompactingKVs={compacted}, \
+         currentCompactedKVs={compacted}, compactionProgressPct={}, coprocessors=[]",
+        sum(|l| l.memstore_mb),
+        sum(|l| l.index_kb),
+        sum(|l| l.reads),
+        sum(|l| l.filtered_reads),
+        sum(|l| l.writes),
+        sum(|l| l.index_kb),
+        sum(|l| l.index_kb),
+        sum(|l| l.bloom_kb),
+        progress_pct(compacted, compacted)
+    ));
+    s
+}
+
+/// HBase prints `compressionRatio` (storefile MB over uncompressed MB, `%.4f`) only when
+/// the uncompressed size is at least 1 MB.
+fn push_compression_ratio(s: &mut String, storefile_mb: u64, uncompressed_mb: u64) {
+    if uncompressed_mb != 0 {
+        s.push_str(&format!(
+            ", compressionRatio={:.4}",
+            storefile_mb as f32 / uncompressed_mb as f32
+        ));
+    }
+}
+
+/// HBase's `compactionProgressPct`: a Java float, NaN when no compaction counted cells.
+fn progress_pct(current: u64, total: u64) -> String {
+    if total == 0 {
+        return java_float(f32::NAN);
+    }
+    java_float(current as f32 / total as f32)
+}
+
+/// Java's `Float.toString` for the values status prints (NaN, and plain decimals that
+/// always show a fraction: `1.0`, `0.5`).
+fn java_float(f: f32) -> String {
+    if f.is_nan() {
+        return "NaN".to_string();
+    }
+    let s = f.to_string();
+    if s.contains('.') { s } else { format!("{s}.0") }
 }
 
 /// `opts` with `key` set to `value` (appended, or replacing a present key in place).
