@@ -134,4 +134,5 @@ golden!(
     flush_compact,
     keep_deleted_cells,
     metrics,
+    admin_more,
 );

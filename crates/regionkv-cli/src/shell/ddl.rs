@@ -1128,6 +1128,241 @@ impl Engine {
     }
 }
 
+impl Engine {
+    // ---- issue 27, point 4: whoami, alter_async / alter_status, locate_region,
+    // compaction_state, clone_table_schema, disable_all / enable_all / drop_all ----------
+
+    /// `whoami`: HBase prints `User.getCurrent.toString`, `NAME (auth:SIMPLE)` on a cluster
+    /// without Kerberos; regionkv's user is the process's (`$USER`, `$USERNAME`).
+    pub(super) fn whoami(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 0, Some(0))?;
+        let user = std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .unwrap_or_else(|_| "unknown".to_string());
+        out.line(&format!("{user} (auth:SIMPLE)"))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `alter_async`: HBase's alter without waiting, so without alter's three progress
+    /// lines; regionkv alters synchronously, so the change is done when it returns. Other
+    /// lines (warnings) still print.
+    pub(super) fn alter_async(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        let mut buf: Vec<u8> = Vec::new();
+        let ret = {
+            let mut quiet = Out {
+                w: &mut buf,
+                fmt: super::format::Formatter::new(0),
+            };
+            self.alter(args, &mut quiet)
+        };
+        let text = String::from_utf8_lossy(&buf);
+        let progress = |l: &str| {
+            l == "Updating all regions with the new schema..."
+                || l == "All regions updated."
+                || l == "Done."
+                || (l.ends_with(" regions updated.") && l.contains('/'))
+        };
+        for line in text.lines().filter(|l| !progress(l)) {
+            out.line(line)?;
+        }
+        ret
+    }
+
+    /// `alter_status 't'`: HBase's `admin.alter_status` polls `getAlterStatus` (regions
+    /// yet to update, total) and prints `N/M regions updated.` until none is left, then
+    /// `Done.`; regionkv's alters are done when they return.
+    pub(super) fn alter_status(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = string_arg(&args[0], "Table name")?;
+        self.exists_or(&name, || format!("Can't find a table: {name}"))?;
+        let total = self.catalog_start_keys(&name).map_or(0, |k| k.len());
+        if total == 0 {
+            out.line("All regions updated.")?;
+        } else {
+            out.line(&format!("{total}/{total} regions updated."))?;
+        }
+        out.line("Done.")?;
+        Ok(Ret::Nil)
+    }
+
+    /// `locate_region 't', 'row'`: the region holding the row, as HBase prints its
+    /// `HRegionLocation`: HOST and `RegionInfo.toString`.
+    pub(super) fn locate_region(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 2, Some(2))?;
+        let name = table_arg(&args[0])?;
+        // HBase's admin.rb: `getRegionLocation(Bytes.toBytesBinary(row_key))`.
+        let row = super::args::to_bytes_binary(to_text(&args[1]).as_bytes())?;
+        self.exists_or(&name, || format!("Unknown table {name}!"))?;
+        let regions = self
+            .db
+            .admin()
+            .regions(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        let Some(r) = regions
+            .iter()
+            .find(|r| r.start_key <= row && (r.end_key.is_empty() || row < r.end_key))
+        else {
+            return fail(format!("No region of {name} holds the row"));
+        };
+        let host = SERVER_NAME.replacen(',', ":", 1);
+        let host = host.split(',').next().unwrap_or_default().to_string();
+        let info = format!(
+            "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
+            r.encoded_name,
+            r.name,
+            to_string_binary(&r.start_key),
+            to_string_binary(&r.end_key)
+        );
+        out.header(&["HOST", "REGION"])?;
+        out.row(&[&host, &info])?;
+        out.footer(Some(1))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `compaction_state 't'` (type NORMAL, or MOB): HBase's `CompactionState` name.
+    /// regionkv compacts synchronously (the shell's compactions return when done), so a
+    /// table is at `NONE` between commands.
+    pub(super) fn compaction_state(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(2))?;
+        let name = table_arg(&args[0])?;
+        match args.get(1).map(to_text).as_deref() {
+            None | Some("NORMAL") => {}
+            Some("MOB") => return fail("MOB compactions are not supported by regionkv"),
+            Some(other) => {
+                return fail(format!(
+                    "No enum constant org.apache.hadoop.hbase.client.CompactType.{other}"
+                ));
+            }
+        }
+        self.exists_or(&name, || format!("Unknown table {name}!"))?;
+        let _ = out;
+        Ok(Ret::Str("NONE".to_string()))
+    }
+
+    /// `clone_table_schema 'src', 'dst'[, preserve_splits = true]`: a new empty table with
+    /// src's descriptor (HBase's `Admin.cloneTableSchema`), and its split points unless
+    /// `false` is given.
+    pub(super) fn clone_table_schema(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 2, Some(3))?;
+        let src = table_arg(&args[0])?;
+        let dst = table_arg(&args[1])?;
+        let preserve = match args.get(2) {
+            None | Some(Value::Bool(true)) => true,
+            Some(Value::Bool(false)) => false,
+            Some(other) => {
+                return fail(format!(
+                    "preserve_splits must be true or false, not {}",
+                    to_text(other)
+                ));
+            }
+        };
+        let admin = self.db.admin();
+        let mut desc = admin.describe(&src).map_err(|e| hbase_error(e, &src))?;
+        let splits = if preserve {
+            match admin.splits(&src) {
+                Ok(keys) => keys,
+                Err(regionkv::Error::TableNotEnabled(_)) => self
+                    .catalog_start_keys(&src)
+                    .map(|k| k.into_iter().skip(1).collect())
+                    .unwrap_or_default(),
+                Err(e) => return Err(hbase_error(e, &src)),
+            }
+        } else {
+            Vec::new()
+        };
+        desc.name = dst.clone();
+        admin
+            .create_table_with_splits(&desc, splits)
+            .map_err(|e| hbase_error(e, &dst))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `disable_all`, `enable_all`, `drop_all 'regex'` (HBase's `disable_all.rb` and
+    /// siblings): list the matching tables, ask `Disable the above N tables (y/n)?` and,
+    /// on an answer with a `y` in it (Ruby's `answer =~ /y.*/i`), act on each, reporting
+    /// how many succeeded and which failed. The answer comes from the engine's
+    /// [`Engine::set_confirm`] hook; without one (scripts) there is none, and nothing is
+    /// done.
+    pub(super) fn all_tables(
+        &self,
+        args: &[Value],
+        out: &mut Out<'_>,
+        action: AllAction,
+    ) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let regex_text = string_arg(&args[0], "The regular expression")?;
+        let regex = full_match(&regex_text)?;
+        let admin = self.db.admin();
+        let list: Vec<String> = admin
+            .list_tables()
+            .map_err(|e| hbase_error(e, ""))?
+            .into_iter()
+            .filter(|n| {
+                regex.is_match(n) || (!n.contains(':') && regex.is_match(&format!("default:{n}")))
+            })
+            .collect();
+        for t in &list {
+            out.row(&[t])?;
+        }
+        if list.is_empty() {
+            out.line(&format!("No tables matched the regex {regex_text}"))?;
+            return Ok(Ret::Nil);
+        }
+        let (verb, done) = match action {
+            AllAction::Disable => ("Disable", "disabled"),
+            AllAction::Enable => ("Enable", "enabled"),
+            AllAction::Drop => ("Drop", "dropped"),
+        };
+        out.line(&format!("\n{verb} the above {} tables (y/n)?", list.len()))?;
+        out.w.flush()?;
+        let answer = self.ask();
+        if !answer.is_some_and(|a| a.to_lowercase().contains('y')) {
+            return Ok(Ret::Nil);
+        }
+        let mut failed = Vec::new();
+        for t in &list {
+            let r = match action {
+                // HBase 2.x's admin.rb calls disableTable/enableTable on every matching
+                // table: one already in the state fails (TableNotEnabledException ...).
+                AllAction::Disable => admin.disable_table(t),
+                AllAction::Enable => admin.enable_table(t),
+                AllAction::Drop => admin.delete_table(t),
+            };
+            if let Err(e) = r {
+                let CmdError::Failed(message) = hbase_error(e, t) else {
+                    continue;
+                };
+                out.line(&format!("table:{t}, error:{message}"))?;
+                if matches!(action, AllAction::Drop) {
+                    // drop_all's `puts puts ...` prints an empty line after the message.
+                    out.line("")?;
+                }
+                failed.push(t.clone());
+            }
+        }
+        out.line(&format!(
+            "{} tables successfully {done}",
+            list.len() - failed.len()
+        ))?;
+        if !failed.is_empty() {
+            out.line(&format!(
+                "{} tables not {done} due to an exception: {}",
+                failed.len(),
+                failed.join(",")
+            ))?;
+        }
+        Ok(Ret::Nil)
+    }
+}
+
+/// What `disable_all`, `enable_all` or `drop_all` does to each matching table.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum AllAction {
+    Disable,
+    Enable,
+    Drop,
+}
+
 /// One region's load as HBase's region server reports it (`HRegionServer.createRegionLoad`):
 /// sizes in whole MB and KB, each truncated per store and then summed, as HBase does.
 struct RegionLoad {
