@@ -50,10 +50,12 @@ fn delta(r: &Region, f: impl FnOnce()) -> (u64, u64, u64) {
 
 fn scan_rows(r: &Region, scan: &RegionScan, filter: Option<&str>) -> usize {
     let f = filter.map(|f| parse_filter(f).unwrap());
-    r.scan_filtered(scan, f)
-        .unwrap()
-        .map(|x| x.unwrap())
-        .count()
+    let mut rows = 0;
+    for row in r.scan_filtered(scan, f).unwrap() {
+        row.unwrap();
+        rows += 1;
+    }
+    rows
 }
 
 #[test]
