@@ -135,4 +135,6 @@ golden!(
     flush_compact,
     keep_deleted_cells,
     show_filters,
+    metrics,
+    admin_more,
 );

@@ -160,6 +160,11 @@ impl Region {
             }
         }
         let _ = self.services().fs.sync_dir(store.dir());
+        let sm = store.metrics();
+        sm.last_compaction_kvs.store(
+            output.as_ref().map_or(0, |h| h.meta.cell_count),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         let m = self.metrics();
         m.compactions
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

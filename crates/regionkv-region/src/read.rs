@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::mvcc::ReadPointGuard;
-use crate::region::Region;
+use crate::region::{Region, RegionMetrics};
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{QueryMatcher, ReadNow, SharedFilter};
 use crate::scan::store_scanner::StoreScanner;
@@ -196,16 +196,37 @@ pub struct RegionScanner {
     filter: Option<SharedFilter>,
     /// Set once the filter reports that no later row can pass.
     done: bool,
+    /// What became of the last row this scanner met (for the filtered-row count).
+    last: LastRow,
+    /// The region's counters: a read per result, a filtered read per row dropped.
+    metrics: Arc<RegionMetrics>,
     /// Holds the scan's read point: flushes and compactions keep what it may still read.
     _read_point: ReadPointGuard,
 }
 
 /// What the row-level filter protocol decided for one row.
 enum RowVerdict {
-    /// Return these cells (possibly none: the row is skipped).
+    /// Return these cells (possibly none: the row is dropped — filtered, or empty after
+    /// matching).
     Cells(Vec<Cell>),
+    /// `filter_row_key` dropped the row without reading it.
+    KeySkipped,
     /// The filter ends the scan.
     Stop,
+}
+
+/// What became of the last row a scanner met. HBase's `RegionScannerImpl` counts a row
+/// that ends a scan because the filter is done (`filterAllRemaining`, seen through the
+/// filter's `filterRowKey`) as filtered only when it gets to call `filterRowKey` on it:
+/// at the start, or after a row dropped at its end (`filterRow`, or empty). After a
+/// returned row, or one dropped by `filterRowKey`, it checks `filterAllRemaining` first
+/// and stops without meeting another row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LastRow {
+    None,
+    Returned,
+    KeySkipped,
+    Dropped,
 }
 
 /// HBase's `RegionScannerImpl` row protocol around gathering one row's cells: stop when
@@ -234,7 +255,7 @@ fn filter_row(
     };
     if skip {
         read_row(true)?;
-        return Ok(RowVerdict::Cells(Vec::new()));
+        return Ok(RowVerdict::KeySkipped);
     }
     let mut cells = read_row(false)?;
     crate::filter::finish_row(f.lock().as_mut(), &mut cells);
@@ -285,19 +306,63 @@ impl RegionScanner {
                 }
                 Ok(cells)
             })?;
-            let cells = match verdict {
-                RowVerdict::Stop => {
-                    self.done = true;
-                    return Ok(None);
-                }
-                RowVerdict::Cells(c) => c,
-            };
-            if !cells.is_empty() {
-                if let Some(n) = &mut self.rows_left {
-                    *n -= 1;
-                }
+            if let Some(cells) = self.count(verdict) {
                 return Ok(Some(cells));
             }
+            if self.done {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Counts one row's verdict in the region's metrics as HBase's `RegionScannerImpl`
+    /// does (see [`RegionMetrics`]) and returns the cells to hand out, if any.
+    fn count(&mut self, verdict: RowVerdict) -> Option<Vec<Cell>> {
+        count_row(
+            &self.metrics,
+            &mut self.last,
+            &mut self.done,
+            &mut self.rows_left,
+            verdict,
+        )
+    }
+}
+
+/// [`RegionScanner::count`] on the scanner's parts (a reversed scan holds its stores
+/// borrowed meanwhile).
+fn count_row(
+    metrics: &RegionMetrics,
+    last: &mut LastRow,
+    done: &mut bool,
+    rows_left: &mut Option<u64>,
+    verdict: RowVerdict,
+) -> Option<Vec<Cell>> {
+    let filtered = &metrics.filtered_read_requests;
+    match verdict {
+        RowVerdict::Stop => {
+            if matches!(*last, LastRow::None | LastRow::Dropped) {
+                filtered.fetch_add(1, Ordering::Relaxed);
+            }
+            *done = true;
+            None
+        }
+        RowVerdict::KeySkipped => {
+            filtered.fetch_add(1, Ordering::Relaxed);
+            *last = LastRow::KeySkipped;
+            None
+        }
+        RowVerdict::Cells(cells) if cells.is_empty() => {
+            filtered.fetch_add(1, Ordering::Relaxed);
+            *last = LastRow::Dropped;
+            None
+        }
+        RowVerdict::Cells(cells) => {
+            metrics.read_requests.fetch_add(1, Ordering::Relaxed);
+            *last = LastRow::Returned;
+            if let Some(n) = rows_left {
+                *n -= 1;
+            }
+            Some(cells)
         }
     }
 }
@@ -348,18 +413,18 @@ impl RegionScanner {
                 Ok(cells)
             })?;
             rev.bound = Some(OwnedKey::first_on_row(&row)?);
-            let cells = match verdict {
-                RowVerdict::Stop => {
-                    self.done = true;
-                    return Ok(None);
-                }
-                RowVerdict::Cells(c) => c,
-            };
-            if !cells.is_empty() {
-                if let Some(n) = &mut self.rows_left {
-                    *n -= 1;
-                }
+            let counted = count_row(
+                &self.metrics,
+                &mut self.last,
+                &mut self.done,
+                &mut self.rows_left,
+                verdict,
+            );
+            if let Some(cells) = counted {
                 return Ok(Some(cells));
+            }
+            if self.done {
+                return Ok(None);
             }
         }
     }
@@ -376,6 +441,10 @@ impl RegionScanner {
                 Some(row) => self.pending.extend(row),
                 None => return Ok(None),
             }
+        } else {
+            // Each piece of a row split by `batch` is one `nextRaw` call in HBase, and one
+            // read request (the row's first piece was counted by `next_row`).
+            self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
         }
         let n = batch.min(self.pending.len());
         Ok(Some(self.pending.drain(..n).collect()))
@@ -519,11 +588,14 @@ impl Region {
         filter: Option<Box<dyn Filter>>,
     ) -> Result<Vec<Cell>> {
         self.check_readable()?;
-        self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
         let filter = filter.map(|f| Arc::new(parking_lot::Mutex::new(f)));
         let start = OwnedKey::first_on_row(row)?;
         let (_read_point, mut stores) =
             self.store_scanners(q, &start, row, &[], Some(row), filter.as_ref())?;
+        // A get is a one-row scan (HBase's `HRegion.get` calls `RegionScanner.next` once):
+        // a read when it returns cells, a filtered read when the row is there (a cell of
+        // it in a read source) but nothing of it is returned, nothing when it is absent.
+        let present = stores.iter().any(|s| s.peek_row() == Some(row));
         let verdict = filter_row(filter.as_ref(), row, |skip| {
             let mut cells = Vec::new();
             if !skip {
@@ -535,10 +607,17 @@ impl Region {
             }
             Ok(cells)
         })?;
-        Ok(match verdict {
+        let cells = match verdict {
             RowVerdict::Cells(c) => c,
-            RowVerdict::Stop => Vec::new(),
-        })
+            RowVerdict::KeySkipped | RowVerdict::Stop => Vec::new(),
+        };
+        let m = self.metrics();
+        if !cells.is_empty() {
+            m.read_requests.fetch_add(1, Ordering::Relaxed);
+        } else if present {
+            m.filtered_read_requests.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(cells)
     }
 
     /// A scanner over rows of `scan`'s range within this region.
@@ -555,7 +634,7 @@ impl Region {
         filter: Option<Box<dyn Filter>>,
     ) -> Result<RegionScanner> {
         self.check_readable()?;
-        self.metrics().read_requests.fetch_add(1, Ordering::Relaxed);
+        // Opening a scanner counts nothing: its rows are counted as it returns them.
         if let Some(f) = &filter
             && f.has_filter_row()
             && scan.batch.is_some_and(|b| b > 0)
@@ -620,6 +699,8 @@ impl Region {
             pending: Default::default(),
             filter,
             done: false,
+            last: LastRow::None,
+            metrics: self.metrics_handle(),
             _read_point: guard,
         })
     }
@@ -711,6 +792,8 @@ impl Region {
             pending: Default::default(),
             filter,
             done: false,
+            last: LastRow::None,
+            metrics: self.metrics_handle(),
             _read_point: guard,
         })
     }

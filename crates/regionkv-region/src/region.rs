@@ -58,12 +58,26 @@ pub struct FlushResult {
 }
 
 /// Region-level counters (HBase's region metrics).
+///
+/// The request counters follow HBase 2.x's `HRegion` and `RegionScannerImpl`, so the
+/// hotspots they show are the ones a cluster would show:
+/// - `read_requests` (`readRequestsCount`): one per non-empty result a region scanner
+///   returns — a row, or a `batch` piece of one. A get is a one-row scan: one read when it
+///   finds something, none when it finds nothing. A scan of 3,000 rows is 3,000 reads.
+/// - `filtered_read_requests` (`filteredReadRequestsCount`): one per row the scanner met
+///   but did not return — dropped by the filter's `filterRowKey`, `filterRowCells` or
+///   `filterRow`, or left empty by deletes, TTL, versions or the columns asked for.
+/// - `write_requests` (`writeRequestsCount`): one per mutation (`batchMutate` adds the
+///   batch's size): a Put, Delete, Increment or Append is one, a RowMutations one per
+///   mutation in it, a checkAndMutate counts its action only when the check passes.
 #[derive(Debug, Default)]
 pub struct RegionMetrics {
-    /// Row mutations applied.
+    /// Mutations applied (HBase's `writeRequestsCount`).
     pub write_requests: AtomicU64,
-    /// Read requests served.
+    /// Non-empty results returned (HBase's `readRequestsCount`).
     pub read_requests: AtomicU64,
+    /// Rows read and not returned (HBase's `filteredReadRequestsCount`).
+    pub filtered_read_requests: AtomicU64,
     /// Flushes that wrote at least one file.
     pub flushes: AtomicU64,
     /// Times a writer waited for a blocked memstore.
@@ -106,7 +120,8 @@ pub struct Region {
     /// Set when `close` starts: the closing flush asks for no split.
     closing: AtomicBool,
     closed: AtomicBool,
-    metrics: RegionMetrics,
+    /// Shared with the region's scanners, which count the rows they return.
+    metrics: Arc<RegionMetrics>,
     /// The split policy configured for this region, made on first use.
     split_state: std::sync::OnceLock<crate::region_split::RegionSplitState>,
 }
@@ -265,7 +280,7 @@ impl Region {
             poisoned: Mutex::new(None),
             closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
-            metrics: RegionMetrics::default(),
+            metrics: Arc::default(),
             split_state: std::sync::OnceLock::new(),
         };
         region.replay(edits)?;
@@ -442,6 +457,11 @@ impl Region {
     pub fn metrics(&self) -> &RegionMetrics {
         &self.metrics
     }
+
+    /// The counters, for a scanner that outlives the borrow of the region.
+    pub(crate) fn metrics_handle(&self) -> Arc<RegionMetrics> {
+        Arc::clone(&self.metrics)
+    }
     /// Sum of the stores' memstore data sizes: the cell bytes a flush would write (what
     /// the flush size and the blocking size apply to).
     pub fn memstore_data_size(&self) -> u64 {
@@ -609,6 +629,21 @@ impl Region {
         durability: Durability,
         prepare: impl FnOnce(&Region, i64) -> Result<(Vec<Cell>, T)>,
     ) -> Result<(u64, T)> {
+        self.mutate_row_counted(row, durability, 1, prepare)
+    }
+
+    /// [`Region::mutate_row_with`] for `mutations` client mutations at once (a
+    /// RowMutations, or the action of a checkAndMutate): HBase's `batchMutate` adds the
+    /// batch's size to `writeRequestsCount`. Counted once `prepare` has cells to apply
+    /// (a failed check writes nothing and counts nothing), before they are validated, as
+    /// HBase counts before `checkAndPrepare`.
+    pub fn mutate_row_counted<T>(
+        self: &Arc<Self>,
+        row: &[u8],
+        durability: Durability,
+        mutations: u64,
+        prepare: impl FnOnce(&Region, i64) -> Result<(Vec<Cell>, T)>,
+    ) -> Result<(u64, T)> {
         self.check_open()?;
         regionkv_cell::limits::check_row(row)?;
         if !self.info.contains_row(row) {
@@ -628,6 +663,11 @@ impl Region {
         // HBase reads the batch time once, after taking the row lock.
         let now = self.services.clock.now_millis();
         let (mut cells, out) = prepare(self, now)?;
+        if !cells.is_empty() {
+            self.metrics
+                .write_requests
+                .fetch_add(mutations, Ordering::Relaxed);
+        }
         for c in &cells {
             if c.row() != row {
                 return Err(Error::InvalidDescriptor(format!(
@@ -683,7 +723,6 @@ impl Region {
         self.mvcc.complete_and_wait(entry);
         drop(updates);
         drop(_row);
-        self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
         if self.memstore_data_size() > self.table.memstore_flush_size {
             self.request_flush();
         }
@@ -921,8 +960,8 @@ impl Region {
     /// empty `stop` means no bound) visible at the current read point, in key order — the
     /// raw view the read path's query matching works on.
     pub fn scan_raw(&self, start: &[u8], stop: &[u8]) -> Result<Vec<Cell>> {
+        // An engine-internal view (tests, tools), not a client read: not counted.
         self.check_not_closed()?;
-        self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
         let guard = self.mvcc.open_reader();
         let read_point = guard.read_point();
         let first = OwnedKey::first_on_row(start)?;

@@ -97,6 +97,10 @@ pub struct StoreMetrics {
     pub flushed_bytes: AtomicU64,
     /// Cells written by flushes.
     pub flushed_cells: AtomicU64,
+    /// Cells the last compaction of this store wrote (HBase's `CompactionProgress` of the
+    /// store's compactor, which stays at the last compaction's count once it completes:
+    /// `totalCompactingKVs` = `currentCompactedKVs` = the cells it wrote).
+    pub last_compaction_kvs: AtomicU64,
 }
 
 /// Whose store this is: the table and the region (encoded name) its files must say they

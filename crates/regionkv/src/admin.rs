@@ -92,6 +92,19 @@ pub struct StoreStatus {
     /// Flushes that wrote a file for this store (HBase's store `flushCount`): with several
     /// families, how often a small family is flushed along with a large one.
     pub flushes: u64,
+    /// The storefiles' size with their data blocks uncompressed (HBase's
+    /// `storeUncompressedSize`, from each file's trailer).
+    pub store_file_uncompressed_bytes: u64,
+    /// The storefiles' root block index bytes (HBase's `rootIndexSize`).
+    pub store_file_index_bytes: u64,
+    /// The storefiles' bloom filter bytes (HBase's `totalStaticBloomSize`).
+    pub bloom_bytes: u64,
+    /// Cells written by this store's last compaction (HBase's compaction progress, which
+    /// keeps the last compaction's count once it completes); 0 before any.
+    pub last_compaction_kvs: u64,
+    /// The creation time (ms) of the oldest storefile written by a major compaction, if
+    /// any (HBase's `getOldestHfileTs(true)`).
+    pub oldest_major_compacted_ts: Option<i64>,
 }
 
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
@@ -136,9 +149,14 @@ pub struct RegionStatus {
     pub start_key: Vec<u8>,
     /// End row (exclusive; empty: the end of the table).
     pub end_key: Vec<u8>,
-    /// Read requests served.
+    /// Read requests: one per non-empty result returned, a row or a `batch` piece of one
+    /// (HBase 2.x's `readRequestsCount`; a get that finds nothing is not one).
     pub read_requests: u64,
-    /// Row mutations applied.
+    /// Rows read but not returned: dropped by a filter, or left empty by deletes, TTL or
+    /// the columns asked for (HBase's `filteredReadRequestsCount`).
+    pub filtered_read_requests: u64,
+    /// Mutations applied: one per Put, Delete, Increment or Append, one per mutation of a
+    /// RowMutations (HBase's `writeRequestsCount`).
     pub write_requests: u64,
     /// Memstore data size in bytes (the cell bytes a flush writes).
     pub memstore_bytes: u64,
@@ -148,6 +166,18 @@ pub struct RegionStatus {
     pub store_files: usize,
     /// Their total size in bytes.
     pub store_file_bytes: u64,
+    /// Their size with data blocks uncompressed, in bytes.
+    pub store_file_uncompressed_bytes: u64,
+    /// Their root block index bytes.
+    pub store_file_index_bytes: u64,
+    /// Their bloom filter bytes.
+    pub bloom_bytes: u64,
+    /// Cells written by the stores' last compactions (HBase's `totalCompactingKVs` and
+    /// `currentCompactedKVs`, equal once a compaction completes).
+    pub compacted_kvs: u64,
+    /// HBase's `lastMajorCompactionTimestamp`: the creation time (ms) of the oldest
+    /// storefile a major compaction wrote; 0 when no live file came from one.
+    pub last_major_compaction_ts: i64,
     /// Compactions run.
     pub compactions: u64,
     /// Flushes that wrote at least one file.
@@ -194,6 +224,9 @@ fn region_status(r: &Region) -> RegionStatus {
         .iter()
         .map(|(f, s)| {
             let files = s.files();
+            let trailer_sum = |f: fn(&regionkv_region::store::StoreFileHandle) -> u64| {
+                files.iter().map(f).sum::<u64>()
+            };
             StoreStatus {
                 family: f.clone(),
                 store_files: files.len(),
@@ -201,6 +234,29 @@ fn region_status(r: &Region) -> RegionStatus {
                 memstore_bytes: s.memstore().size().data_size,
                 memstore_heap_bytes: s.memstore().size().heap_size,
                 flushes: s.metrics().flush_count.load(Ordering::Relaxed),
+                // The trailer counts the data blocks uncompressed; the sections after
+                // them (index, bloom, file info) are never compressed.
+                store_file_uncompressed_bytes: trailer_sum(|h| {
+                    let t = h.reader.trailer();
+                    t.uncompressed_data_bytes + h.reader.len().saturating_sub(t.data_section_end)
+                }),
+                store_file_index_bytes: trailer_sum(|h| {
+                    u64::from(h.reader.trailer().root_index_size)
+                }),
+                bloom_bytes: trailer_sum(|h| u64::from(h.reader.trailer().bloom_size)),
+                last_compaction_kvs: s.metrics().last_compaction_kvs.load(Ordering::Relaxed),
+                oldest_major_compacted_ts: files
+                    .iter()
+                    .filter(|h| h.reader.file_info().major_compaction)
+                    .map(|h| {
+                        h.reader
+                            .file_info()
+                            .extra
+                            .get(regionkv_region::store::CREATE_TIME_KEY)
+                            .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+                            .map_or(0, i64::from_be_bytes)
+                    })
+                    .min(),
             }
         })
         .collect();
@@ -212,11 +268,21 @@ fn region_status(r: &Region) -> RegionStatus {
         start_key: info.start_key.clone(),
         end_key: info.end_key.clone(),
         read_requests: m.read_requests.load(Ordering::Relaxed),
+        filtered_read_requests: m.filtered_read_requests.load(Ordering::Relaxed),
         write_requests: m.write_requests.load(Ordering::Relaxed),
         memstore_bytes: r.memstore_data_size(),
         memstore_heap_bytes: r.memstore_heap_size(),
         store_files: stores.iter().map(|s| s.store_files).sum(),
         store_file_bytes: stores.iter().map(|s| s.store_file_bytes).sum(),
+        store_file_uncompressed_bytes: stores.iter().map(|s| s.store_file_uncompressed_bytes).sum(),
+        store_file_index_bytes: stores.iter().map(|s| s.store_file_index_bytes).sum(),
+        bloom_bytes: stores.iter().map(|s| s.bloom_bytes).sum(),
+        compacted_kvs: stores.iter().map(|s| s.last_compaction_kvs).sum(),
+        last_major_compaction_ts: stores
+            .iter()
+            .filter_map(|s| s.oldest_major_compacted_ts)
+            .min()
+            .unwrap_or(0),
         compactions: m.compactions.load(Ordering::Relaxed),
         flushes: m.flushes.load(Ordering::Relaxed),
         sequence_id: r.mvcc().read_point(),

@@ -240,11 +240,20 @@ fn current_cells(
     columns: &[(&[u8], &[u8])],
     tr: TimeRange,
 ) -> Result<Vec<Cell>> {
-    let mut q = ReadQuery::default().time_range(tr);
-    for (f, c) in columns {
-        q = q.column(f, c);
+    // One Get per family, as HBase's `reckonDeltasByStore` reads: each is a read request
+    // of its own in the region's metrics.
+    let mut families: Vec<&[u8]> = columns.iter().map(|(f, _)| *f).collect();
+    families.sort_unstable();
+    families.dedup();
+    let mut cells = Vec::new();
+    for family in families {
+        let mut q = ReadQuery::default().time_range(tr);
+        for (_, c) in columns.iter().filter(|(f, _)| *f == family) {
+            q = q.column(family, c);
+        }
+        cells.extend(region.get(row, &q)?);
     }
-    Ok(region.get(row, &q)?)
+    Ok(cells)
 }
 
 /// A read-modify-write of `columns`: `combine(current, delta)` gives the new value. As
@@ -467,13 +476,21 @@ impl Table {
     /// Writes one row's cells atomically.
     /// `make` builds the cells for each attempt: they move into the region, and a retry
     /// (the region was closed by a split or merge) needs them again.
+    ///
+    /// `mutations` is how many client mutations the cells are (a RowMutations is several):
+    /// the region's write request count grows by that, as HBase's `batchMutate` counts.
     fn apply(
         &self,
         row: &[u8],
         make: impl Fn() -> Result<Vec<Cell>>,
         durability: Durability,
+        mutations: u64,
     ) -> Result<()> {
-        self.on_region(row, |r| Ok(r.mutate_row(row, make()?, durability)?))?;
+        self.on_region(row, |r| {
+            let cells = make()?;
+            r.mutate_row_counted(row, durability, mutations, |_, _| Ok((cells, ())))?;
+            Ok(())
+        })?;
         Ok(())
     }
 
@@ -497,7 +514,7 @@ impl Table {
     /// ```
     pub fn put(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
-        self.apply(&put.row, || put_cells(put), put.durability)
+        self.apply(&put.row, || put_cells(put), put.durability, 1)
     }
 
     /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`).
@@ -547,6 +564,7 @@ impl Table {
             &delete.row,
             || delete_cells(delete, &desc),
             delete.durability,
+            1,
         )
     }
 
@@ -624,7 +642,7 @@ impl Table {
             Mutation::Put(p) => p.durability,
             Mutation::Delete(d) => d.durability,
         }));
-        self.apply(&rm.row, make, durability)
+        self.apply(&rm.row, make, durability, rm.mutations.len() as u64)
     }
 
     /// HBase's `Table.get`.
@@ -907,9 +925,15 @@ impl Table {
             CheckAction::Increment(i) => i.durability,
             CheckAction::Append(a) => a.durability,
         };
+        // HBase's checkAndMutate counts its action's mutations (`batchMutate`) only when
+        // the check passes; the check itself is a get, counted as reads are.
+        let mutations = match &cam.action {
+            CheckAction::RowMutations(m) => m.mutations.len() as u64,
+            _ => 1,
+        };
         let (_, out) = self.on_region(&cam.row, |region| {
             region
-                .mutate_row_with(&cam.row, durability, |r, now| {
+                .mutate_row_counted(&cam.row, durability, mutations, |r, now| {
                     let Some(checked_ts) = self.check(r, cam)? else {
                         return Ok((Vec::new(), (false, None)));
                     };

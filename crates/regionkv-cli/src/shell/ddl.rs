@@ -1084,35 +1084,20 @@ impl Engine {
             }
         }
         regions.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-        let mb = |bytes: u64| bytes / (1024 * 1024);
-        let stores: usize = regions.iter().map(|r| r.stores.len()).sum();
-        let files: usize = regions.iter().map(|r| r.store_files).sum();
-        let file_bytes: u64 = regions.iter().map(|r| r.store_file_bytes).sum();
-        let memstore: u64 = regions.iter().map(|r| r.memstore_bytes).sum();
-        let reads: u64 = regions.iter().map(|r| r.read_requests).sum();
-        let writes: u64 = regions.iter().map(|r| r.write_requests).sum();
         let server = SERVER_NAME.replacen(',', ":", 1).replacen(',', " ", 1);
-        let load = format!(
-            "numberOfOnlineRegions={}, numberOfStores={stores}, numberOfStorefiles={files}, \
-             storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={reads}, \
-             writeRequestsCount={writes}",
-            regions.len(),
-            mb(file_bytes),
-            mb(memstore)
-        );
+        let loads: Vec<RegionLoad> = regions.iter().map(RegionLoad::of).collect();
+        let server_load = server_load(&loads);
         match format.as_str() {
             "simple" => {
                 out.line(&format!("active master:  {server}"))?;
                 out.line("0 backup masters")?;
                 out.line("1 live servers")?;
                 out.line(&format!("    {server}"))?;
-                out.line(&format!("        {load}"))?;
+                out.line(&format!("        {server_load}"))?;
                 out.line("0 dead servers")?;
-                out.line(&format!(
-                    "Aggregate load: {}, regions: {}",
-                    reads + writes,
-                    regions.len()
-                ))?;
+                // HBase sums ServerLoad.getNumberOfRequests: the requests per second of
+                // the last report, which an embedded engine does not sample (0).
+                out.line(&format!("Aggregate load: 0, regions: {}", regions.len()))?;
             }
             "detailed" => {
                 out.line(&format!("version {}", env!("CARGO_PKG_VERSION")))?;
@@ -1122,20 +1107,10 @@ impl Engine {
                 out.line("master coprocessors: []")?;
                 out.line("1 live servers")?;
                 out.line(&format!("    {server}"))?;
-                out.line(&format!("        {load}"))?;
-                for r in &regions {
+                out.line(&format!("        {server_load}"))?;
+                for (r, load) in regions.iter().zip(&loads) {
                     out.line(&format!("        {}", super::format::ruby_inspect(&r.name)))?;
-                    out.line(&format!(
-                        "            numberOfStores={}, numberOfStorefiles={}, \
-                         storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={}, \
-                         writeRequestsCount={}",
-                        r.stores.len(),
-                        r.store_files,
-                        mb(r.store_file_bytes),
-                        mb(r.memstore_bytes),
-                        r.read_requests,
-                        r.write_requests
-                    ))?;
+                    out.line(&format!("            {}", load.region_text()))?;
                 }
                 out.line("0 dead servers")?;
             }
@@ -1151,6 +1126,387 @@ impl Engine {
         }
         Ok(Ret::Nil)
     }
+}
+
+impl Engine {
+    // ---- issue 27, point 4: whoami, alter_async / alter_status, locate_region,
+    // compaction_state, clone_table_schema, disable_all / enable_all / drop_all ----------
+
+    /// `whoami`: HBase prints `User.getCurrent.toString`, `NAME (auth:SIMPLE)` on a cluster
+    /// without Kerberos; regionkv's user is the process's (`$USER`, `$USERNAME`).
+    pub(super) fn whoami(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 0, Some(0))?;
+        let user = std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .unwrap_or_else(|_| "unknown".to_string());
+        out.line(&format!("{user} (auth:SIMPLE)"))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `alter_async`: HBase's alter without waiting, so without alter's three progress
+    /// lines; regionkv alters synchronously, so the change is done when it returns. Other
+    /// lines (warnings) still print.
+    pub(super) fn alter_async(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        let mut buf: Vec<u8> = Vec::new();
+        let ret = {
+            let mut quiet = Out {
+                w: &mut buf,
+                fmt: super::format::Formatter::new(0),
+            };
+            self.alter(args, &mut quiet)
+        };
+        let text = String::from_utf8_lossy(&buf);
+        let progress = |l: &str| {
+            l == "Updating all regions with the new schema..."
+                || l == "All regions updated."
+                || l == "Done."
+                || (l.ends_with(" regions updated.") && l.contains('/'))
+        };
+        for line in text.lines().filter(|l| !progress(l)) {
+            out.line(line)?;
+        }
+        ret
+    }
+
+    /// `alter_status 't'`: HBase's `admin.alter_status` polls `getAlterStatus` (regions
+    /// yet to update, total) and prints `N/M regions updated.` until none is left, then
+    /// `Done.`; regionkv's alters are done when they return.
+    pub(super) fn alter_status(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let name = string_arg(&args[0], "Table name")?;
+        self.exists_or(&name, || format!("Can't find a table: {name}"))?;
+        let total = self.catalog_start_keys(&name).map_or(0, |k| k.len());
+        if total == 0 {
+            out.line("All regions updated.")?;
+        } else {
+            out.line(&format!("{total}/{total} regions updated."))?;
+        }
+        out.line("Done.")?;
+        Ok(Ret::Nil)
+    }
+
+    /// `locate_region 't', 'row'`: the region holding the row, as HBase prints its
+    /// `HRegionLocation`: HOST and `RegionInfo.toString`.
+    pub(super) fn locate_region(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 2, Some(2))?;
+        let name = table_arg(&args[0])?;
+        // HBase's admin.rb: `getRegionLocation(Bytes.toBytesBinary(row_key))`.
+        let row = super::args::to_bytes_binary(to_text(&args[1]).as_bytes())?;
+        self.exists_or(&name, || format!("Unknown table {name}!"))?;
+        let regions = self
+            .db
+            .admin()
+            .regions(&name)
+            .map_err(|e| hbase_error(e, &name))?;
+        let Some(r) = regions
+            .iter()
+            .find(|r| r.start_key <= row && (r.end_key.is_empty() || row < r.end_key))
+        else {
+            return fail(format!("No region of {name} holds the row"));
+        };
+        let host = SERVER_NAME.replacen(',', ":", 1);
+        let host = host.split(',').next().unwrap_or_default().to_string();
+        let info = format!(
+            "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
+            r.encoded_name,
+            r.name,
+            to_string_binary(&r.start_key),
+            to_string_binary(&r.end_key)
+        );
+        out.header(&["HOST", "REGION"])?;
+        out.row(&[&host, &info])?;
+        out.footer(Some(1))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `compaction_state 't'` (type NORMAL, or MOB): HBase's `CompactionState` name.
+    /// regionkv compacts synchronously (the shell's compactions return when done), so a
+    /// table is at `NONE` between commands.
+    pub(super) fn compaction_state(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, Some(2))?;
+        let name = table_arg(&args[0])?;
+        match args.get(1).map(to_text).as_deref() {
+            None | Some("NORMAL") => {}
+            Some("MOB") => return fail("MOB compactions are not supported by regionkv"),
+            Some(other) => {
+                return fail(format!(
+                    "No enum constant org.apache.hadoop.hbase.client.CompactType.{other}"
+                ));
+            }
+        }
+        self.exists_or(&name, || format!("Unknown table {name}!"))?;
+        let _ = out;
+        Ok(Ret::Str("NONE".to_string()))
+    }
+
+    /// `clone_table_schema 'src', 'dst'[, preserve_splits = true]`: a new empty table with
+    /// src's descriptor (HBase's `Admin.cloneTableSchema`), and its split points unless
+    /// `false` is given.
+    pub(super) fn clone_table_schema(&self, args: &[Value]) -> CmdResult<Ret> {
+        arity(args, 2, Some(3))?;
+        let src = table_arg(&args[0])?;
+        let dst = table_arg(&args[1])?;
+        let preserve = match args.get(2) {
+            None | Some(Value::Bool(true)) => true,
+            Some(Value::Bool(false)) => false,
+            Some(other) => {
+                return fail(format!(
+                    "preserve_splits must be true or false, not {}",
+                    to_text(other)
+                ));
+            }
+        };
+        let admin = self.db.admin();
+        let mut desc = admin.describe(&src).map_err(|e| hbase_error(e, &src))?;
+        let splits = if preserve {
+            match admin.splits(&src) {
+                Ok(keys) => keys,
+                Err(regionkv::Error::TableNotEnabled(_)) => self
+                    .catalog_start_keys(&src)
+                    .map(|k| k.into_iter().skip(1).collect())
+                    .unwrap_or_default(),
+                Err(e) => return Err(hbase_error(e, &src)),
+            }
+        } else {
+            Vec::new()
+        };
+        desc.name = dst.clone();
+        admin
+            .create_table_with_splits(&desc, splits)
+            .map_err(|e| hbase_error(e, &dst))?;
+        Ok(Ret::Nil)
+    }
+
+    /// `disable_all`, `enable_all`, `drop_all 'regex'` (HBase's `disable_all.rb` and
+    /// siblings): list the matching tables, ask `Disable the above N tables (y/n)?` and,
+    /// on an answer with a `y` in it (Ruby's `answer =~ /y.*/i`), act on each, reporting
+    /// how many succeeded and which failed. The answer comes from the engine's
+    /// [`Engine::set_confirm`] hook; without one (scripts) there is none, and nothing is
+    /// done.
+    pub(super) fn all_tables(
+        &self,
+        args: &[Value],
+        out: &mut Out<'_>,
+        action: AllAction,
+    ) -> CmdResult<Ret> {
+        arity(args, 1, Some(1))?;
+        let regex_text = string_arg(&args[0], "The regular expression")?;
+        let regex = full_match(&regex_text)?;
+        let admin = self.db.admin();
+        let list: Vec<String> = admin
+            .list_tables()
+            .map_err(|e| hbase_error(e, ""))?
+            .into_iter()
+            .filter(|n| {
+                regex.is_match(n) || (!n.contains(':') && regex.is_match(&format!("default:{n}")))
+            })
+            .collect();
+        for t in &list {
+            out.row(&[t])?;
+        }
+        if list.is_empty() {
+            out.line(&format!("No tables matched the regex {regex_text}"))?;
+            return Ok(Ret::Nil);
+        }
+        let (verb, done) = match action {
+            AllAction::Disable => ("Disable", "disabled"),
+            AllAction::Enable => ("Enable", "enabled"),
+            AllAction::Drop => ("Drop", "dropped"),
+        };
+        out.line(&format!("\n{verb} the above {} tables (y/n)?", list.len()))?;
+        out.w.flush()?;
+        let answer = self.ask();
+        if !answer.is_some_and(|a| a.to_lowercase().contains('y')) {
+            return Ok(Ret::Nil);
+        }
+        let mut failed = Vec::new();
+        for t in &list {
+            let r = match action {
+                // HBase 2.x's admin.rb calls disableTable/enableTable on every matching
+                // table: one already in the state fails (TableNotEnabledException ...).
+                AllAction::Disable => admin.disable_table(t),
+                AllAction::Enable => admin.enable_table(t),
+                AllAction::Drop => admin.delete_table(t),
+            };
+            if let Err(e) = r {
+                let CmdError::Failed(message) = hbase_error(e, t) else {
+                    continue;
+                };
+                out.line(&format!("table:{t}, error:{message}"))?;
+                if matches!(action, AllAction::Drop) {
+                    // drop_all's `puts puts ...` prints an empty line after the message.
+                    out.line("")?;
+                }
+                failed.push(t.clone());
+            }
+        }
+        out.line(&format!(
+            "{} tables successfully {done}",
+            list.len() - failed.len()
+        ))?;
+        if !failed.is_empty() {
+            out.line(&format!(
+                "{} tables not {done} due to an exception: {}",
+                failed.len(),
+                failed.join(",")
+            ))?;
+        }
+        Ok(Ret::Nil)
+    }
+}
+
+/// What `disable_all`, `enable_all` or `drop_all` does to each matching table.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum AllAction {
+    Disable,
+    Enable,
+    Drop,
+}
+
+/// One region's load as HBase's region server reports it (`HRegionServer.createRegionLoad`):
+/// sizes in whole MB and KB, each truncated per store and then summed, as HBase does.
+struct RegionLoad {
+    stores: usize,
+    storefiles: usize,
+    uncompressed_mb: u64,
+    storefile_mb: u64,
+    memstore_mb: u64,
+    index_kb: u64,
+    bloom_kb: u64,
+    reads: u64,
+    filtered_reads: u64,
+    writes: u64,
+    compacted_kvs: u64,
+    last_major_compaction_ts: i64,
+    complete_sequence_id: u64,
+    locality: f32,
+}
+
+impl RegionLoad {
+    fn of(r: &regionkv::admin::RegionStatus) -> Self {
+        let mb = |b: u64| b / (1024 * 1024);
+        let kb = |b: u64| b / 1024;
+        Self {
+            stores: r.stores.len(),
+            storefiles: r.store_files,
+            uncompressed_mb: r
+                .stores
+                .iter()
+                .map(|s| mb(s.store_file_uncompressed_bytes))
+                .sum(),
+            storefile_mb: r.stores.iter().map(|s| mb(s.store_file_bytes)).sum(),
+            memstore_mb: mb(r.memstore_bytes),
+            index_kb: r.stores.iter().map(|s| kb(s.store_file_index_bytes)).sum(),
+            bloom_kb: r.stores.iter().map(|s| kb(s.bloom_bytes)).sum(),
+            reads: r.read_requests,
+            filtered_reads: r.filtered_read_requests,
+            writes: r.write_requests,
+            compacted_kvs: r.compacted_kvs,
+            last_major_compaction_ts: r.last_major_compaction_ts,
+            complete_sequence_id: r.completed_sequence_id,
+            // Every block of an embedded region is local; HBase reports 0.0 for a region
+            // without files (no blocks).
+            locality: if r.store_files > 0 { 1.0 } else { 0.0 },
+        }
+    }
+
+    /// HBase 2.x's `RegionLoad.toString`, the line `status 'detailed'` prints per region.
+    /// storeRefCount (scanners holding the files) is 0 between commands.
+    fn region_text(&self) -> String {
+        let mut s = format!(
+            "numberOfStores={}, numberOfStorefiles={}, storeRefCount=0, \
+             storefileUncompressedSizeMB={}, lastMajorCompactionTimestamp={}, \
+             storefileSizeMB={}",
+            self.stores,
+            self.storefiles,
+            self.uncompressed_mb,
+            self.last_major_compaction_ts,
+            self.storefile_mb
+        );
+        push_compression_ratio(&mut s, self.storefile_mb, self.uncompressed_mb);
+        s.push_str(&format!(
+            ", memstoreSizeMB={}, readRequestsCount={}, writeRequestsCount={}, \
+             rootIndexSizeKB={}, totalStaticIndexSizeKB={}, totalStaticBloomSizeKB={}, \
+             totalCompactingKVs={}, currentCompactedKVs={}, compactionProgressPct={}, \
+             completeSequenceId={}, dataLocality={}",
+            self.memstore_mb,
+            self.reads,
+            self.writes,
+            self.index_kb,
+            self.index_kb,
+            self.bloom_kb,
+            self.compacted_kvs,
+            self.compacted_kvs,
+            progress_pct(self.compacted_kvs, self.compacted_kvs),
+            self.complete_sequence_id,
+            java_float(self.locality)
+        ));
+        s
+    }
+}
+
+/// HBase 2.x's `ServerLoad.toString` for the one server, summing its regions' loads.
+/// requestsPerSecond, usedHeapMB and maxHeapMB are a JVM region server's samples, which an
+/// embedded engine has not (0).
+fn server_load(loads: &[RegionLoad]) -> String {
+    let sum = |f: fn(&RegionLoad) -> u64| loads.iter().map(f).sum::<u64>();
+    let uncompressed = sum(|l| l.uncompressed_mb);
+    let storefile = sum(|l| l.storefile_mb);
+    let compacted = sum(|l| l.compacted_kvs);
+    let mut s = format!(
+        "requestsPerSecond=0.0, numberOfOnlineRegions={}, usedHeapMB=0, maxHeapMB=0, \
+         numberOfStores={}, numberOfStorefiles={}, storefileUncompressedSizeMB={uncompressed}, \
+         storefileSizeMB={storefile}",
+        loads.len(),
+        sum(|l| l.stores as u64),
+        sum(|l| l.storefiles as u64),
+    );
+    push_compression_ratio(&mut s, storefile, uncompressed);
+    s.push_str(&format!(
+        ", memstoreSizeMB={}, storefileIndexSizeKB={}, readRequestsCount={}, \
+         filteredReadRequestsCount={}, writeRequestsCount={}, rootIndexSizeKB={}, \
+         totalStaticIndexSizeKB={}, totalStaticBloomSizeKB={}, totalCompactingKVs={compacted}, \
+         currentCompactedKVs={compacted}, compactionProgressPct={}, coprocessors=[]",
+        sum(|l| l.memstore_mb),
+        sum(|l| l.index_kb),
+        sum(|l| l.reads),
+        sum(|l| l.filtered_reads),
+        sum(|l| l.writes),
+        sum(|l| l.index_kb),
+        sum(|l| l.index_kb),
+        sum(|l| l.bloom_kb),
+        progress_pct(compacted, compacted)
+    ));
+    s
+}
+
+/// HBase prints `compressionRatio` (storefile MB over uncompressed MB, `%.4f`) only when
+/// the uncompressed size is at least 1 MB.
+fn push_compression_ratio(s: &mut String, storefile_mb: u64, uncompressed_mb: u64) {
+    if uncompressed_mb != 0 {
+        s.push_str(&format!(
+            ", compressionRatio={:.4}",
+            storefile_mb as f32 / uncompressed_mb as f32
+        ));
+    }
+}
+
+/// HBase's `compactionProgressPct`: a Java float, NaN when no compaction counted cells.
+fn progress_pct(current: u64, total: u64) -> String {
+    if total == 0 {
+        return java_float(f32::NAN);
+    }
+    java_float(current as f32 / total as f32)
+}
+
+/// Java's `Float.toString` for the values status prints (NaN, and plain decimals that
+/// always show a fraction: `1.0`, `0.5`).
+fn java_float(f: f32) -> String {
+    if f.is_nan() {
+        return "NaN".to_string();
+    }
+    let s = f.to_string();
+    if s.contains('.') { s } else { format!("{s}.0") }
 }
 
 /// `opts` with `key` set to `value` (appended, or replacing a present key in place).

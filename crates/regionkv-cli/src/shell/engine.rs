@@ -37,6 +37,8 @@ pub enum Ret {
     List(Vec<String>),
     /// The table handle `create` returns.
     Table(String),
+    /// A string (`compaction_state`): IRB echoes it quoted.
+    Str(String),
 }
 
 /// Where a command prints: the output stream and a fresh HBase formatter (HBase makes one
@@ -74,11 +76,18 @@ impl Out<'_> {
     }
 }
 
+/// Reads the answer to a y/n question (`disable_all`, `enable_all`, `drop_all`): the next
+/// line the user types, without its line end; `None` at end of input.
+pub type Confirm = Box<dyn FnMut() -> Option<String> + Send>;
+
 /// The engine behind a shell session.
 pub struct Engine {
     pub(super) db: Db,
     pub(super) clock: SwitchableClock,
     pub(super) timestamps: TimestampFormat,
+    /// Where y/n answers come from; `None` (scripts): there is no answer, as HBase's
+    /// `gets` finds none at the end of its input, and nothing is done.
+    confirm: std::sync::Mutex<Option<Confirm>>,
 }
 
 /// The server name regionkv reports where HBase names a region server (`host,port,start`):
@@ -108,7 +117,23 @@ impl Engine {
             db,
             clock,
             timestamps,
+            confirm: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Sets where the answers to y/n questions come from: an interactive session reads the
+    /// next line from its terminal (HBase's shell calls Ruby's `gets` after printing the
+    /// question). Without it (scripts) questions get no answer.
+    pub fn set_confirm(&self, confirm: Option<Confirm>) {
+        if let Ok(mut slot) = self.confirm.lock() {
+            *slot = confirm;
+        }
+    }
+
+    /// The answer to the question just printed, if any.
+    pub(super) fn ask(&self) -> Option<String> {
+        let mut slot = self.confirm.lock().ok()?;
+        slot.as_mut().and_then(|f| f())
     }
 
     /// The clock the `clock` command switches.
@@ -151,6 +176,15 @@ impl Engine {
             "merge_region" => self.merge_region(args),
             "status" => self.status(args, out),
             "show_filters" => show_filters(args, out),
+            "whoami" => self.whoami(args, out),
+            "alter_async" => self.alter_async(args, out),
+            "alter_status" => self.alter_status(args, out),
+            "locate_region" => self.locate_region(args, out),
+            "compaction_state" => self.compaction_state(args, out),
+            "clone_table_schema" => self.clone_table_schema(args),
+            "disable_all" => self.all_tables(args, out, super::ddl::AllAction::Disable),
+            "enable_all" => self.all_tables(args, out, super::ddl::AllAction::Enable),
+            "drop_all" => self.all_tables(args, out, super::ddl::AllAction::Drop),
             "put" => self.put(args),
             "get" => self.get(args, out),
             "scan" => self.scan(args, out),

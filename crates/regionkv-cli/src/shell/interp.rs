@@ -1185,6 +1185,7 @@ impl<W: Write> Session<W> {
                     Ret::Int(i) => Obj::Int(i),
                     Ret::List(items) => Obj::array(items.into_iter().map(Obj::str).collect()),
                     Ret::Table(name) => Obj::Table(name),
+                    Ret::Str(text) => Obj::str(text),
                 })
             }
         }
@@ -2730,6 +2731,7 @@ impl<W: Write> Session<W> {
                     Ret::Int(i) => Obj::Int(i),
                     Ret::List(items) => Obj::array(items.into_iter().map(Obj::str).collect()),
                     Ret::Table(name) => Obj::Table(name),
+                    Ret::Str(text) => Obj::str(text),
                 })
             }
             _ => no_method(name, recv),

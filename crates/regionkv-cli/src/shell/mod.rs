@@ -168,6 +168,17 @@ fn run_on_this_thread(args: &ShellArgs) -> ExitCode {
         }
     };
     let interactive = args.script.is_none() && io::stdin().is_terminal();
+    if interactive {
+        // `disable_all`/`enable_all`/`drop_all` ask `(y/n)?` and read the answer with Ruby's
+        // `gets`: one line of the terminal, while the line editor is not reading.
+        engine.set_confirm(Some(Box::new(|| {
+            let mut line = String::new();
+            match io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+            }
+        })));
+    }
     let settings = Settings {
         echo: interactive,
         timing: !args.no_timing,

@@ -33,7 +33,7 @@ count 't1'
 enable 't1'
 put 't1', 'r1', 'f:q', 'v'
 get 't1', 'r1'
-compaction_state 't1'
+alter_namespace 'ns1', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}
 grant 'bob', 'RW'
 frobnicate
 put 't1', ]

@@ -363,8 +363,12 @@ def main():
     loc = h.get("Location") or ""
     s2, v = get_json(loc[loc.index("/%s/scanner/" % t):]) if s == 201 else (s, None)
     check(s == 201 and sorted(set(c[0] for c in json_cells(v))) == ["r3", "r5"], "a FilterList of PrefixFilters")
-    s, _, body = request("PUT", "/%s/scanner" % t, {"filter": json.dumps({"type": "RandomRowFilter", "chance": 0.5})})
-    check(s == 400, "a filter regionkv does not have is 400")
+    s, h, _ = request("PUT", "/%s/scanner" % t, {"filter": json.dumps({"type": "RandomRowFilter", "chance": 1.0})})
+    loc = h.get("Location") or ""
+    s2, v = get_json(loc[loc.index("/%s/scanner/" % t):]) if s == 201 else (s, None)
+    check(s == 201 and s2 == 200 and len(json_cells(v)) > 0, "a RandomRowFilter of chance 1.0 keeps every row")
+    s, _, body = request("PUT", "/%s/scanner" % t, {"filter": json.dumps({"type": "NoSuchFilter"})})
+    check(s == 400, "an unknown filter type is 400")
     s, _ = get_json("/%s/scanner/123456789" % t)
     check(s == 404, "an unknown scanner is 404")
     s, _, _ = request("PUT", "/pynotable/scanner", {})
