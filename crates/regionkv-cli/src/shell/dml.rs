@@ -448,6 +448,11 @@ impl Engine {
         let rows = table.scan(&scan).map_err(|e| hbase_error(e, &name))?;
         let mut count = 0u64;
         for result in rows {
+            // Ctrl-C: the rows so far stay printed; no `N row(s)` footer (HBase's Interrupt
+            // skips it), and the session prints `Took` and `Interrupt`.
+            if super::interrupt::requested() {
+                return Ok(Ret::Nil);
+            }
             let result = result.map_err(|e| hbase_error(e, &name))?;
             let key = text.bytes(result.row())?;
             for cell in result.cells() {
@@ -521,6 +526,10 @@ impl Engine {
         let rows = table.scan(&scan).map_err(|e| hbase_error(e, &name))?;
         let mut count: i64 = 0;
         for result in rows {
+            // Ctrl-C: as in `scan`, no footer.
+            if super::interrupt::requested() {
+                return Ok(Ret::Nil);
+            }
             let result = result.map_err(|e| hbase_error(e, &name))?;
             count += 1;
             if interval == 0 {
@@ -598,6 +607,10 @@ impl Engine {
                 let rows = table.scan(&scan).map_err(|e| hbase_error(e, &name))?;
                 let mut deletes = Vec::new();
                 for result in rows {
+                    // Ctrl-C while the rows are gathered deletes none of them.
+                    if super::interrupt::requested() {
+                        return Ok(Ret::Nil);
+                    }
                     let result = result.map_err(|e| hbase_error(e, &name))?;
                     deletes.push(make(result.row()));
                 }

@@ -21,7 +21,6 @@ fn flag() -> &'static Arc<AtomicBool> {
 
 /// Installs the SIGINT handler (once); from then on Ctrl-C raises the flag instead of
 /// ending the process.
-#[allow(dead_code)] // wired by the interactive driver (issue 27, point 2)
 pub fn install() -> std::io::Result<()> {
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(flag())).map(|_| ())
 }

@@ -3,10 +3,12 @@
 //! HBase 2.4's shell prints (see `session.rs` for the shape of each command's output).
 //!
 //! Modes: interactive when standard input is a terminal and no `-f SCRIPT` is given (prompt,
-//! history in `DIR/.regionkv_history`, multi-line statements, `=> value` echoes, output padded
-//! to the terminal width as HBase pads it); otherwise script mode, which prints only the
-//! commands' output, unpadded, and exits with code 1 if any statement failed (or with the code
-//! an `exit CODE` asks for).
+//! history in `DIR/.regionkv_history` appended to as each line is entered, tab completion of
+//! commands, table names and option keys (`complete.rs`), Ctrl-C stopping the running
+//! statement (`interrupt.rs`), multi-line statements, `=> value` echoes, output padded to the
+//! terminal width as HBase pads it); otherwise script mode, which prints only the commands'
+//! output, unpadded, and exits with code 1 if any statement failed (or with the code an `exit
+//! CODE` asks for). Ctrl-C ends a script, as it ends `hbase shell script.rb`.
 //!
 //! Only one process may use a data directory at a time: [`regionkv::Db::open`] takes an
 //! exclusive lock on `DIR/LOCK` and holds it until the shell exits.
@@ -21,6 +23,7 @@ mod args;
 mod ast;
 mod clock;
 mod commands;
+mod complete;
 mod ddl;
 mod dml;
 mod engine;
@@ -43,7 +46,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
 
+use self::complete::ShellHelper;
 use self::engine::Engine;
 use self::format::TimestampFormat;
 use self::input::Chunker;
@@ -311,26 +316,46 @@ impl<R: BufRead> Iterator for BoundedLines<'_, R> {
     }
 }
 
-/// The interactive shell: a line editor with history, prompts and multi-line statements.
+/// The interactive line editor.
+type LineEditor = rustyline::Editor<ShellHelper, FileHistory>;
+
+/// The interactive shell: a line editor with history, prompts, multi-line statements and tab
+/// completion; Ctrl-C stops the running statement (see `interrupt.rs`).
 fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<ExitCode, ShellError> {
     let config = rustyline::Config::builder()
         .max_history_size(HISTORY_SIZE)?
         .history_ignore_dups(true)?
         .history_ignore_space(true)
         .auto_add_history(false)
+        // Tab inserts the longest common prefix of the candidates, a second Tab lists them
+        // (as IRB's and bash's readline do).
+        .completion_type(rustyline::CompletionType::List)
         .build();
-    let mut editor = rustyline::DefaultEditor::with_config(config)?;
-    let history = data.join(HISTORY_FILE);
-    match editor.load_history(&history) {
+    let mut editor = LineEditor::with_config(config)?;
+    editor.set_helper(Some(ShellHelper::default()));
+    refresh_completion(&mut editor, &session);
+    let mut history = History {
+        path: data.join(HISTORY_FILE),
+        warned: false,
+    };
+    match editor.load_history(&history.path) {
         Ok(()) => {}
         Err(ReadlineError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => {
             let _ = writeln!(
                 io::stderr(),
                 "WARNING: cannot read the shell history {}: {e}",
-                history.display()
+                history.path.display()
             );
         }
+    }
+    // From here on Ctrl-C raises a flag that stops the running statement, instead of ending
+    // the process. (While a line is edited the terminal is raw and Ctrl-C is a key.)
+    if let Err(e) = interrupt::install() {
+        let _ = writeln!(
+            io::stderr(),
+            "WARNING: cannot catch Ctrl-C, which will end the shell: {e}"
+        );
     }
 
     {
@@ -346,9 +371,12 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
     let outcome = loop {
         match editor.readline(&chunker.prompt()) {
             Ok(line) => {
-                if !line.trim().is_empty() {
-                    // Only fails for the SQLite history backend, which is not used.
-                    let _ = editor.add_history_entry(line.as_str());
+                // Only fails for the SQLite history backend, which is not used.
+                if !line.trim().is_empty()
+                    && editor.add_history_entry(line.as_str()).unwrap_or(false)
+                {
+                    // Saved as it is entered, so that a killed shell keeps it.
+                    history.append(&mut editor);
                 }
                 if let Some((text, first_line)) = chunker.push(line.as_str()) {
                     // HBase pads its tables to the terminal's current width.
@@ -356,7 +384,9 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
                         .dimensions()
                         .map_or(0, |(columns, _)| usize::from(columns));
                     session.set_width(width);
-                    match session.run_chunk(text, first_line) {
+                    let flow = session.run_chunk(text, first_line);
+                    refresh_completion(&mut editor, &session);
+                    match flow {
                         Ok(Flow::Continue) => {}
                         Ok(flow) => break Ok(flow),
                         Err(e) => break Err(ShellError::Output(e)),
@@ -375,13 +405,7 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
             Err(e) => break Err(ShellError::Editor(e)),
         }
     };
-    if let Err(e) = editor.save_history(&history) {
-        let _ = writeln!(
-            io::stderr(),
-            "WARNING: cannot save the shell history to {}: {e}",
-            history.display()
-        );
-    }
+    history.append(&mut editor);
     let flow = match outcome? {
         // Ctrl-D at the end of a statement still leaves the shell.
         Flow::Continue => Flow::Exit(None),
@@ -389,6 +413,44 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
     };
     let code = exit_code(flow, session.failures(), false);
     Ok(finish(session, code))
+}
+
+/// The history file, appended to after each entry.
+struct History {
+    path: PathBuf,
+    /// A failure to write it has been reported (it is reported once).
+    warned: bool,
+}
+
+impl History {
+    /// Appends the entries not yet in the file (rustyline rewrites the file when it would
+    /// grow past [`HISTORY_SIZE`] lines).
+    fn append(&mut self, editor: &mut LineEditor) {
+        if let Err(e) = editor.append_history(&self.path)
+            && !self.warned
+        {
+            self.warned = true;
+            let _ = writeln!(
+                io::stderr(),
+                "WARNING: cannot save the shell history to {}: {e}",
+                self.path.display()
+            );
+        }
+    }
+}
+
+/// Gives the completer the current table names and variables (after each statement, which
+/// may have created or dropped a table or set a variable).
+fn refresh_completion<W: Write>(editor: &mut LineEditor, session: &Session<W>) {
+    let tables = session
+        .engine()
+        .db
+        .admin()
+        .list_tables()
+        .unwrap_or_default();
+    if let Some(helper) = editor.helper_mut() {
+        helper.refresh(tables, session.locals());
+    }
 }
 
 #[cfg(test)]
