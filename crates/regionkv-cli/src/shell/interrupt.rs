@@ -4,7 +4,9 @@
 //! installs no handler: there Ctrl-C ends the process, as it ends `hbase shell script.rb`.
 //!
 //! The flag is process-wide (a signal handler has nowhere else to write); it is cleared
-//! before each statement, so a Ctrl-C pressed at the prompt does not stop the next one.
+//! before each chunk of input, so a Ctrl-C pressed at the prompt does not stop the next one.
+//! Unit tests run many sessions at once in one process, so under `cfg(test)` the flag the
+//! sessions poll is the test thread's own (the handler's is never installed there).
 
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -25,15 +27,27 @@ pub fn install() -> std::io::Result<()> {
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(flag())).map(|_| ())
 }
 
-/// Clears a pending interrupt (before a statement runs).
+/// Clears a pending interrupt (before a chunk of input runs).
 pub fn clear() {
+    #[cfg(test)]
+    TEST_FLAG.with(|f| f.set(false));
+    #[cfg(not(test))]
     flag().store(false, Ordering::SeqCst);
 }
 
 /// Whether Ctrl-C was pressed since the last [`clear`]; for code that is not the
 /// interpreter (a scan's row loop).
 pub fn requested() -> bool {
+    #[cfg(test)]
+    return TEST_FLAG.with(std::cell::Cell::get);
+    #[cfg(not(test))]
     flag().load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The flag of a test thread (see the module docs).
+    static TEST_FLAG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Stops the running statement if Ctrl-C was pressed.
@@ -48,5 +62,5 @@ pub fn check() -> Result<(), Unwind> {
 /// Raises the flag as the handler would (for tests).
 #[cfg(test)]
 pub fn raise() {
-    flag().store(true, Ordering::SeqCst);
+    TEST_FLAG.with(|f| f.set(true));
 }

@@ -122,10 +122,16 @@ impl<W: Write> Session<W> {
                 return Ok(Flow::Continue);
             }
         };
+        super::interrupt::clear();
         for statement in &program {
-            super::interrupt::clear();
             let result = self.eval(statement);
+            // Ctrl-C drops the rest of the line too (`a; b`), as IRB does.
+            let interrupted = matches!(result, Err(Unwind::Interrupt));
             let flow = self.finish_statement(statement, result)?;
+            if interrupted {
+                self.out.flush()?;
+                return Ok(Flow::Continue);
+            }
             self.out.flush()?;
             if flow != Flow::Continue {
                 return Ok(flow);
