@@ -546,16 +546,18 @@ pub fn catalog_decode(data: &[u8]) {
     }
 }
 
+/// The shell's lexer, syntax tree and grammar, compiled here as they are in the shell.
 #[allow(dead_code, clippy::all)]
-#[path = "../../crates/regionkv-cli/src/shell/parse.rs"]
+#[path = "shell_parse_impl.rs"]
 mod shell_parse_impl;
 
 /// Parses `data` (as UTF-8, lossily) as a shell script with the shell's parser, and asks
 /// whether it is complete, as the interactive shell does after every line.
 pub fn shell_parse(data: &[u8]) {
     let src = String::from_utf8_lossy(data);
-    let _ = shell_parse_impl::parse_program(&src, 1);
-    let _ = shell_parse_impl::completeness(&src);
+    let locals = std::collections::HashSet::new();
+    let _ = shell_parse_impl::grammar::parse_program(&src, 1, &locals);
+    let _ = shell_parse_impl::grammar::completeness(&src, &locals);
 }
 
 /// The files of a small Db that wrote, flushed, split and compacted, by kind: WAL logs,
