@@ -397,3 +397,34 @@ fn tab_completes_and_history_is_written_as_you_go() {
     assert_eq!(entries().len(), 8);
     term.exit();
 }
+
+#[test]
+fn disable_all_and_drop_all_ask_and_read_the_answer_at_the_terminal() {
+    let (_dir, data) = data_dir();
+    run_script(
+        &data,
+        "create 'pa', 'f'\ncreate 'pb', 'f'\ncreate 'q', 'f'\n",
+    );
+    let mut term = Term::spawn(&data);
+
+    // HBase's shell lists the tables, asks, and reads the answer with `gets`.
+    term.send_line("disable_all 'p.*'");
+    term.expect("Disable the above 2 tables (y/n)?");
+    term.send("y\r");
+    let out = term.expect_prompt();
+    assert!(out.contains("2 tables successfully disabled"), "{out}");
+    let out = term.run("is_disabled 'pb'");
+    assert!(out.contains("true"), "{out}");
+    let out = term.run("is_disabled 'q'");
+    assert!(out.contains("false"), "{out}");
+
+    // Any answer without a `y` leaves the tables alone.
+    term.send_line("drop_all 'p.*'");
+    term.expect("Drop the above 2 tables (y/n)?");
+    term.send("n\r");
+    let out = term.expect_prompt();
+    assert!(!out.contains("successfully"), "{out}");
+    let out = term.run("exists 'pa'");
+    assert!(out.contains("Table pa does exist"), "{out}");
+    term.exit();
+}

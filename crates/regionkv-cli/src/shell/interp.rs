@@ -164,6 +164,13 @@ pub struct Interp {
     depth: usize,
 }
 
+/// The most items an array built in one step may have (`[0] * n`, `(a..b).to_a`,
+/// `Array.new(n)`): Ruby would try, and the process would run out of memory.
+const MAX_ITEMS: usize = 10_000_000;
+
+/// The longest string built in one step (`'x' * n`, `rjust(n)`, a format width): 1 GiB.
+pub const MAX_STRING_BYTES: usize = 1 << 30;
+
 /// How deep evaluation may recurse before Ruby's `SystemStackError`. The grammar bounds
 /// nesting (32) and chains (256) separately; this bounds a statement that maxes out both.
 const MAX_EVAL_DEPTH: usize = 600;
@@ -920,7 +927,7 @@ impl<W: Write> Session<W> {
                     let Some((lo, hi)) = int_bounds(a, b, *x)? else {
                         return Ok(Vec::new());
                     };
-                    if hi - lo > 100_000_000 {
+                    if hi.saturating_sub(lo) >= MAX_ITEMS as i64 {
                         return err(
                             "RangeError",
                             "range too large to make an array of (use each, which does not)",
@@ -937,7 +944,7 @@ impl<W: Write> Session<W> {
                             break;
                         }
                         out.push(Obj::Str(cur.clone()));
-                        if cur == hi || out.len() > 10_000_000 {
+                        if cur == hi || out.len() >= MAX_ITEMS {
                             break;
                         }
                         cur = string_succ(&cur);
@@ -1055,8 +1062,10 @@ impl<W: Write> Session<W> {
                     Some(Obj::Float(f)) => *f,
                     _ => return err("ArgumentError", "sleep takes a number of seconds"),
                 };
-                let until =
-                    std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
+                // At most a day: a longer sleep is a mistake, and Ctrl-C stops any of them.
+                let nap = std::time::Duration::try_from_secs_f64(secs.clamp(0.0, 86_400.0))
+                    .unwrap_or_default();
+                let until = std::time::Instant::now() + nap;
                 while std::time::Instant::now() < until {
                     super::interrupt::check()?;
                     std::thread::sleep(
@@ -1288,9 +1297,10 @@ impl<W: Write> Session<W> {
                     "/" => a
                         .checked_div_euclid(b)
                         .map(|_| a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0)),
-                    "%" => {
-                        Some(a.rem_euclid(b) + if b < 0 && a.rem_euclid(b) != 0 { b } else { 0 })
-                    }
+                    "%" if b == -1 => Some(0),
+                    "%" => a
+                        .checked_rem_euclid(b)
+                        .map(|r| if b < 0 && r != 0 { r + b } else { r }),
                     "**" if b < 0 => return Ok(F((a as f64).powf(b as f64))),
                     "**" => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
                     "&" => Some(a & b),
@@ -1342,6 +1352,9 @@ impl<W: Write> Session<W> {
                     let n = usize::try_from(*n)
                         .map_err(|_| RubyError::new("ArgumentError", "negative argument"))?;
                     let items = items.borrow();
+                    if items.len().saturating_mul(n) > MAX_ITEMS {
+                        return err("ArgumentError", "argument too big");
+                    }
                     Ok(Obj::array(
                         items
                             .iter()
@@ -1376,14 +1389,14 @@ impl<W: Write> Session<W> {
                 _ => no_method(op, &left),
             },
             (Obj::Time(ms), _) if op == "-" => match right {
-                Obj::Time(other) => Ok(F((ms - other) as f64 / 1000.0)),
-                I(s) => Ok(Obj::Time(ms - s * 1000)),
-                F(s) => Ok(Obj::Time(ms - (s * 1000.0) as i64)),
+                Obj::Time(other) => Ok(F(ms.saturating_sub(other) as f64 / 1000.0)),
+                I(s) => Ok(Obj::Time(ms.saturating_sub(s.saturating_mul(1000)))),
+                F(s) => Ok(Obj::Time(ms.saturating_sub((s * 1000.0) as i64))),
                 _ => no_method(op, &left),
             },
             (Obj::Time(ms), _) if op == "+" => match right {
-                I(s) => Ok(Obj::Time(ms + s * 1000)),
-                F(s) => Ok(Obj::Time(ms + (s * 1000.0) as i64)),
+                I(s) => Ok(Obj::Time(ms.saturating_add(s.saturating_mul(1000)))),
+                F(s) => Ok(Obj::Time(ms.saturating_add((s * 1000.0) as i64))),
                 _ => no_method(op, &left),
             },
             (Obj::Bool(a), _) if matches!(op, "&" | "|" | "^") => {
@@ -1418,7 +1431,7 @@ impl<W: Write> Session<W> {
             "*" => match right {
                 Obj::Int(n) if n >= 0 => {
                     let n = usize::try_from(n).unwrap_or(usize::MAX);
-                    if s.len().saturating_mul(n) > (1 << 30) {
+                    if s.len().saturating_mul(n) > MAX_STRING_BYTES {
                         return err("ArgumentError", "argument too big");
                     }
                     Ok(Obj::Str(s.repeat(n)))
@@ -1671,7 +1684,7 @@ impl<W: Write> Session<W> {
                     let mut k = start;
                     while (step > 0 && k <= stop) || (step < 0 && k >= stop) {
                         out.push(Obj::Int(k));
-                        if out.len() > 100_000_000 {
+                        if out.len() >= MAX_ITEMS {
                             return err("RangeError", "too many items without a block");
                         }
                         let Some(next) = k.checked_add(step) else {
@@ -1878,6 +1891,9 @@ impl<W: Write> Session<W> {
             }
             "rjust" | "ljust" | "center" => {
                 let width = usize::try_from(int_arg(0)?).unwrap_or(0);
+                if width > MAX_STRING_BYTES {
+                    return err("ArgumentError", "argument too big");
+                }
                 let pad = if args.len() > 1 {
                     str_arg(1)?
                 } else {
@@ -2095,9 +2111,14 @@ impl<W: Write> Session<W> {
                 "size" | "count"
                     if args.is_empty() && block.is_none() && matches!(**a, Obj::Int(_)) =>
                 {
-                    return Ok(Obj::Int(
-                        int_bounds(a, b, *x)?.map_or(0, |(lo, hi)| hi - lo + 1),
-                    ));
+                    let n = match int_bounds(a, b, *x)? {
+                        None => 0,
+                        Some((lo, hi)) => match hi.checked_sub(lo).and_then(|d| d.checked_add(1)) {
+                            Some(n) => n,
+                            None => return overflow(),
+                        },
+                    };
+                    return Ok(Obj::Int(n));
                 }
                 "step" => {
                     let step = match args.first() {
@@ -2420,6 +2441,9 @@ impl<W: Write> Session<W> {
                     return err("IndexError", format!("index {} too small for array", i));
                 };
                 let mut v = items.borrow_mut();
+                if i >= v.len().saturating_add(MAX_ITEMS) {
+                    return err("IndexError", format!("index {i} too big"));
+                }
                 if i >= v.len() {
                     v.resize(i + 1, Obj::Nil);
                 }
@@ -2826,7 +2850,10 @@ impl<W: Write> Session<W> {
             ("String", "new") => Ok(Obj::Str(args.first().map(to_s).unwrap_or_default())),
             ("Array", "new") => {
                 let n = match args.first() {
-                    Some(Obj::Int(n)) if *n >= 0 => *n as usize,
+                    Some(Obj::Int(n)) if *n >= 0 && (*n as u64) < MAX_ITEMS as u64 => *n as usize,
+                    Some(Obj::Int(n)) if *n >= 0 => {
+                        return err("ArgumentError", "array size too big");
+                    }
                     None => 0,
                     _ => return err("ArgumentError", "negative array size"),
                 };
@@ -2840,7 +2867,7 @@ impl<W: Write> Session<W> {
                 self.engine().clock(),
             ))),
             ("Time", "at") => match one(0)? {
-                Obj::Int(s) => Ok(Obj::Time(s * 1000)),
+                Obj::Int(s) => Ok(Obj::Time(s.saturating_mul(1000))),
                 Obj::Float(f) => Ok(Obj::Time((f * 1000.0) as i64)),
                 other => err(
                     "TypeError",
@@ -3333,6 +3360,32 @@ mod tests {
         assert!(
             out.contains("SystemStackError: stack level too deep"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn limits_are_ruby_errors_not_crashes() {
+        assert_eq!(ruby("puts -9223372036854775808 % -1"), "0\n");
+        assert_eq!(
+            ruby("puts((-9223372036854775808) / -1)")
+                .lines()
+                .next()
+                .unwrap_or(""),
+            "ERROR: RangeError: integer overflow: regionkv's shell computes with 64-bit integers (Ruby would make a Bignum) (line 1, column 7)"
+        );
+        assert!(ruby("x = [0] * 100_000_000").contains("ArgumentError: argument too big"));
+        assert!(ruby("x = Array.new(100_000_000)").contains("ArgumentError: array size too big"));
+        assert!(ruby("x = 'a'.rjust(2_000_000_000)").contains("ArgumentError: argument too big"));
+        assert!(ruby("x = '%2000000000d' % 1").contains("ArgumentError: width too big"));
+        assert!(ruby("x = (1..100_000_000).to_a").contains("RangeError"));
+        assert!(ruby("a = []\na[100_000_000] = 1").contains("IndexError"));
+        assert!(
+            ruby("puts (-9223372036854775808..9223372036854775807).size")
+                .contains("RangeError: integer overflow")
+        );
+        assert_eq!(
+            ruby("t = Time.at(9223372036854775807)\nputs (t + 1).to_i > 0"),
+            "true\n"
         );
     }
 

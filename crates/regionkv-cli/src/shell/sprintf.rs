@@ -74,6 +74,14 @@ pub fn sprintf(fmt: &[u8], args: &[Obj]) -> Result<Vec<u8>, RubyError> {
             }
             spec.precision = Some(p);
         }
+        // Ruby's own limit is the memory; a shell statement stops at 1 GiB.
+        if spec.width > super::interp::MAX_STRING_BYTES
+            || spec
+                .precision
+                .is_some_and(|p| p > super::interp::MAX_STRING_BYTES)
+        {
+            return Err(RubyError::new("ArgumentError", "width too big"));
+        }
         let Some(&conv) = fmt.get(i) else {
             return Err(RubyError::new(
                 "ArgumentError",
