@@ -145,6 +145,32 @@ struct Parser {
     block_arg: Option<Block>,
 }
 
+/// The arguments of a call as they are parsed: values, then a trailing run of `key => value`
+/// pairs that becomes one hash argument, as in Ruby.
+#[derive(Default)]
+struct Args {
+    items: Vec<Node>,
+    /// The pairs, and where the first one starts.
+    pairs: Option<(Vec<(Node, Node)>, Pos)>,
+}
+
+impl Args {
+    fn pair(&mut self, key: Node, value: Node) {
+        let pos = key.pos;
+        self.pairs
+            .get_or_insert_with(|| (Vec::new(), pos))
+            .0
+            .push((key, value));
+    }
+
+    fn finish(mut self) -> Vec<Node> {
+        if let Some((pairs, pos)) = self.pairs {
+            self.items.push(Node::new(Expr::Hash(pairs), pos));
+        }
+        self.items
+    }
+}
+
 /// Where a list of statements stops.
 fn ends_body(tok: &Tok) -> bool {
     matches!(
@@ -728,47 +754,68 @@ impl Parser {
 
     /// Arguments without parentheses, up to the end of the statement.
     fn command_args(&mut self) -> Result<Vec<Node>, ParseError> {
-        let mut items = Vec::new();
-        let mut pairs: Option<Vec<(Node, Node)>> = None;
-        let mut pairs_pos = self.peek_token().pos;
+        let mut args = Args::default();
         loop {
-            if let Tok::Label(_) = self.peek() {
-                let (key, value) = self.label_pair()?;
-                if pairs.is_none() {
-                    pairs_pos = key.pos;
-                }
-                pairs.get_or_insert_with(Vec::new).push((key, value));
-            } else {
-                let item = self.arg()?;
-                if *self.peek() == Tok::Arrow {
-                    self.advance();
-                    self.skip_newlines();
-                    let value = self.arg()?;
-                    if pairs.is_none() {
-                        pairs_pos = item.pos;
-                    }
-                    pairs.get_or_insert_with(Vec::new).push((item, value));
-                } else if pairs.is_some() {
-                    return Err(Self::unexpected(
-                        self.peek_token(),
-                        "'=>' (a bare KEY => value list must come last)",
-                    ));
-                } else {
-                    items.push(item);
-                }
-            }
+            self.argument(&mut args, false)?;
             if *self.peek() == Tok::Comma {
                 self.advance();
                 // A trailing comma continues the statement on the next line.
                 self.skip_newlines();
                 continue;
             }
-            break;
+            return Ok(args.finish());
         }
-        if let Some(pairs) = pairs {
-            items.push(Node::new(Expr::Hash(pairs), pairs_pos));
+    }
+
+    /// One argument into `args`: `&:name` (the call's block), `label: value`,
+    /// `key => value` (into the trailing hash) or a value. `nested`: inside brackets, where
+    /// newlines are free.
+    fn argument(&mut self, args: &mut Args, nested: bool) -> Result<(), ParseError> {
+        if let (Tok::Op("&"), Tok::Symbol(name)) = (self.peek(), &self.peek_at(1).tok) {
+            // `map(&:to_s)`: the block `{ |x| x.to_s }`.
+            let name = name.clone();
+            let pos = self.advance().pos;
+            self.advance();
+            let param = "\u{0}it".to_string();
+            let recv = Node::new(Expr::Var(param.clone()), pos);
+            let body = Node::new(
+                Expr::Call(Call {
+                    recv: Some(Box::new(recv)),
+                    name,
+                    args: vec![],
+                    block: None,
+                }),
+                pos,
+            );
+            self.block_arg = Some(Block {
+                params: vec![param],
+                body: vec![body],
+            });
+            return Ok(());
         }
-        Ok(items)
+        if let Tok::Label(_) = self.peek() {
+            let (key, value) = self.label_pair()?;
+            args.pair(key, value);
+            return Ok(());
+        }
+        let item = self.arg()?;
+        if nested {
+            self.skip_newlines();
+        }
+        if *self.peek() == Tok::Arrow {
+            self.advance();
+            self.skip_newlines();
+            let value = self.arg()?;
+            args.pair(item, value);
+        } else if args.pairs.is_some() {
+            return Err(Self::unexpected(
+                self.peek_token(),
+                "'=>' (a bare KEY => value list must come last)",
+            ));
+        } else {
+            args.items.push(item);
+        }
+        Ok(())
     }
 
     /// One argument: an expression without the statement-level `and`/`or`/modifiers.
@@ -793,62 +840,21 @@ impl Parser {
     /// A comma-separated list up to `close` (consumed); newlines are free inside. A trailing
     /// run of `key => value` items becomes one hash, the list's last element.
     fn list(&mut self, close: Tok, expected_sep: &'static str) -> Result<Vec<Node>, ParseError> {
-        let mut items = Vec::new();
-        let mut pairs: Option<Vec<(Node, Node)>> = None;
-        let mut pairs_pos = self.peek_token().pos;
         let saved_no_do = std::mem::replace(&mut self.no_do, false);
+        let result = self.list_items(close, expected_sep);
+        self.no_do = saved_no_do;
+        result
+    }
+
+    fn list_items(&mut self, close: Tok, expected_sep: &'static str) -> Result<Vec<Node>, ParseError> {
+        let mut args = Args::default();
         loop {
             self.skip_newlines();
             if *self.peek() == close {
                 self.advance();
-                break;
+                return Ok(args.finish());
             }
-            if let (Tok::Op("&"), Tok::Symbol(name)) = (self.peek(), &self.peek_at(1).tok) {
-                // `map(&:to_s)`: the block `{ |x| x.to_s }`.
-                let name = name.clone();
-                let pos = self.advance().pos;
-                self.advance();
-                let param = "\u{0}it".to_string();
-                let recv = Node::new(Expr::Var(param.clone()), pos);
-                let body = Node::new(
-                    Expr::Call(Call {
-                        recv: Some(Box::new(recv)),
-                        name,
-                        args: vec![],
-                        block: None,
-                    }),
-                    pos,
-                );
-                self.block_arg = Some(Block {
-                    params: vec![param],
-                    body: vec![body],
-                });
-            } else if let Tok::Label(_) = self.peek() {
-                let (key, value) = self.label_pair()?;
-                if pairs.is_none() {
-                    pairs_pos = key.pos;
-                }
-                pairs.get_or_insert_with(Vec::new).push((key, value));
-            } else {
-                let item = self.arg()?;
-                self.skip_newlines();
-                if *self.peek() == Tok::Arrow {
-                    self.advance();
-                    self.skip_newlines();
-                    let value = self.arg()?;
-                    if pairs.is_none() {
-                        pairs_pos = item.pos;
-                    }
-                    pairs.get_or_insert_with(Vec::new).push((item, value));
-                } else if pairs.is_some() {
-                    return Err(Self::unexpected(
-                        self.peek_token(),
-                        "'=>' (a bare KEY => value list must come last)",
-                    ));
-                } else {
-                    items.push(item);
-                }
-            }
+            self.argument(&mut args, true)?;
             self.skip_newlines();
             match self.peek() {
                 Tok::Comma => {
@@ -856,16 +862,11 @@ impl Parser {
                 }
                 tok if *tok == close => {
                     self.advance();
-                    break;
+                    return Ok(args.finish());
                 }
                 _ => return Err(Self::unexpected(self.peek_token(), expected_sep)),
             }
         }
-        self.no_do = saved_no_do;
-        if let Some(pairs) = pairs {
-            items.push(Node::new(Expr::Hash(pairs), pairs_pos));
-        }
-        Ok(items)
     }
 
     /// A `{ |x| ... }` or `do |x| ... end` block after a call, if one follows.

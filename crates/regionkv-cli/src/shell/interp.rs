@@ -1327,7 +1327,7 @@ impl<W: Write> Session<W> {
                 "TypeError",
                 format!(
                     "{} can't be coerced into {}",
-                    coerce_name(&right),
+                    conversion_name(&right),
                     class_of(&left)
                 ),
             ),
@@ -1647,23 +1647,7 @@ impl<W: Write> Session<W> {
         block: Option<&Block>,
         recv: &Obj,
     ) -> R<Obj> {
-        let arg_int = |n: usize| -> R<i64> {
-            match args.get(n) {
-                Some(Obj::Int(v)) => Ok(*v),
-                Some(Obj::Float(f)) => Ok(*f as i64),
-                Some(other) => err(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into Integer",
-                        conversion_name(other)
-                    ),
-                ),
-                None => err(
-                    "ArgumentError",
-                    "wrong number of arguments (given 0, expected 1)",
-                ),
-            }
-        };
+        let arg_int = |n: usize| int_arg(&args, n, true);
         match name {
             "times" | "upto" | "downto" | "step" => {
                 let (start, stop, step) = match name {
@@ -1784,22 +1768,7 @@ impl<W: Write> Session<W> {
                 ),
             }
         };
-        let int_arg = |n: usize| -> R<i64> {
-            match args.get(n) {
-                Some(Obj::Int(v)) => Ok(*v),
-                Some(other) => err(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into Integer",
-                        conversion_name(other)
-                    ),
-                ),
-                None => err(
-                    "ArgumentError",
-                    "wrong number of arguments (given 0, expected 1)",
-                ),
-            }
-        };
+        let int_arg = |n: usize| int_arg(&args, n, false);
         match name {
             "length" | "size" => Ok(Obj::Int(char_len(&s) as i64)),
             "bytesize" => Ok(Obj::Int(s.len() as i64)),
@@ -3017,14 +2986,27 @@ fn float_method(f: f64, name: &str, args: &[Obj], recv: &Obj) -> R<Obj> {
     }
 }
 
-fn coerce_name(v: &Obj) -> String {
-    match v {
-        Obj::Nil => "nil".into(),
-        Obj::Bool(b) => b.to_string(),
-        other => class_of(other).into(),
+/// Argument `n` of a method that takes an Integer (`floats`: a Float is truncated, as
+/// Integer's own methods take one).
+fn int_arg(args: &[Obj], n: usize, floats: bool) -> R<i64> {
+    match args.get(n) {
+        Some(Obj::Int(v)) => Ok(*v),
+        Some(Obj::Float(f)) if floats => Ok(*f as i64),
+        Some(other) => err(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into Integer",
+                conversion_name(other)
+            ),
+        ),
+        None => err(
+            "ArgumentError",
+            format!("wrong number of arguments (given {}, expected {})", args.len(), n + 1),
+        ),
     }
 }
 
+/// How Ruby names a value in a conversion or coercion error (`nil`, `true`, or its class).
 fn conversion_name(v: &Obj) -> String {
     match v {
         Obj::Nil => "nil".into(),
