@@ -123,7 +123,7 @@ fn unavailable_and_unknown_commands_fail_but_the_script_goes_on() {
     assert_eq!(
         untimed(&out),
         format!(
-            "\nERROR: command 'compaction_state' is not available yet in this build of regionkv\n\n\
+            "\nERROR: Unknown table t1!\n\n\
              For usage try 'help \"compaction_state\"'\n\n\
              Took T seconds\n\
              \nERROR: command 'grant' administers an HBase cluster; regionkv, an embedded engine, does not provide it\n\n\
