@@ -137,4 +137,8 @@ golden!(
     show_filters,
     metrics,
     admin_more,
+    namespace_properties,
+    table_help,
+    help_attributes,
+    configuration,
 );

@@ -30,6 +30,7 @@ use crate::table_info::{TableInfo, TableInfoState};
 use arc_swap::ArcSwap;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -518,6 +519,28 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn create_namespace(&self, name: &str) -> Result<()> {
+        self.create_namespace_with_properties(name, BTreeMap::new())
+    }
+
+    /// HBase's `createNamespace` of a descriptor with properties (its configuration, e.g.
+    /// `hbase.namespace.quota.maxtables`). regionkv stores them with the namespace and
+    /// returns them from [`Self::namespace_properties`]; it acts on none of them.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let props = [("owner".to_string(), "ops".to_string())].into();
+    /// admin.create_namespace_with_properties("ns", props)?;
+    /// assert_eq!(admin.namespace_properties("ns")?["owner"], "ops");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_namespace_with_properties(
+        &self,
+        name: &str,
+        properties: BTreeMap<String, String>,
+    ) -> Result<()> {
         self.inner().check_open()?;
         regionkv_cell::limits::check_namespace_name(name)?;
         let mut cat = self.inner().catalog.lock();
@@ -526,6 +549,10 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.insert(name.to_string());
+        if !properties.is_empty() {
+            next.namespace_properties
+                .insert(name.to_string(), properties);
+        }
         // The directory first, so a rebuilt catalog (`regionkv repair`) finds the namespace
         // even while it holds no table.
         let inner = self.inner();
@@ -583,6 +610,7 @@ impl Admin {
         }
         let mut next = cat.clone();
         next.namespaces.remove(name);
+        next.namespace_properties.remove(name);
         let inner = self.inner();
         inner.write_catalog(&cat, &next)?;
         *cat = next;
@@ -590,6 +618,69 @@ impl Admin {
         if inner.fs.exists(&ns_dir)? && inner.fs.list(&ns_dir)?.is_empty() {
             inner.fs.remove_dir_all(&ns_dir)?;
         }
+        Ok(())
+    }
+
+    /// The properties of namespace `name` (empty when it has none), sorted by key as
+    /// HBase's `NamespaceDescriptor` keeps them.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// assert!(admin.namespace_properties("default")?.is_empty());
+    /// assert!(matches!(admin.namespace_properties("nope"), Err(Error::NamespaceNotFound(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn namespace_properties(&self, name: &str) -> Result<BTreeMap<String, String>> {
+        self.inner().check_open()?;
+        let cat = self.inner().catalog.lock();
+        if !cat.namespaces.contains(name) {
+            return Err(Error::NamespaceNotFound(name.to_string()));
+        }
+        Ok(cat
+            .namespace_properties
+            .get(name)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// HBase's `modifyNamespace`: replaces the properties of namespace `name`.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// admin.create_namespace("ns")?;
+    /// let mut props = admin.namespace_properties("ns")?;
+    /// props.insert("owner".to_string(), "ops".to_string());
+    /// admin.modify_namespace("ns", props)?;
+    /// assert_eq!(admin.namespace_properties("ns")?.len(), 1);
+    /// admin.modify_namespace("ns", Default::default())?;
+    /// assert!(admin.namespace_properties("ns")?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn modify_namespace(&self, name: &str, properties: BTreeMap<String, String>) -> Result<()> {
+        self.inner().check_open()?;
+        let mut cat = self.inner().catalog.lock();
+        if !cat.namespaces.contains(name) {
+            return Err(Error::NamespaceNotFound(name.to_string()));
+        }
+        let mut next = cat.clone();
+        if properties.is_empty() {
+            next.namespace_properties.remove(name);
+        } else {
+            next.namespace_properties
+                .insert(name.to_string(), properties);
+        }
+        if next == *cat {
+            return Ok(());
+        }
+        self.inner().write_catalog(&cat, &next)?;
+        *cat = next;
         Ok(())
     }
 

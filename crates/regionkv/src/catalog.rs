@@ -147,6 +147,10 @@ pub struct TableEntry {
 pub struct Catalog {
     /// Namespaces (always `default` and `hbase`).
     pub namespaces: BTreeSet<String>,
+    /// The properties of namespaces that have any (HBase's `NamespaceDescriptor`
+    /// configuration, set by `create_namespace` / `alter_namespace`), by namespace name; a
+    /// namespace without properties has no entry.
+    pub namespace_properties: BTreeMap<String, BTreeMap<String, String>>,
     /// Tables by full name (`ns:qualifier`, `default:` omitted).
     pub tables: BTreeMap<String, TableEntry>,
     /// The next region id handed out (region ids only grow).
@@ -160,6 +164,7 @@ impl Default for Catalog {
     fn default() -> Self {
         Self {
             namespaces: ["default", "hbase"].iter().map(|s| s.to_string()).collect(),
+            namespace_properties: BTreeMap::new(),
             tables: BTreeMap::new(),
             next_region_id: 1,
             db_id: None,
@@ -364,6 +369,23 @@ impl Catalog {
         if let Some(id) = &self.db_id {
             body["db_id"] = Value::String(crate::db::db_id_hex(id));
         }
+        // Only when some namespace has properties: a catalog without them is the same bytes
+        // as before the field existed.
+        let props: Map<String, Value> = self
+            .namespace_properties
+            .iter()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(ns, p)| {
+                let p: Map<String, Value> = p
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect();
+                (ns.clone(), Value::Object(p))
+            })
+            .collect();
+        if !props.is_empty() {
+            body["namespace_properties"] = Value::Object(props);
+        }
         let body = body.to_string();
         frame(MAGIC, &body)
     }
@@ -404,6 +426,23 @@ impl Catalog {
             .map(|n| n.as_str().map(str::to_string).ok_or("bad namespace"))
             .collect::<std::result::Result<BTreeSet<_>, _>>()?;
         let next_region_id = v["next_region_id"].as_u64().ok_or("no next_region_id")?;
+        // Absent in catalogs written before namespaces had properties.
+        let mut namespace_properties = BTreeMap::new();
+        match &v["namespace_properties"] {
+            Value::Null => {}
+            Value::Object(m) => {
+                for (ns, p) in m {
+                    if !namespaces.contains(ns) {
+                        return Err(format!("properties of unknown namespace {ns:?}"));
+                    }
+                    let p = string_map(p, "namespace_properties")?;
+                    if !p.is_empty() {
+                        namespace_properties.insert(ns.clone(), p);
+                    }
+                }
+            }
+            other => return Err(format!("bad namespace_properties {other}")),
+        }
         let db_id = match &v["db_id"] {
             Value::Null => None,
             Value::String(hex) => {
@@ -447,6 +486,7 @@ impl Catalog {
         }
         Ok(Self {
             namespaces,
+            namespace_properties,
             tables,
             next_region_id,
             db_id,
@@ -544,6 +584,29 @@ fn string_map(v: &Value, what: &str) -> std::result::Result<BTreeMap<String, Str
 mod tests {
     use super::*;
     use regionkv_fs::MemFs;
+
+    #[test]
+    fn namespace_properties_round_trip_and_old_catalogs_open() {
+        let mut c = Catalog::default();
+        c.namespaces.insert("ns".into());
+        let old = c.encode();
+        assert!(!String::from_utf8_lossy(&old).contains("namespace_properties"));
+        assert_eq!(Catalog::decode(&old, Path::new("CATALOG")).unwrap(), c);
+        c.namespace_properties.insert(
+            "ns".into(),
+            [(
+                "hbase.namespace.quota.maxtables".to_string(),
+                "5".to_string(),
+            )]
+            .into(),
+        );
+        let bytes = c.encode();
+        assert_eq!(Catalog::decode(&bytes, Path::new("CATALOG")).unwrap(), c);
+        // Properties of a namespace the catalog does not hold are a defect.
+        c.namespaces.remove("ns");
+        let bytes = c.encode();
+        assert!(Catalog::decode(&bytes, Path::new("CATALOG")).is_err());
+    }
 
     fn sample() -> Catalog {
         let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();

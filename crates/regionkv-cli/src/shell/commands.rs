@@ -41,7 +41,7 @@ pub const GROUPS: &[Group] = &[
         commands: &[
             ("processlist", ClusterOnly),
             ("status", Available),
-            ("table_help", NotYet),
+            ("table_help", Available),
             ("version", Available),
             ("whoami", Available),
         ],
@@ -76,7 +76,7 @@ pub const GROUPS: &[Group] = &[
         name: "namespace",
         summary: "create, alter, describe, list and drop namespaces",
         commands: &[
-            ("alter_namespace", NotYet),
+            ("alter_namespace", Available),
             ("create_namespace", Available),
             ("describe_namespace", Available),
             ("drop_namespace", Available),
@@ -322,7 +322,14 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "disable_all" => "disable_all 't.*'\ndisable_all 'ns:t.*'",
         "enable_all" => "enable_all 't.*'\nenable_all 'ns:t.*'",
         "drop_all" => "drop_all 't.*'\ndrop_all 'ns:t.*'",
-        "create_namespace" => "create_namespace 'ns1'",
+        "create_namespace" => {
+            "create_namespace 'ns1'\ncreate_namespace 'ns1', {'PROPERTY_NAME' => 'PROPERTY_VALUE'}"
+        }
+        "alter_namespace" => {
+            "alter_namespace 'ns1', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}\n\
+             alter_namespace 'ns1', {METHOD => 'unset', NAME => 'PROPERTY_NAME'}"
+        }
+        "table_help" => "table_help",
         "drop_namespace" => "drop_namespace 'ns1'",
         "describe_namespace" => "describe_namespace 'ns1'",
         "list_namespace" => "list_namespace\nlist_namespace 'abc.*'",
@@ -438,6 +445,60 @@ pub fn usage(name: &str) -> Option<&'static str> {
     })
 }
 
+/// HBase's `Hbase::Table.help` (hbase-shell/src/main/ruby/hbase/table.rb), which `table_help`
+/// and `help 'table_help'` print; the paragraph on the methods names regionkv's, as its
+/// shell has no JRuby object methods to complete.
+pub const TABLE_HELP: &str = "\
+Help for table-reference commands.
+
+You can either create a table via 'create' and then manipulate the table via commands like 'put', 'get', etc.
+See the standard help information for how to use each of these commands.
+
+However, as of 0.96, you can also get a reference to a table, on which you can invoke commands.
+For instance, you can get create a table and keep around a reference to it via:
+
+   hbase> t = create 't', 'cf'
+
+Or, if you have already created the table, you can get a reference to it:
+
+   hbase> t = get_table 't'
+
+You can do things like call 'put' on the table:
+
+  hbase> t.put 'r', 'cf:q', 'v'
+
+which puts a row 'r' with column family 'cf', qualifier 'q' and value 'v' into table t.
+
+To read the data out, you can scan the table:
+
+  hbase> t.scan
+
+which will read all the rows in table 't'.
+
+Essentially, any command that takes a table name can also be done via table reference.
+Other commands include things like: get, delete, deleteall,
+get_all_columns, get_counter, count, incr. In regionkv a table reference has
+put, get, scan, count, delete, deleteall, incr, get_counter, append, get_splits,
+get_all_columns, describe, enable, disable, flush, drop, name and help.
+
+For more information on how to use each of these commands, you can also just type:
+
+   hbase> t.help 'scan'
+
+which will output more information on how to use that command.
+
+You can also do general admin actions directly on a table; things like enable, disable,
+flush and drop just by typing:
+
+   hbase> t.enable
+   hbase> t.flush
+   hbase> t.disable
+   hbase> t.drop
+
+Note that after dropping a table, your reference to it becomes useless and further usage
+is undefined (and not recommended).
+";
+
 /// Writes the `help` overview: one line per command group.
 pub fn write_help(out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -513,11 +574,20 @@ pub fn write_help_for(out: &mut dyn Write, name: &str) -> io::Result<bool> {
                 group.name,
                 support_text(support)
             )?;
+            if canonical(name) == "table_help" {
+                writeln!(out)?;
+                write!(out, "{TABLE_HELP}")?;
+                return Ok(true);
+            }
             if let Some(text) = usage(canonical(name)) {
                 writeln!(out)?;
                 for line in text.lines() {
                     writeln!(out, "  regionkv> {line}")?;
                 }
+            }
+            if matches!(canonical(name), "create" | "alter" | "alter_async") {
+                writeln!(out)?;
+                super::ddl::write_attribute_help(out)?;
             }
             Ok(true)
         }

@@ -42,6 +42,73 @@ fn desc_error(e: regionkv_region::Error) -> CmdError {
     CmdError::Failed(error_chain(&e))
 }
 
+/// The namespace properties HBase's master checks (`TableNamespaceManager`): quota keys.
+const NAMESPACE_MAX_REGIONS_KEY: &str = "hbase.namespace.quota.maxregions";
+/// See [`NAMESPACE_MAX_REGIONS_KEY`].
+const NAMESPACE_MAX_TABLES_KEY: &str = "hbase.namespace.quota.maxtables";
+
+/// One `'KEY' => value` of a namespace hash (`nsb.addConfiguration(k, v.to_s)`); a `nil`
+/// value removes the key, as `NamespaceDescriptor.setConfiguration` does.
+fn set_property(
+    props: &mut std::collections::BTreeMap<String, String>,
+    set: &mut Vec<String>,
+    key: &Value,
+    value: &Value,
+) {
+    let key = to_text(key);
+    match value {
+        Value::Nil => {
+            props.remove(&key);
+        }
+        v => {
+            props.insert(key.clone(), to_text(v));
+            if !set.contains(&key) {
+                set.push(key);
+            }
+        }
+    }
+}
+
+/// HBase's master validates the quota properties of a namespace it creates or modifies
+/// (`validateTableAndRegionCount`), with these messages; regionkv does the same, though it
+/// enforces no quota.
+fn check_namespace_quotas(
+    ns: &str,
+    props: &std::collections::BTreeMap<String, String>,
+) -> CmdResult<()> {
+    for (key, what) in [
+        (NAMESPACE_MAX_REGIONS_KEY, ("regions", "region")),
+        (NAMESPACE_MAX_TABLES_KEY, ("tables", "tables")),
+    ] {
+        let Some(value) = props.get(key).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let Ok(n) = value.parse::<i64>() else {
+            return fail(format!(
+                "org.apache.hadoop.hbase.DoNotRetryIOException: NumberFormatException while getting max {}.",
+                what.0
+            ));
+        };
+        if n <= 0 {
+            return fail(format!(
+                "org.apache.hadoop.hbase.constraint.ConstraintException: The max {} quota for {ns} is less than or equal to zero.",
+                what.1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reports the namespace properties just set: regionkv keeps them and acts on none.
+fn report_namespace_properties(ns: &str, set: &[String], out: &mut Out<'_>) -> CmdResult<()> {
+    for key in set {
+        out.line(&format!(
+            "Namespace property ignored by regionkv for namespace {ns} (kept in the descriptor): {key}"
+        ))?;
+    }
+    Ok(())
+}
+
 /// A full-match regex as Java's `Pattern.matcher(s).matches()` uses it.
 fn full_match(regex: &str) -> CmdResult<regex::Regex> {
     regex::Regex::new(&format!("^(?:{regex})$"))
@@ -97,16 +164,18 @@ pub fn family_text(f: &ColumnFamilyDescriptor) -> String {
 pub fn table_attributes_text(d: &TableDescriptor) -> String {
     let mut reserved = d.attributes(false);
     reserved.sort_by(|a, b| a.0.cmp(b.0));
-    if reserved.is_empty() && d.configuration.is_empty() {
+    if reserved.is_empty() && d.configuration.is_empty() && d.metadata.is_empty() {
         return String::new();
     }
     let mut parts: Vec<String> = reserved
         .iter()
         .map(|(k, v)| format!("{k} => '{v}'"))
         .collect();
-    if !d.configuration.is_empty() {
-        let user: Vec<String> = d
-            .configuration
+    if !d.configuration.is_empty() || !d.metadata.is_empty() {
+        let mut values: Vec<(&String, &String)> =
+            d.configuration.iter().chain(d.metadata.iter()).collect();
+        values.sort();
+        let user: Vec<String> = values
             .iter()
             .map(|(k, v)| format!("'{k}' => '{v}'"))
             .collect();
@@ -117,6 +186,236 @@ pub fn table_attributes_text(d: &TableDescriptor) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // Options of families and tables
+
+/// One attribute `create` and `alter` accept: its HBase name, the kind of value, HBase's
+/// default and the values regionkv takes. `help 'create'` prints these tables, and the
+/// parsers below iterate them, so what help lists is what the shell accepts.
+#[derive(Debug)]
+pub(super) struct AttrSpec {
+    /// HBase's attribute name.
+    pub key: &'static str,
+    /// The kind of value.
+    pub kind: &'static str,
+    /// HBase's default (regionkv's too).
+    pub default: &'static str,
+    /// The values regionkv accepts.
+    pub range: &'static str,
+}
+
+/// The column family attributes regionkv implements, in the order HBase's `hcd` reads
+/// them (so the first bad option is the one reported).
+pub(super) const FAMILY_ATTRS: &[AttrSpec] = &[
+    AttrSpec {
+        key: "BLOCKCACHE",
+        kind: "boolean",
+        default: "true",
+        range: "true | false",
+    },
+    AttrSpec {
+        key: "REPLICATION_SCOPE",
+        kind: "integer",
+        default: "0",
+        range: "0 | 1 (stored; regionkv does not replicate)",
+    },
+    AttrSpec {
+        key: "IN_MEMORY",
+        kind: "boolean",
+        default: "false",
+        range: "true | false (block cache in-memory priority)",
+    },
+    AttrSpec {
+        key: "TTL",
+        kind: "seconds",
+        default: "FOREVER",
+        range: "1 .. 2147483647, or 'FOREVER' (= 2147483647)",
+    },
+    AttrSpec {
+        key: "DATA_BLOCK_ENCODING",
+        kind: "name",
+        default: "NONE",
+        range: "NONE | PREFIX",
+    },
+    AttrSpec {
+        key: "BLOCKSIZE",
+        kind: "bytes",
+        default: "65536",
+        range: "1024 .. 16777216",
+    },
+    AttrSpec {
+        key: "VERSIONS",
+        kind: "integer",
+        default: "1",
+        range: "1 .. 2147483647",
+    },
+    AttrSpec {
+        key: "MIN_VERSIONS",
+        kind: "integer",
+        default: "0",
+        range: "0 .. VERSIONS",
+    },
+    AttrSpec {
+        key: "KEEP_DELETED_CELLS",
+        kind: "name",
+        default: "FALSE",
+        range: "FALSE | TRUE | TTL (true / false also)",
+    },
+    AttrSpec {
+        key: "BLOOMFILTER",
+        kind: "name",
+        default: "ROW",
+        range: "NONE | ROW | ROWCOL",
+    },
+    AttrSpec {
+        key: "COMPRESSION",
+        kind: "name",
+        default: "NONE",
+        range: "NONE | LZ4",
+    },
+];
+
+/// The table attributes regionkv implements, in the order HBase's `update_htd_from_arg`
+/// reads them.
+pub(super) const TABLE_ATTRS: &[AttrSpec] = &[
+    AttrSpec {
+        key: "MAX_FILESIZE",
+        kind: "bytes",
+        default: "10737418240",
+        range: "0 .. 2^64-1 (the split size of the size-based policies)",
+    },
+    AttrSpec {
+        key: "READONLY",
+        kind: "boolean",
+        default: "false",
+        range: "true | false",
+    },
+    AttrSpec {
+        key: "COMPACTION_ENABLED",
+        kind: "boolean",
+        default: "true",
+        range: "true | false (false: only user-requested compactions)",
+    },
+    AttrSpec {
+        key: "SPLIT_ENABLED",
+        kind: "boolean",
+        default: "true",
+        range: "true | false",
+    },
+    AttrSpec {
+        key: "MERGE_ENABLED",
+        kind: "boolean",
+        default: "true",
+        range: "true | false",
+    },
+    AttrSpec {
+        key: "MEMSTORE_FLUSHSIZE",
+        kind: "bytes",
+        default: "134217728",
+        range: "1 .. 2^64-1",
+    },
+    AttrSpec {
+        key: "DURABILITY",
+        kind: "name",
+        default: "USE_DEFAULT",
+        range: "USE_DEFAULT | SKIP_WAL | ASYNC_WAL | SYNC_WAL | FSYNC_WAL (case-sensitive)",
+    },
+    AttrSpec {
+        key: "SPLIT_POLICY",
+        kind: "class name",
+        default: "SteppingSplitPolicy",
+        range: "ConstantSizeRegionSplitPolicy | IncreasingToUpperBoundRegionSplitPolicy | \
+                SteppingSplitPolicy | BusyRegionSplitPolicy | DisabledRegionSplitPolicy | \
+                KeyPrefixRegionSplitPolicy | DelimitedKeyPrefixRegionSplitPolicy \
+                (bare or org.apache.hadoop.hbase.regionserver.NAME)",
+    },
+];
+
+/// The kind of value of a CONFIGURATION key regionkv acts on, as HBase reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ConfKind {
+    /// `Configuration.getLong`.
+    Long,
+    /// `Configuration.getFloat` / `getDouble`, at least 0.
+    Fraction,
+    /// `Configuration.getBoolean`: `true` or `false` in any case.
+    Bool,
+}
+
+/// The keys of a table's CONFIGURATION (or METADATA) that regionkv acts on, with what they
+/// do. Every other key is kept in the descriptor, shown by `describe`, and reported as
+/// ignored when it is set.
+pub(super) const TABLE_CONFIG_KEYS: &[(&str, ConfKind, &str)] = &[
+    (
+        regionkv_region::split::policy::MAX_FILESIZE_JITTER_KEY,
+        ConfKind::Fraction,
+        "jitter of the split size, a fraction of MAX_FILESIZE (default 0.25)",
+    ),
+    (
+        regionkv_region::split::policy::INITIAL_SIZE_KEY,
+        ConfKind::Long,
+        "first split size of the increasing/stepping policies, bytes (default 2 x flush size)",
+    ),
+    (
+        regionkv_region::split::policy::OVERALL_FILES_KEY,
+        ConfKind::Bool,
+        "split on the sum of all stores (true) or the largest one (default true)",
+    ),
+    (
+        regionkv_region::split::policy::BUSY_BLOCKED_REQUESTS_KEY,
+        ConfKind::Fraction,
+        "BusyRegionSplitPolicy: blocked-request share that splits (default 0.2)",
+    ),
+    (
+        regionkv_region::split::policy::BUSY_MIN_AGE_KEY,
+        ConfKind::Long,
+        "BusyRegionSplitPolicy: youngest region it splits, ms (default 600000)",
+    ),
+    (
+        regionkv_region::split::policy::BUSY_AGG_WINDOW_KEY,
+        ConfKind::Long,
+        "BusyRegionSplitPolicy: aggregation window, ms (default 300000)",
+    ),
+];
+
+/// The table values (METADATA or CONFIGURATION) the prefix split policies read.
+pub(super) const SPLIT_POLICY_KEYS: &[&str] = &[
+    regionkv_region::split::policy::PREFIX_LENGTH_KEY,
+    regionkv_region::split::policy::PREFIX_LENGTH_KEY_DEPRECATED,
+    regionkv_region::split::policy::DELIMITER_KEY,
+];
+
+/// Checks the value of a CONFIGURATION key regionkv acts on; `false` for a key it does not
+/// act on.
+fn check_table_config(key: &str, value: &str) -> CmdResult<bool> {
+    if SPLIT_POLICY_KEYS.contains(&key) {
+        // Checked with the policy when the table is created or altered.
+        return Ok(true);
+    }
+    let Some((_, kind, _)) = TABLE_CONFIG_KEYS.iter().find(|(k, _, _)| *k == key) else {
+        return Ok(false);
+    };
+    let v = value.trim();
+    let ok = match kind {
+        ConfKind::Long => v.parse::<i64>().is_ok(),
+        ConfKind::Fraction => v.parse::<f64>().is_ok_and(|f| f.is_finite() && f >= 0.0),
+        ConfKind::Bool => v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false"),
+    };
+    if ok {
+        return Ok(true);
+    }
+    let want = match kind {
+        ConfKind::Long => "an integer (a Java long)",
+        ConfKind::Fraction => "a number of at least 0",
+        ConfKind::Bool => "true or false",
+    };
+    fail(format!(
+        "CONFIGURATION {key} => '{value}' is not valid: regionkv reads it as {want}"
+    ))
+}
+
+/// The line that reports a CONFIGURATION key regionkv keeps but does not act on.
+fn ignored_config_line(what: &str, key: &str) -> String {
+    format!("CONFIGURATION key ignored by regionkv for {what} (kept in the descriptor): {key}")
+}
 
 /// Family keys regionkv does not implement, with the HBase default it accepts for them.
 const FAMILY_DEFAULTS: &[(&str, &str)] = &[
@@ -159,6 +458,92 @@ const TABLE_UNSUPPORTED: &[&str] = &[
     "FLUSH_POLICY",
 ];
 
+/// Writes the attribute tables `help 'create'` and `help 'alter'` print after the usage
+/// examples: straight from the tables the parsers read.
+pub(super) fn write_attribute_help(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn rows(out: &mut dyn std::io::Write, specs: &[AttrSpec]) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "  {:<22}{:<12}{:<21}ACCEPTED",
+            "ATTRIBUTE", "TYPE", "DEFAULT"
+        )?;
+        for a in specs {
+            writeln!(
+                out,
+                "  {:<22}{:<12}{:<21}{}",
+                a.key, a.kind, a.default, a.range
+            )?;
+        }
+        Ok(())
+    }
+    fn defaults(out: &mut dyn std::io::Write, list: &[(&str, &str)]) -> std::io::Result<()> {
+        let text: Vec<String> = list.iter().map(|(k, v)| format!("{k} => {v}")).collect();
+        writeln!(
+            out,
+            "  Accepted only at their HBase default: {}",
+            text.join(", ")
+        )
+    }
+    writeln!(
+        out,
+        "Attributes regionkv accepts (an HBase attribute not listed is refused with an error):"
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Column family ({{NAME => 'f', ATTRIBUTE => value, ...}}):"
+    )?;
+    rows(out, FAMILY_ATTRS)?;
+    defaults(out, FAMILY_DEFAULTS)?;
+    writeln!(out, "  Refused: {}", FAMILY_UNSUPPORTED.join(", "))?;
+    writeln!(
+        out,
+        "  CONFIGURATION => {{'KEY' => 'VALUE'}}: kept in the descriptor (describe shows it); regionkv\n  \
+         acts on no family-level key, and prints a line naming each one set."
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Table (create 't1', 'f1', ATTRIBUTE => value; alter 't1', ATTRIBUTE => value):"
+    )?;
+    rows(out, TABLE_ATTRS)?;
+    defaults(out, TABLE_DEFAULTS)?;
+    writeln!(out, "  Refused: {}", TABLE_UNSUPPORTED.join(", "))?;
+    let algorithms: Vec<&str> = [
+        regionkv_region::split::SplitAlgorithmKind::HexString,
+        regionkv_region::split::SplitAlgorithmKind::DecimalString,
+        regionkv_region::split::SplitAlgorithmKind::Uniform,
+    ]
+    .iter()
+    .map(|k| k.name())
+    .collect();
+    writeln!(
+        out,
+        "  create only: SPLITS => ['k1', ...], SPLITS_FILE => 'file', NUMREGIONS => 2.. with\n  \
+         SPLITALGO => {}",
+        algorithms.join(" | ")
+    )?;
+    writeln!(
+        out,
+        "  CONFIGURATION => {{'KEY' => 'VALUE'}}: kept in the descriptor; regionkv acts on these keys\n  \
+         (a bad value is an error) and prints a line naming any other key set:"
+    )?;
+    for (key, kind, what) in TABLE_CONFIG_KEYS {
+        let kind = match kind {
+            ConfKind::Long => "long",
+            ConfKind::Fraction => "number >= 0",
+            ConfKind::Bool => "boolean",
+        };
+        writeln!(out, "    {key:<40}{kind:<13}{what}")?;
+    }
+    writeln!(
+        out,
+        "  METADATA => {{'KEY' => 'VALUE'}}: free-form table values, kept; the prefix split policies\n  \
+         read {}.",
+        SPLIT_POLICY_KEYS.join(", ")
+    )
+}
+
 /// Checks a key regionkv accepts only at its HBase default.
 fn default_only(kind: &str, key: &str, value: &Value, default: &str) -> CmdResult<()> {
     let text = match value {
@@ -196,21 +581,7 @@ fn apply_family_opts(
     out: &mut Out<'_>,
 ) -> CmdResult<()> {
     let name = String::from_utf8_lossy(&cf.name).into_owned();
-    // In the order HBase's `hcd` reads them, so the first bad option is the one reported.
-    const ORDER: &[&str] = &[
-        "BLOCKCACHE",
-        "REPLICATION_SCOPE",
-        "IN_MEMORY",
-        "TTL",
-        "DATA_BLOCK_ENCODING",
-        "BLOCKSIZE",
-        "VERSIONS",
-        "MIN_VERSIONS",
-        "KEEP_DELETED_CELLS",
-        "BLOOMFILTER",
-        "COMPRESSION",
-    ];
-    for key in ORDER {
+    for AttrSpec { key, .. } in FAMILY_ATTRS {
         let Some(value) = opts.remove(key) else {
             continue;
         };
@@ -247,7 +618,11 @@ fn apply_family_opts(
     if let Some(config) = opts.remove("CONFIGURATION") {
         for (k, v) in config_pairs(&config)? {
             match v {
-                Some(v) => cf.configuration.insert(k, v),
+                Some(v) => {
+                    // regionkv reads no family-level configuration key.
+                    out.line(&ignored_config_line(&format!("column family {name}"), &k))?;
+                    cf.configuration.insert(k, v)
+                }
                 None => cf.configuration.remove(&k),
             };
         }
@@ -267,6 +642,18 @@ enum TableChange {
     Attr(&'static str, String),
     /// A METADATA or CONFIGURATION key (both are table values in HBase 2.x).
     Config(String, Option<String>),
+    /// A CONFIGURATION key regionkv keeps but does not act on: reported, not applied.
+    Ignored(String),
+}
+
+/// Reports the CONFIGURATION keys of `changes` that regionkv does not act on.
+fn report_ignored(changes: &[TableChange], table: &str, out: &mut Out<'_>) -> CmdResult<()> {
+    for change in changes {
+        if let TableChange::Ignored(key) = change {
+            out.line(&ignored_config_line(&format!("table {table}"), key))?;
+        }
+    }
+    Ok(())
 }
 
 /// HBase's `update_htd_from_arg`: takes the table attributes out of `opts`.
@@ -279,17 +666,7 @@ fn table_changes(opts: &mut Opts) -> CmdResult<Vec<TableChange>> {
             ));
         }
     }
-    const ATTRS: &[&str] = &[
-        "MAX_FILESIZE",
-        "READONLY",
-        "COMPACTION_ENABLED",
-        "SPLIT_ENABLED",
-        "MERGE_ENABLED",
-        "MEMSTORE_FLUSHSIZE",
-        "DURABILITY",
-        "SPLIT_POLICY",
-    ];
-    for key in ATTRS {
+    for AttrSpec { key, .. } in TABLE_ATTRS {
         let Some(value) = opts.remove(key) else {
             continue;
         };
@@ -330,6 +707,14 @@ fn table_changes(opts: &mut Opts) -> CmdResult<Vec<TableChange>> {
                 return fail(format!("{key} must be a Hash type"));
             };
             for (k, v) in config_pairs(&map)? {
+                let acted_on = match &v {
+                    Some(v) => check_table_config(&k, v)?,
+                    None => true,
+                };
+                // METADATA is free-form: only CONFIGURATION keys are reported.
+                if !acted_on && key == "CONFIGURATION" {
+                    changes.push(TableChange::Ignored(k.clone()));
+                }
                 changes.push(TableChange::Config(k, v));
             }
         }
@@ -344,12 +729,19 @@ fn apply_table_changes(desc: &mut TableDescriptor, changes: &[TableChange]) -> C
             TableChange::Attr(key, value) => {
                 desc.set_attribute(key, value).map_err(desc_error)?;
             }
+            // The split policies' parameters are table values the engine reads from the
+            // descriptor's metadata.
+            TableChange::Config(key, Some(value)) if SPLIT_POLICY_KEYS.contains(&key.as_str()) => {
+                desc.metadata.insert(key.clone(), value.clone());
+            }
             TableChange::Config(key, Some(value)) => {
                 desc.configuration.insert(key.clone(), value.clone());
             }
             TableChange::Config(key, None) => {
                 desc.configuration.remove(key);
+                desc.metadata.remove(key);
             }
+            TableChange::Ignored(_) => {}
         }
     }
     Ok(())
@@ -372,7 +764,7 @@ fn unset_table_attribute(desc: &mut TableDescriptor, key: &str) -> bool {
         }
         return true;
     }
-    desc.configuration.remove(key).is_some()
+    desc.configuration.remove(key).is_some() | desc.metadata.remove(key).is_some()
 }
 
 /// Adds `cf` to `families`, replacing (with HBase's message) a family of the same name.
@@ -436,34 +828,89 @@ impl Engine {
 
     // ---- namespaces ------------------------------------------------------------------
 
-    pub(super) fn create_namespace(&self, args: &[Value]) -> CmdResult<Ret> {
+    pub(super) fn create_namespace(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         arity(args, 1, None)?;
         let ns = match &args[0] {
             Value::Str(_) | Value::Const(_) => to_text(&args[0]),
             _ => return fail("Namespace name must be of type String"),
         };
+        let mut props = std::collections::BTreeMap::new();
+        let mut set = Vec::new();
         for arg in flatten(&args[1..]) {
-            match Opts::of(&arg) {
-                None => {
-                    return fail(format!(
-                        "{} of {} is not of Hash or String type",
-                        class_name(&arg),
-                        inspect(&arg)
-                    ));
-                }
-                Some(o) if !o.is_empty() => {
-                    return fail(format!(
-                        "namespace configuration ({}) is not supported by regionkv",
-                        o.keys().join(", ")
-                    ));
-                }
-                Some(_) => {}
+            let Some(o) = Opts::of(&arg) else {
+                return fail(format!(
+                    "{} of {} is not of Hash or String type",
+                    class_name(&arg),
+                    inspect(&arg)
+                ));
+            };
+            for (k, v) in o.pairs() {
+                set_property(&mut props, &mut set, k, v);
             }
         }
+        check_namespace_quotas(&ns, &props)?;
         self.db
             .admin()
-            .create_namespace(&ns)
+            .create_namespace_with_properties(&ns, props)
             .map_err(|e| hbase_error(e, &ns))?;
+        report_namespace_properties(&ns, &set, out)?;
+        Ok(Ret::Nil)
+    }
+
+    /// `alter_namespace 'ns', {METHOD => 'set', 'KEY' => 'VALUE', ...}` or `{METHOD =>
+    /// 'unset', NAME => 'KEY'}` (HBase's `admin.alter_namespace`): changes the namespace's
+    /// properties. regionkv stores them and acts on none, and says so for each one set.
+    pub(super) fn alter_namespace(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 1, None)?;
+        let ns = match &args[0] {
+            Value::Str(_) | Value::Const(_) => to_text(&args[0]),
+            _ => return fail("Namespace name must be of type String"),
+        };
+        let admin = self.db.admin();
+        let mut props = admin
+            .namespace_properties(&ns)
+            .map_err(|e| hbase_error(e, &ns))?;
+        let mut set = Vec::new();
+        for arg in flatten(&args[1..]) {
+            let Some(mut o) = Opts::of(&arg) else {
+                return fail(format!(
+                    "{} of {} is not of Hash type",
+                    class_name(&arg),
+                    inspect(&arg)
+                ));
+            };
+            // Ruby's `arg[METHOD]`: the key must be the constant (or the string) METHOD.
+            let method = o.get("METHOD").cloned();
+            match method.as_ref().map(to_text).as_deref() {
+                Some("unset") if matches!(method, Some(Value::Str(_) | Value::Const(_))) => {
+                    // HBase removes `arg[NAME]` from a TreeMap: nil is a NullPointerException.
+                    let Some(name) = o.get_set("NAME") else {
+                        return fail(
+                            "alter_namespace with METHOD => 'unset' needs NAME => 'PROPERTY_NAME'",
+                        );
+                    };
+                    props.remove(&to_text(name));
+                }
+                Some("set") if matches!(method, Some(Value::Str(_) | Value::Const(_))) => {
+                    o.remove("METHOD");
+                    for (k, v) in o.pairs() {
+                        set_property(&mut props, &mut set, k, v);
+                    }
+                }
+                _ => {
+                    let shown = match &method {
+                        None | Some(Value::Nil) => String::new(),
+                        Some(m) => to_text(m),
+                    };
+                    return fail(format!("Unknown method {shown}"));
+                }
+            }
+        }
+        check_namespace_quotas(&ns, &props)?;
+        admin
+            .modify_namespace(&ns, props)
+            .map_err(|e| hbase_error(e, &ns))?;
+        report_namespace_properties(&ns, &set, out)?;
         Ok(Ret::Nil)
     }
 
@@ -488,9 +935,19 @@ impl Engine {
         if !all.contains(&ns) {
             return fail(format!("Unknown namespace {ns}!"));
         }
+        let props = self
+            .db
+            .admin()
+            .namespace_properties(&ns)
+            .map_err(|e| hbase_error(e, &ns))?;
+        // NamespaceDescriptor.toString: NAME, then the properties in key order.
+        let mut text = format!("{{NAME => '{ns}'");
+        for (k, v) in &props {
+            text.push_str(&format!(", {k} => '{v}'"));
+        }
+        text.push('}');
         out.fmt.header(&mut *out.w, &["DESCRIPTION"], &[64])?;
-        out.fmt
-            .row(&mut *out.w, &[&format!("{{NAME => '{ns}'}}")], true, &[64])?;
+        out.fmt.row(&mut *out.w, &[&text], true, &[64])?;
         out.line("Quota is disabled")?;
         Ok(Ret::Nil)
     }
@@ -639,6 +1096,7 @@ impl Engine {
         if families.is_empty() {
             return fail("Table must have at least one column family");
         }
+        report_ignored(&changes, &name, out)?;
         let mut desc = TableDescriptor::new(&name, families).map_err(desc_error)?;
         apply_table_changes(&mut desc, &changes)?;
         self.db
@@ -745,6 +1203,7 @@ impl Engine {
                 continue;
             }
             let changes = table_changes(&mut opts)?;
+            report_ignored(&changes, &name, out)?;
             apply_table_changes(&mut desc, &changes)?;
             if let Some(key) = opts
                 .keys()
@@ -1598,6 +2057,64 @@ mod tests {
         assert!(unset_table_attribute(&mut d, "MAX_FILESIZE"));
         assert!(!unset_table_attribute(&mut d, "MAX_FILESIZE"));
         assert!(unset_table_attribute(&mut d, "hbase.x"));
+    }
+
+    #[test]
+    fn help_lists_every_attribute_the_parsers_accept_with_its_real_default() {
+        let mut buf = Vec::new();
+        write_attribute_help(&mut buf).unwrap();
+        let help = String::from_utf8(buf).unwrap();
+        let keys = FAMILY_ATTRS
+            .iter()
+            .chain(TABLE_ATTRS)
+            .map(|a| a.key)
+            .chain(
+                FAMILY_DEFAULTS
+                    .iter()
+                    .chain(TABLE_DEFAULTS)
+                    .map(|(k, _)| *k),
+            )
+            .chain(FAMILY_UNSUPPORTED.iter().chain(TABLE_UNSUPPORTED).copied())
+            .chain(TABLE_CONFIG_KEYS.iter().map(|(k, _, _)| *k))
+            .chain(SPLIT_POLICY_KEYS.iter().copied());
+        for key in keys {
+            assert!(
+                help.lines().any(|l| l.contains(key)),
+                "{key} is missing from the help:\n{help}"
+            );
+        }
+        // The defaults shown are the descriptors' own, and each is a value set_attribute
+        // takes.
+        let mut f = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        let fresh = f.attributes();
+        for a in FAMILY_ATTRS {
+            let actual = fresh.iter().find(|(k, _)| *k == a.key).map(|(_, v)| v);
+            assert_eq!(actual.map(String::as_str), Some(a.default), "{}", a.key);
+            f.set_attribute(a.key, a.default).unwrap();
+        }
+        let mut t = TableDescriptor::new("t", vec![f]).unwrap();
+        let fresh = t.attributes(true);
+        for a in TABLE_ATTRS {
+            if a.key == "SPLIT_POLICY" {
+                // Unset means HBase's default policy.
+                assert_eq!(t.split_policy, None);
+            } else {
+                let actual = fresh.iter().find(|(k, _)| *k == a.key).map(|(_, v)| v);
+                assert_eq!(actual.map(String::as_str), Some(a.default), "{}", a.key);
+            }
+            t.set_attribute(a.key, a.default).unwrap();
+        }
+        t.validate().unwrap();
+        // The BLOCKSIZE range is the storefile writer's.
+        let blocksize = FAMILY_ATTRS.iter().find(|a| a.key == "BLOCKSIZE").unwrap();
+        assert_eq!(
+            blocksize.range,
+            format!(
+                "{} .. {}",
+                regionkv_storefile::writer::MIN_BLOCK_SIZE,
+                regionkv_storefile::writer::MAX_BLOCK_SIZE
+            )
+        );
     }
 
     #[test]

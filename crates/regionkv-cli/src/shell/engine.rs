@@ -149,7 +149,8 @@ impl Engine {
     /// Runs the command `name` (canonical, implemented) with `args`.
     pub fn run(&self, name: &str, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         match name {
-            "create_namespace" => self.create_namespace(args),
+            "create_namespace" => self.create_namespace(args, out),
+            "alter_namespace" => self.alter_namespace(args, out),
             "drop_namespace" => self.drop_namespace(args),
             "describe_namespace" => self.describe_namespace(args, out),
             "list_namespace" => self.list_namespace(args, out),
@@ -177,6 +178,11 @@ impl Engine {
             "status" => self.status(args, out),
             "show_filters" => show_filters(args, out),
             "whoami" => self.whoami(args, out),
+            "table_help" => {
+                arity(args, 0, Some(0))?;
+                write!(out.w, "{}", super::commands::TABLE_HELP)?;
+                Ok(Ret::Nil)
+            }
             "alter_async" => self.alter_async(args, out),
             "alter_status" => self.alter_status(args, out),
             "locate_region" => self.locate_region(args, out),
