@@ -796,14 +796,19 @@ fn scanners() -> R {
     )?;
     assert_eq!(values(&get_json(s.addr, &path)?.json()?)?, ["2a", "2b"]);
     // Errors: unsupported filters, bad JSON, a missing table, an unknown scanner.
+    // A FuzzyRowFilter without its keys, and a filter type HBase's model does not have.
     let fuzzy = json!({ "filter": json!({"type":"FuzzyRowFilter"}).to_string() });
     let r = send_json(s.addr, "PUT", "/t/scanner", &fuzzy)?;
     assert_eq!(r.status, 400);
     assert!(
-        r.text().contains("not supported by regionkv"),
+        r.text().contains("filter field 'fuzzyKeys' is missing"),
         "{}",
         r.text()
     );
+    let unknown = json!({ "filter": json!({"type":"NoSuchFilter"}).to_string() });
+    let r = send_json(s.addr, "PUT", "/t/scanner", &unknown)?;
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("FilterType.NoSuchFilter"), "{}", r.text());
     assert_eq!(
         call(
             s.addr,

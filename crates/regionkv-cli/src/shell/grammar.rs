@@ -846,7 +846,11 @@ impl Parser {
         result
     }
 
-    fn list_items(&mut self, close: Tok, expected_sep: &'static str) -> Result<Vec<Node>, ParseError> {
+    fn list_items(
+        &mut self,
+        close: Tok,
+        expected_sep: &'static str,
+    ) -> Result<Vec<Node>, ParseError> {
         let mut args = Args::default();
         loop {
             self.skip_newlines();

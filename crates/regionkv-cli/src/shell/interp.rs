@@ -3001,7 +3001,11 @@ fn int_arg(args: &[Obj], n: usize, floats: bool) -> R<i64> {
         ),
         None => err(
             "ArgumentError",
-            format!("wrong number of arguments (given {}, expected {})", args.len(), n + 1),
+            format!(
+                "wrong number of arguments (given {}, expected {})",
+                args.len(),
+                n + 1
+            ),
         ),
     }
 }
