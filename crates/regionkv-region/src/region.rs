@@ -949,6 +949,9 @@ impl Region {
             "flushed"
         );
         drop(_enter);
+        // The split question goes up to the Db, which may be waiting for this lock (an
+        // alter closing the region holds the table's region map): ask it unlocked.
+        drop(_flush);
         if !result.files.is_empty() && !self.is_closing() {
             // HBase's flusher asks the split policy after every flush.
             self.request_split_if_needed();

@@ -7,7 +7,7 @@ use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
 use regionkv_fs::Fs;
 use regionkv_region::{
     ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    RegionConfig, RegionInfo, RegionObserver, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
@@ -39,6 +39,8 @@ pub struct Harness {
     pub with_compactions: bool,
     pub compact_split: Option<Arc<CompactSplit>>,
     pub block_cache: Option<Arc<StoreFileBlockCache>>,
+    /// What the region tells about its split policy's questions (the Db's split worker).
+    pub observer: Option<Arc<dyn RegionObserver>>,
 }
 
 pub fn wal_dir() -> PathBuf {
@@ -67,6 +69,7 @@ impl Harness {
             with_compactions: false,
             compact_split: None,
             block_cache: None,
+            observer: None,
         };
         h.start().unwrap();
         h
@@ -86,9 +89,17 @@ impl Harness {
             with_compactions: true,
             compact_split: None,
             block_cache: None,
+            observer: None,
         };
         h.start().unwrap();
         h
+    }
+
+    /// The same harness with `observer` answering the region's split questions (reopened).
+    pub fn with_observer(mut self, observer: Arc<dyn RegionObserver>) -> Self {
+        self.observer = Some(observer);
+        self.restart();
+        self
     }
 
     /// The same harness with storefile blocks read through `cache` (reopened).
@@ -116,6 +127,7 @@ impl Harness {
             compact_split: compact_split.clone(),
             global,
             block_cache: self.block_cache.clone(),
+            observer: self.observer.clone(),
             ..RegionServices::new(
                 fs.clone(),
                 wal.clone(),
