@@ -60,6 +60,11 @@ pub enum FaultKind {
     EioOnSync,
     /// `rename` fails with EIO (kind [`Other`](io::ErrorKind::Other)) and renames nothing.
     RenameFailure,
+    /// `remove_file` or `remove_dir_all` fails with EIO (kind
+    /// [`Other`](io::ErrorKind::Other)) and removes nothing. Not in [`FaultKind::ALL`]: a
+    /// removal is cleanup after a change has committed, so it cannot threaten acknowledged
+    /// data; the sweeps over `ALL` stay about the operations that can.
+    RemoveFailure,
 }
 
 impl FaultKind {
@@ -78,15 +83,17 @@ impl FaultKind {
             FaultKind::NoSpace => matches!(op, Op::Append | Op::CreateNew),
             FaultKind::EioOnSync => op == Op::Sync,
             FaultKind::RenameFailure => op == Op::Rename,
+            FaultKind::RemoveFailure => op == Op::Remove,
         }
     }
 
     /// The error this fault surfaces as.
     fn io_error(self) -> io::Error {
         match self {
-            FaultKind::EioOnWrite | FaultKind::EioOnSync | FaultKind::RenameFailure => {
-                io::Error::other("injected EIO")
-            }
+            FaultKind::EioOnWrite
+            | FaultKind::EioOnSync
+            | FaultKind::RenameFailure
+            | FaultKind::RemoveFailure => io::Error::other("injected EIO"),
             FaultKind::ShortWrite => {
                 io::Error::new(io::ErrorKind::WriteZero, "injected short write")
             }
@@ -111,6 +118,7 @@ enum Op {
     CreateNew,
     Sync,
     Rename,
+    Remove,
     /// Counted, but only a halt applies.
     Other,
 }
@@ -297,12 +305,12 @@ impl Fs for FaultFs {
     }
 
     fn remove_file(&self, path: &Path) -> Result<()> {
-        guard(&self.shared, Op::Other, "remove_file", path)?;
+        guard(&self.shared, Op::Remove, "remove_file", path)?;
         self.inner.remove_file(path)
     }
 
     fn remove_dir_all(&self, path: &Path) -> Result<()> {
-        guard(&self.shared, Op::Other, "remove_dir_all", path)?;
+        guard(&self.shared, Op::Remove, "remove_dir_all", path)?;
         self.inner.remove_dir_all(path)
     }
 

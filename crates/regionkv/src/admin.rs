@@ -1346,12 +1346,23 @@ impl Admin {
         inner.write_catalog(&cat, &next)?;
         *cat = next;
         inner.refresh_table_info(&desc, TableInfoState::Enabled);
+        // Committed: the new regions serve now, whatever the cleanup below meets (a failed
+        // removal used to return before this, leaving an ENABLED table with no regions).
+        *regions = Some(Arc::new(RegionMap::new(created)));
         for d in old_dirs {
-            if inner.fs.exists(&d)? {
-                inner.fs.remove_dir_all(&d)?;
+            let removed = inner.fs.exists(&d).and_then(|there| {
+                if there {
+                    inner.fs.remove_dir_all(&d)
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = removed {
+                // The catalog no longer names the old region: its directory is an unlisted
+                // leftover, which the next open reports and leaves for a repair.
+                tracing::warn!(dir = %d.display(), error = %e, "truncate could not remove an old region directory");
             }
         }
-        *regions = Some(Arc::new(RegionMap::new(created)));
         Ok(())
     }
 
