@@ -449,6 +449,7 @@ impl DbInner {
         let Some(map) = slot.clone() else {
             return Ok(());
         };
+        self.ensure_catalog_certain()?;
         for r in map.regions() {
             if let Err(e) = r.close() {
                 let failed = r.encoded_name().to_string();

@@ -181,13 +181,8 @@ impl DbInner {
     /// Otherwise a crash may leave either catalog: the Db turns
     /// [`Error::CatalogUncertain`] and refuses further catalog changes until reopened.
     pub(crate) fn write_catalog(&self, current: &Catalog, next: &Catalog) -> Result<()> {
+        self.ensure_catalog_certain()?;
         let path = Catalog::path(&self.dir);
-        if self.catalog_uncertain.load(Ordering::Acquire) {
-            return Err(Error::CatalogUncertain {
-                path,
-                reason: "an earlier commit's directory fsync failed; reopen the Db".into(),
-            });
-        }
         let Err(e) = next.write(self.fs.as_ref(), &self.dir) else {
             return Ok(());
         };
@@ -212,6 +207,20 @@ impl DbInner {
     }
 
     /// True once a catalog commit's outcome is uncertain (see [`Self::write_catalog`]).
+    /// Refuses a change of the region set while an earlier catalog commit is uncertain:
+    /// called before the change closes anything, so that a refused alter, disable, split or
+    /// merge leaves its regions serving instead of taking them offline (only a reopen
+    /// settles which catalog is on disk).
+    pub(crate) fn ensure_catalog_certain(&self) -> Result<()> {
+        if self.catalog_uncertain.load(Ordering::Acquire) {
+            return Err(Error::CatalogUncertain {
+                path: Catalog::path(&self.dir),
+                reason: "an earlier commit's directory fsync failed; reopen the Db".into(),
+            });
+        }
+        Ok(())
+    }
+
     pub(crate) fn catalog_uncertain(&self) -> bool {
         self.catalog_uncertain.load(Ordering::Acquire)
     }

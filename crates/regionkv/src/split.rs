@@ -387,6 +387,7 @@ impl DbInner {
             .max(parent.info().region_id + 1);
         next_catalog.next_region_id = next_catalog.next_region_id.max(id + 1);
 
+        self.ensure_catalog_certain()?;
         let (closing, seq) = match parent.close_for_split() {
             Ok(c) => c,
             Err(e) => {
@@ -555,6 +556,7 @@ impl DbInner {
             .unwrap_or(0);
         let id = self.next_region_id(&mut next_catalog).max(max_parent + 1);
         next_catalog.next_region_id = next_catalog.next_region_id.max(id + 1);
+        self.ensure_catalog_certain()?;
         let mut closed: Vec<(Manifest, u64)> = Vec::new();
         let mut failure = None;
         for p in &parents {
