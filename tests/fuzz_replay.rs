@@ -1,6 +1,7 @@
 //! The fuzz targets of `fuzz/` (storefile reader, block decoder, storefile round trip, WAL
 //! reader, manifest and catalog decoders, shell parser, operation sequences against a model
-//! with a fault countdown and power cuts), replayed by a plain
+//! with a fault countdown and power cuts), whose bodies are the `regionkv-fuzzing` crate
+//! (crates/regionkv-fuzzing), replayed by a plain
 //! `cargo test` on the stable toolchain: every committed seed under `fuzz/seeds/<target>/`,
 //! every saved corpus input or crash artifact that exists locally, and a fixed-seed batch
 //! of mutated seeds (bit flips, truncations, random bytes). Coverage-guided fuzzing itself
@@ -9,28 +10,24 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[allow(dead_code, unreachable_pub, clippy::all)]
-#[path = "../fuzz/src/lib.rs"]
-mod regionkv_fuzz;
-
 use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
 const TARGETS: [(&str, Target); 10] = [
-    ("storefile_open", regionkv_fuzz::storefile_open),
+    ("storefile_open", regionkv_fuzzing::storefile_open),
     (
         "storefile_open_crc_fixed",
-        regionkv_fuzz::storefile_open_crc_fixed,
+        regionkv_fuzzing::storefile_open_crc_fixed,
     ),
-    ("block_decode", regionkv_fuzz::block_decode),
-    ("storefile_roundtrip", regionkv_fuzz::storefile_roundtrip),
-    ("wal_read", regionkv_fuzz::wal_read),
-    ("manifest_decode", regionkv_fuzz::manifest_decode),
-    ("catalog_decode", regionkv_fuzz::catalog_decode),
-    ("shell_parse", regionkv_fuzz::shell_parse),
-    ("op_sequence", regionkv_fuzz::op_sequence),
-    ("thrift_message", regionkv_fuzz::thrift_message),
+    ("block_decode", regionkv_fuzzing::block_decode),
+    ("storefile_roundtrip", regionkv_fuzzing::storefile_roundtrip),
+    ("wal_read", regionkv_fuzzing::wal_read),
+    ("manifest_decode", regionkv_fuzzing::manifest_decode),
+    ("catalog_decode", regionkv_fuzzing::catalog_decode),
+    ("shell_parse", regionkv_fuzzing::shell_parse),
+    ("op_sequence", regionkv_fuzzing::op_sequence),
+    ("thrift_message", regionkv_fuzzing::thrift_message),
 ];
 
 /// Committed seeds that reproduce an engine bug still open, by target and file name. They
@@ -86,12 +83,12 @@ fn the_committed_seeds_are_what_the_generators_write() {
     // A format change must regenerate the seeds (`cargo run --example gen_seeds` in fuzz/),
     // or the replay would exercise stale bytes.
     let sets = [
-        ("block_decode", regionkv_fuzz::seed_blocks()),
-        ("storefile_open", regionkv_fuzz::seed_storefiles()),
-        ("storefile_roundtrip", regionkv_fuzz::seed_roundtrip()),
-        ("shell_parse", regionkv_fuzz::seed_shell()),
-        ("catalog_decode", regionkv_fuzz::seed_catalogs()),
-        ("op_sequence", regionkv_fuzz::seed_op_sequence()),
+        ("block_decode", regionkv_fuzzing::seed_blocks()),
+        ("storefile_open", regionkv_fuzzing::seed_storefiles()),
+        ("storefile_roundtrip", regionkv_fuzzing::seed_roundtrip()),
+        ("shell_parse", regionkv_fuzzing::seed_shell()),
+        ("catalog_decode", regionkv_fuzzing::seed_catalogs()),
+        ("op_sequence", regionkv_fuzzing::seed_op_sequence()),
     ];
     for (target, seeds) in sets {
         for (name, bytes) in seeds {
@@ -147,7 +144,7 @@ fn mutated_seeds_do_not_panic() {
 const DATA_BLOCK_COUNT_FIELD: std::ops::Range<usize> = 40..48;
 
 fn none_row_3() -> Vec<u8> {
-    regionkv_fuzz::seed_storefiles()
+    regionkv_fuzzing::seed_storefiles()
         .into_iter()
         .find(|(name, _)| name == "none_row_3")
         .expect("the none_row_3 seed")
@@ -163,7 +160,7 @@ fn crc_fixed_byte_changes_reach_the_parsers_without_panicking() {
         for x in [0x01u8, 0x80, 0xff] {
             let mut input = file.clone();
             input[at] ^= x;
-            regionkv_fuzz::storefile_open_crc_fixed(&input);
+            regionkv_fuzzing::storefile_open_crc_fixed(&input);
         }
     }
 }
@@ -179,7 +176,7 @@ fn regression_trailer_data_block_count_allocation() {
     let mut input = file.clone();
     // Most significant byte of the count: 1 → 2^56 blocks → a 2^53-byte bitmap.
     input[file.len() - 100 + DATA_BLOCK_COUNT_FIELD.start] ^= 0x01;
-    regionkv_fuzz::storefile_open_crc_fixed(&input);
+    regionkv_fuzzing::storefile_open_crc_fixed(&input);
 }
 
 /// Regression, found by `op_sequence` (minimized to its seed
@@ -202,5 +199,5 @@ fn regression_split_catalog_rollback() {
         .join("seeds")
         .join("op_sequence")
         .join("regression-split-catalog-rollback");
-    regionkv_fuzz::op_sequence(&std::fs::read(path).unwrap());
+    regionkv_fuzzing::op_sequence(&std::fs::read(path).unwrap());
 }

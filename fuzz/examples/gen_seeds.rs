@@ -11,18 +11,18 @@ use std::path::PathBuf;
 
 fn main() -> std::io::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds");
-    let files = regionkv_fuzz::seed_storefiles();
+    let files = regionkv_fuzzing::seed_storefiles();
     let sets = [
         ("storefile_open", files.clone()),
         ("storefile_open_crc_fixed", files),
-        ("block_decode", regionkv_fuzz::seed_blocks()),
-        ("storefile_roundtrip", regionkv_fuzz::seed_roundtrip()),
-        ("wal_read", regionkv_fuzz::seed_wals()),
-        ("manifest_decode", regionkv_fuzz::seed_manifests()),
-        ("catalog_decode", regionkv_fuzz::seed_catalogs()),
-        ("shell_parse", regionkv_fuzz::seed_shell()),
-        ("op_sequence", regionkv_fuzz::seed_op_sequence()),
-        ("thrift_message", regionkv_fuzz::seed_thrift()),
+        ("block_decode", regionkv_fuzzing::seed_blocks()),
+        ("storefile_roundtrip", regionkv_fuzzing::seed_roundtrip()),
+        ("wal_read", regionkv_fuzzing::seed_wals()),
+        ("manifest_decode", regionkv_fuzzing::seed_manifests()),
+        ("catalog_decode", regionkv_fuzzing::seed_catalogs()),
+        ("shell_parse", regionkv_fuzzing::seed_shell()),
+        ("op_sequence", regionkv_fuzzing::seed_op_sequence()),
+        ("thrift_message", regionkv_fuzzing::seed_thrift()),
     ];
     for (target, seeds) in sets {
         let dir = root.join(target);

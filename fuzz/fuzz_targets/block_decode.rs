@@ -1,4 +1,4 @@
-//! libFuzzer target `block_decode`: see `regionkv_fuzz::block_decode` for what it checks.
+//! libFuzzer target `block_decode`: see `regionkv_fuzzing::block_decode` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::block_decode(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::block_decode(data));

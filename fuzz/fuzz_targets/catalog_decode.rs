@@ -1,4 +1,4 @@
-//! libFuzzer target `catalog_decode`: see `regionkv_fuzz::catalog_decode` for what it checks.
+//! libFuzzer target `catalog_decode`: see `regionkv_fuzzing::catalog_decode` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::catalog_decode(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::catalog_decode(data));

@@ -1,4 +1,4 @@
-//! libFuzzer target `op_sequence`: see `regionkv_fuzz::op_sequence` for what it checks.
+//! libFuzzer target `op_sequence`: see `regionkv_fuzzing::op_sequence` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::op_sequence(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::op_sequence(data));

@@ -1,4 +1,4 @@
-//! libFuzzer target `storefile_open`: see `regionkv_fuzz::storefile_open` for what it checks.
+//! libFuzzer target `storefile_open`: see `regionkv_fuzzing::storefile_open` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::storefile_open(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::storefile_open(data));

@@ -1,4 +1,4 @@
-//! libFuzzer target `storefile_roundtrip`: see `regionkv_fuzz::storefile_roundtrip` for what it checks.
+//! libFuzzer target `storefile_roundtrip`: see `regionkv_fuzzing::storefile_roundtrip` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::storefile_roundtrip(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::storefile_roundtrip(data));

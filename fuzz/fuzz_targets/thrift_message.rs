@@ -1,4 +1,4 @@
-//! libFuzzer target `thrift_message`: see `regionkv_fuzz::thrift_message` for what it checks.
+//! libFuzzer target `thrift_message`: see `regionkv_fuzzing::thrift_message` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::thrift_message(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::thrift_message(data));

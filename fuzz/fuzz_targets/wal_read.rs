@@ -1,4 +1,4 @@
-//! libFuzzer target `wal_read`: see `regionkv_fuzz::wal_read` for what it checks.
+//! libFuzzer target `wal_read`: see `regionkv_fuzzing::wal_read` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzz::wal_read(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| regionkv_fuzzing::wal_read(data));

@@ -62,7 +62,7 @@ const HISTORY_SIZE: usize = 1000;
 
 /// The options of `regionkv shell`.
 #[derive(Debug, clap::Args)]
-pub struct ShellArgs {
+pub(crate) struct ShellArgs {
     /// The data directory; created if it does not exist
     #[arg(long, value_name = "DIR", default_value = "./regionkv-data")]
     pub data: PathBuf,
@@ -143,7 +143,7 @@ enum ShellError {
 const SHELL_STACK_BYTES: usize = 64 << 20;
 
 /// Runs `regionkv shell` on a thread with a [`SHELL_STACK_BYTES`] stack.
-pub fn run(args: &ShellArgs) -> ExitCode {
+pub(crate) fn run(args: &ShellArgs) -> ExitCode {
     std::thread::scope(|scope| {
         let shell = std::thread::Builder::new()
             .name("shell".into())
@@ -267,10 +267,22 @@ fn run_script<W: Write>(
     }
 }
 
+/// Parses `src` as a shell script with the shell's grammar, then asks whether it is
+/// complete, as the interactive shell does after every line it reads (no local variables
+/// defined). The results are dropped: this exists for the fuzz targets
+/// (`crates/regionkv-fuzzing`, `shell_parse`), whose rule is that whatever `src` holds, the
+/// parser returns (a syntax error is fine) without panicking, hanging or allocating without
+/// bound.
+pub fn fuzz_parse(src: &str) {
+    let locals = std::collections::HashSet::new();
+    let _ = grammar::parse_program(src, 1, &locals);
+    let _ = grammar::completeness(src, &locals);
+}
+
 /// The longest line a script or standard input may have: HBase's largest cell (10 MiB,
 /// `hbase.client.keyvalue.maxsize`) written with `\xNN` escapes, and room to spare. A longer
 /// line is an error, not an unbounded allocation.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The lines of `input`, each read with at most [`MAX_LINE_BYTES`] bytes buffered.
 struct BoundedLines<'a, R> {

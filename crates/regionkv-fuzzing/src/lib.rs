@@ -1,7 +1,9 @@
-//! The bodies of regionkv's fuzz targets, kept in a library so that the same code runs under
-//! libFuzzer (`cargo +nightly fuzz run TARGET`, one thin file per target in
-//! `fuzz_targets/`) and on a stable toolchain in the workspace's `tests/fuzz_replay.rs`, which replays the seed
-//! corpus, any saved corpus or crash artifacts, and a few hundred pseudo-random inputs.
+//! The bodies of regionkv's fuzz targets, in a library of the workspace so that the same
+//! code runs under libFuzzer (`cargo +nightly fuzz run TARGET` in `fuzz/`, one thin file per
+//! target in `fuzz/fuzz_targets/`) and on the stable toolchain in the workspace's
+//! `tests/fuzz_replay.rs`, which replays the seed corpus, any saved corpus or crash
+//! artifacts, and a few hundred pseudo-random inputs. It also writes the seed corpus
+//! (`seed_*`, run by `fuzz/examples/gen_seeds.rs`). Dev-only: nothing ships it.
 //!
 //! The rule every target checks: a storefile reader fed arbitrary bytes may return any
 //! `Err`, but must never panic, loop forever or allocate without bound. The round-trip
@@ -9,6 +11,12 @@
 //!
 //! `op_sequence` is different: it drives a whole `Db` through decoded operations, I/O faults
 //! and power cuts, and a panic there means the engine disagreed with a reference model.
+
+#![expect(
+    clippy::expect_used,
+    reason = "a panic is how a fuzz target reports a bug, and the seed generators' setup (a \
+              Db on a MemFs) cannot fail short of one"
+)]
 
 use regionkv::{
     ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, RowMutations, Scan,
@@ -546,27 +554,19 @@ pub fn catalog_decode(data: &[u8]) {
     }
 }
 
-/// The shell's lexer, syntax tree and grammar, compiled here as they are in the shell.
-#[allow(dead_code, clippy::all)]
-#[path = "shell_parse_impl.rs"]
-mod shell_parse_impl;
-
 /// Parses `data` (as UTF-8, lossily) as a shell script with the shell's parser, and asks
-/// whether it is complete, as the interactive shell does after every line.
+/// whether it is complete, as the interactive shell does after every line
+/// (`regionkv_cli::shell::fuzz_parse`).
 pub fn shell_parse(data: &[u8]) {
-    let src = String::from_utf8_lossy(data);
-    let locals = std::collections::HashSet::new();
-    let _ = shell_parse_impl::grammar::parse_program(&src, 1, &locals);
-    let _ = shell_parse_impl::grammar::completeness(&src, &locals);
+    regionkv_cli::shell::fuzz_parse(&String::from_utf8_lossy(data));
 }
+
+/// Seeds as the `seed_*` functions return them: (file name, bytes).
+type NamedInputs = Vec<(String, Vec<u8>)>;
 
 /// The files of a small Db that wrote, flushed, split and compacted, by kind: WAL logs,
 /// region manifests (with region info and, for daughters, references) and catalogs.
-fn seed_db_files() -> (
-    Vec<(String, Vec<u8>)>,
-    Vec<(String, Vec<u8>)>,
-    Vec<(String, Vec<u8>)>,
-) {
+fn seed_db_files() -> (NamedInputs, NamedInputs, NamedInputs) {
     let mem = MemFs::new();
     let clock = ManualClock::new(1_700_000_000_000);
     let (mut wals, mut manifests, mut catalogs) = (Vec::new(), Vec::new(), Vec::new());
@@ -788,40 +788,58 @@ impl SeqHeader {
 pub enum SeqOp {
     /// A put of one column, or of the same qualifier in both families.
     Put {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
+        /// The family: 0 `cf`, 1 `cg`.
         family: u8,
+        /// The qualifier: 0–3 for `a`–`d`.
         qualifier: u8,
+        /// Put the same qualifier in both families.
         both_families: bool,
     },
     /// `Delete.addColumns`: every version of one column.
     DeleteColumn {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
+        /// The family: 0 `cf`, 1 `cg`.
         family: u8,
+        /// The qualifier: 0–3 for `a`–`d`.
         qualifier: u8,
     },
     /// `Delete.addFamily`.
     DeleteFamily {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
+        /// The family: 0 `cf`, 1 `cg`.
         family: u8,
     },
     /// A whole-row delete.
     DeleteRow {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
     },
     /// An atomic `RowMutations`: a put of one column and a delete of another.
     Mutate {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
+        /// The family: 0 `cf`, 1 `cg`.
         family: u8,
+        /// The qualifier: 0–3 for `a`–`d`.
         qualifier: u8,
+        /// The family of the deleted column: 0 `cf`, 1 `cg`.
         del_family: u8,
+        /// The qualifier of the deleted column: 0–3 for `a`–`d` (never the put's column).
         del_qualifier: u8,
     },
+    /// `Admin::flush` of the table.
     Flush,
     /// A user minor compaction (two files suffice: `min_files` is 2).
     Compact,
+    /// A user major compaction.
     MajorCompact,
     /// `Admin::split_at(row)`; a refusal (`InvalidArgument`) is a no-op.
     Split {
+        /// The row, `0..32` (`row00`..`row31`).
         row: u8,
     },
     /// Power cut (in the header's crash mode), reopen, compare with the model, go on.
