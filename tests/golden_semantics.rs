@@ -949,7 +949,7 @@ fn scenario_files() -> Vec<PathBuf> {
 
 #[test]
 fn golden_semantics() {
-    let rewrite = std::env::var("REGIONKV_REWRITE").is_ok_and(|v| v == "1");
+    let rewrite = regionkv_testkit::rewrite_requested();
     let files = scenario_files();
     assert!(!files.is_empty(), "no scenario files");
     let mut failures = Vec::new();

@@ -8,7 +8,7 @@
 //! (another TZ) and `# exit: 1` (the exit code expected; 0 otherwise). Scripts freeze the
 //! engine clock with `clock MILLIS` so that timestamps and region ids are deterministic.
 //!
-//! After a deliberate change of output, `REGIONKV_BLESS=1 cargo test -p regionkv-cli --test
+//! After a deliberate change of output, `REGIONKV_REWRITE=1 cargo test -p regionkv-cli --test
 //! golden` rewrites the `.out` files; review their diff like code.
 
 #![allow(clippy::unwrap_used)]
@@ -60,7 +60,7 @@ fn check(name: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr, "", "{name}: standard error");
     let code: i32 = header(&script, "exit").map_or(0, |c| c.parse().unwrap());
-    if std::env::var_os("REGIONKV_BLESS").is_some() {
+    if regionkv_testkit::rewrite_requested() {
         std::fs::write(&expected_path, &stdout).unwrap();
     } else {
         let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();

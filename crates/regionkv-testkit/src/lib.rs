@@ -5,3 +5,19 @@
 #![forbid(unsafe_code)]
 
 pub mod model;
+
+/// Whether a golden-file runner should rewrite its expected outputs instead of comparing:
+/// `REGIONKV_REWRITE=1`, the one flag of every golden runner in the workspace (pebble's
+/// `-rewrite`). The shell's runner once read `REGIONKV_BLESS`; a run with that set fails
+/// here rather than silently comparing, so an old habit cannot pass for a rewrite.
+///
+/// # Panics
+///
+/// When `REGIONKV_BLESS` is set.
+pub fn rewrite_requested() -> bool {
+    assert!(
+        std::env::var_os("REGIONKV_BLESS").is_none(),
+        "REGIONKV_BLESS was renamed: rewrite golden files with REGIONKV_REWRITE=1"
+    );
+    std::env::var("REGIONKV_REWRITE").is_ok_and(|v| v == "1")
+}
