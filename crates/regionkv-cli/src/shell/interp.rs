@@ -847,12 +847,12 @@ impl<W: Write> Session<W> {
                 self.interp.vars.insert(name.clone(), value);
                 Ok(())
             }
-            Target::Index(recv, index) => {
-                let recv = self.eval(recv)?;
+            Target::Index(recv_node, index) => {
+                let recv = self.eval(recv_node)?;
                 let mut args = self.eval_args(index)?;
                 args.push(value);
-                let pos = recv_pos(recv.clone());
-                self.send(recv, "[]=", args, None, pos).map(|_| ())
+                self.send(recv, "[]=", args, None, recv_node.pos)
+                    .map(|_| ())
             }
         }
     }
@@ -2936,10 +2936,6 @@ fn into_value(v: Obj) -> R<Value> {
     }
 }
 
-fn recv_pos(_v: Obj) -> Pos {
-    Pos { line: 0, column: 0 }
-}
-
 fn hash_set(pairs: &mut Vec<(Obj, Obj)>, k: Obj, v: Obj) {
     match pairs.iter_mut().find(|(k2, _)| equal(&k, k2)) {
         Some(slot) => slot.1 = v,
@@ -3346,6 +3342,18 @@ mod tests {
         assert!(
             out.contains("SystemStackError: stack level too deep"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn index_assignment_follows_ruby() {
+        assert_eq!(
+            ruby("a = [1]\na[2] = 3\np a\nh = {}\nh['k'] ||= 5\nh['k'] += 1\np h"),
+            "[1, nil, 3]\n{\"k\"=>6}\n"
+        );
+        assert_eq!(
+            ruby("a = 5\na[0] = 1"),
+            "ERROR: NoMethodError: undefined method `[]=' for 5:Integer (line 2, column 1)\n"
         );
     }
 
