@@ -84,6 +84,20 @@ impl Obj {
     }
 }
 
+/// What a shell command returns, as the Ruby value HBase's command method returns.
+impl From<Ret> for Obj {
+    fn from(ret: Ret) -> Obj {
+        match ret {
+            Ret::Nil => Obj::Nil,
+            Ret::Bool(b) => Obj::Bool(b),
+            Ret::Int(i) => Obj::Int(i),
+            Ret::List(items) => Obj::array(items.into_iter().map(Obj::str).collect()),
+            Ret::Table(name) => Obj::Table(name),
+            Ret::Str(text) => Obj::str(text),
+        }
+    }
+}
+
 /// A Ruby exception: its class and message, and where it was raised.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RubyError {
@@ -1187,15 +1201,7 @@ impl<W: Write> Session<W> {
                 // Moved, not copied: an argument may be a value of many megabytes.
                 let values: Vec<Value> =
                     args.into_iter().map(into_value).collect::<Result<_, _>>()?;
-                let ret = self.run_shell_command(name, &values)?;
-                Ok(match ret {
-                    Ret::Nil => Obj::Nil,
-                    Ret::Bool(b) => Obj::Bool(b),
-                    Ret::Int(i) => Obj::Int(i),
-                    Ret::List(items) => Obj::array(items.into_iter().map(Obj::str).collect()),
-                    Ret::Table(name) => Obj::Table(name),
-                    Ret::Str(text) => Obj::str(text),
-                })
+                Ok(self.run_shell_command(name, &values)?.into())
             }
         }
     }
@@ -2717,15 +2723,7 @@ impl<W: Write> Session<W> {
                 for a in args {
                     values.push(into_value(a)?);
                 }
-                let ret = self.run_shell_command(name, &values)?;
-                Ok(match ret {
-                    Ret::Nil => Obj::Nil,
-                    Ret::Bool(b) => Obj::Bool(b),
-                    Ret::Int(i) => Obj::Int(i),
-                    Ret::List(items) => Obj::array(items.into_iter().map(Obj::str).collect()),
-                    Ret::Table(name) => Obj::Table(name),
-                    Ret::Str(text) => Obj::str(text),
-                })
+                Ok(self.run_shell_command(name, &values)?.into())
             }
             _ => no_method(name, recv),
         }
