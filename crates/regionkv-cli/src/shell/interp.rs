@@ -3070,9 +3070,7 @@ fn java_string_hash(s: &[u8]) -> i32 {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::super::engine::Engine;
-    use super::super::format::TimestampFormat;
-    use super::super::session::{Flow, Session, Settings};
+    use super::super::session::{Flow, Settings, test_session};
 
     /// Runs `src` (statement by statement, as a script) on a fresh directory without `Took`
     /// lines; returns what was printed.
@@ -3081,19 +3079,11 @@ mod tests {
     }
 
     fn ruby_with(src: &str, echo: bool) -> String {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(
-            dir.path(),
-            TimestampFormat::Epoch,
-            regionkv_fs::RealFs::new(),
-        )
-        .unwrap();
-        let settings = Settings {
+        let (_dir, mut session) = test_session(Settings {
             echo,
             timing: false,
             width: 0,
-        };
-        let mut session = Session::new(Vec::new(), engine, settings);
+        });
         let flow = session.run_chunk(src, 1).unwrap();
         assert_eq!(flow, Flow::Continue);
         String::from_utf8(session.out().clone()).unwrap()
@@ -3409,19 +3399,11 @@ mod tests {
     #[test]
     fn an_interrupt_stops_a_loop() {
         // The flag is this test thread's own; raised, it stops the loop at its next turn.
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(
-            dir.path(),
-            TimestampFormat::Epoch,
-            regionkv_fs::RealFs::new(),
-        )
-        .unwrap();
-        let settings = Settings {
+        let (_dir, mut session) = test_session(Settings {
             echo: false,
             timing: false,
             width: 0,
-        };
-        let mut session = Session::new(Vec::new(), engine, settings);
+        });
         let program =
             super::super::grammar::parse_program("loop { x = 1 }", 1, &Default::default()).unwrap();
         super::super::interrupt::raise();

@@ -346,23 +346,30 @@ fn printable(message: &str) -> String {
     out
 }
 
+/// A session writing to a buffer, on a fresh data directory (kept alive by the returned
+/// guard), for the unit tests of the session and the interpreter.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(super) fn test_session(settings: Settings) -> (tempfile::TempDir, Session<Vec<u8>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(
+        dir.path(),
+        super::format::TimestampFormat::Epoch,
+        regionkv_fs::RealFs::new(),
+    )
+    .unwrap();
+    (dir, Session::new(Vec::new(), engine, settings))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::super::format::TimestampFormat;
     use super::*;
 
     /// Runs `src` as one chunk on a fresh data directory; returns the output, the flow and
     /// the failure count.
     fn run_with(src: &str, settings: Settings) -> (String, Flow, u64) {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(
-            dir.path(),
-            TimestampFormat::Epoch,
-            regionkv_fs::RealFs::new(),
-        )
-        .unwrap();
-        let mut session = Session::new(Vec::new(), engine, settings);
+        let (_dir, mut session) = test_session(settings);
         let flow = session.run_chunk(src, 1).unwrap();
         let failures = session.failures();
         (String::from_utf8(session.out).unwrap(), flow, failures)
