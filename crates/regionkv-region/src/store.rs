@@ -49,9 +49,13 @@ pub struct StoreFileHandle {
 
 /// Which sources a user read may skip (HBase's `StoreFileScanner.shouldUseScanner` and
 /// `Segment.shouldSeek`): those whose cells all lie outside the query's time range, and
-/// those whose newest cell is expired (only when MIN_VERSIONS is 0). Result-neutral: the
-/// TimeRangeTracker stretches a file's range down to 0 for DeleteColumn/DeleteFamily
-/// markers, and one-version markers only mask puts at their own timestamp.
+/// those whose newest cell is expired (only when MIN_VERSIONS is 0). A source's range
+/// reaches down to 0 when it holds a DeleteColumn/DeleteFamily marker (HBase's
+/// TimeRangeTracker), so no marker that masks a cell in range is ever skipped. It is
+/// still not result-neutral, and HBase's answers depend on it: a skipped source's puts no
+/// longer end a column (SEEK_NEXT_COL after a column delete) before a family marker of
+/// another source is seen, so that marker masks more (see the model test's
+/// `pinned_skipped_file_no_longer_hides_family_marker`).
 #[derive(Debug, Clone, Copy)]
 pub struct SourceFilter {
     /// The query's time range.

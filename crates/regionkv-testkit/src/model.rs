@@ -2,8 +2,9 @@
 //! a compaction keep, written straight from `/work/shared/hbase/semantics.md` (each rule
 //! names its section, "§n") and the HBase classes that section cites. It is deliberately
 //! naive: every store is a memstore (a `Vec` of cells) plus a list of files (sorted
-//! `Vec`s of cells); every read merges all of them and walks one row of one family in key
-//! order, asking the same questions HBase's matcher asks, cell by cell.
+//! `Vec`s of cells); every read merges those HBase would open for it (see
+//! `store_row_cells`) and walks one row of one family in key order, asking the same
+//! questions HBase's matcher asks, cell by cell.
 //!
 //! What the model keeps track of is *physical*: which cells sit in the memstore and in
 //! which file. Flush and compaction rewrite that physical state with HBase's rules, so the
@@ -706,7 +707,7 @@ impl Model {
         let mut out = Vec::new();
         for (family, qualifiers) in &families {
             let store = self.store(family)?;
-            let cells = store_row_cells(store, row);
+            let cells = store_row_cells(store, row, q, self.now);
             out.extend(read_row(&store.options, &cells, qualifiers, q, self.now));
         }
         Ok(out)
@@ -804,18 +805,66 @@ impl Model {
 /// A family a read touches and the qualifiers it names (empty: all).
 type FamilyColumns = (Vec<u8>, Vec<Vec<u8>>);
 
-/// All cells of `row` in `store` (memstore + every file), in §1 order: the merged stream
-/// a StoreScanner feeds its matcher.
-fn store_row_cells(store: &Store, row: &[u8]) -> Vec<ModelCell> {
-    let mut cells: Vec<ModelCell> = store
-        .memstore
-        .iter()
-        .chain(store.files.iter().flat_map(|f| f.cells.iter()))
+/// The cells of `row` in the sources of `store` that a read `q` opens, in §1 order: the
+/// merged stream a StoreScanner feeds its matcher.
+///
+/// Source selection (`StoreScanner.selectScannersFrom`, `StoreFileScanner` and
+/// `Segment.shouldUseScanner`/`shouldSeek`): a source (the memstore, or one file) takes
+/// part only if its TimeRangeTracker range `[min, max]` overlaps the query's time range
+/// (`min < tr.max && max >= tr.min`) and its newest cell is not older than the TTL
+/// cutoff (`oldestUnexpiredTS`, 0 for raw reads; no cutoff when MIN_VERSIONS > 0). The
+/// tracker stretches `min` down to 0 for a DeleteColumn or DeleteFamily marker
+/// (`TimeRangeTracker.includeTimestamp(Cell)`), so a source holding one is opened by any
+/// range that starts at or below the marker. This is not merely an optimisation: a
+/// skipped source's puts no longer end a column (SEEK_NEXT_COL) before a family marker of
+/// another source is seen, so skipping can change what a read returns.
+fn store_row_cells(store: &Store, row: &[u8], q: &Query, now: i64) -> Vec<ModelCell> {
+    let cutoff = if q.raw {
+        0
+    } else if store.options.min_versions == 0 {
+        store.options.oldest_unexpired(now)
+    } else {
+        i64::MIN
+    };
+    let opened = |cells: &[ModelCell]| source_opened(cells, &q.time_range, cutoff);
+    let mut sources: Vec<&[ModelCell]> = Vec::new();
+    if opened(&store.memstore) {
+        sources.push(&store.memstore);
+    }
+    for f in &store.files {
+        if opened(&f.cells) {
+            sources.push(&f.cells);
+        }
+    }
+    let mut cells: Vec<ModelCell> = sources
+        .into_iter()
+        .flatten()
         .filter(|c| c.row == row)
         .cloned()
         .collect();
     cells.sort_by(cell_order);
     cells
+}
+
+/// Whether a read with time range `tr` and TTL cutoff `cutoff` opens a source holding
+/// `cells` (see [`store_row_cells`]). An empty source is never opened.
+fn source_opened(cells: &[ModelCell], tr: &TimeRange, cutoff: i64) -> bool {
+    let mut range: Option<(i64, i64)> = None;
+    for c in cells {
+        let low = if matches!(c.cell_type, CellType::DeleteColumn | CellType::DeleteFamily) {
+            0
+        } else {
+            c.ts
+        };
+        range = Some(match range {
+            None => (low.min(c.ts), c.ts),
+            Some((min, max)) => (min.min(low), max.max(c.ts)),
+        });
+    }
+    let Some((min, max)) = range else {
+        return false;
+    };
+    max >= cutoff && (tr.is_all_time() || (min < tr.max() && max >= tr.min()))
 }
 
 // ---------------------------------------------------------------------------------------
