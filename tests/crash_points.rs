@@ -382,10 +382,13 @@ impl Run<'_> {
         // A split or merge in flight: rolled back before its commit, forward after it.
         let inflight_regions = with_inflight.as_ref().map(|(_, r)| *r);
         let allowed: Vec<usize> = match point {
-            Some("split-after-commit" | "split-after-open-daughters" | "merge-after-commit") => {
+            // A transition's points after its catalog commit roll forward, before it back.
+            Some(p) if regionkv::crash_points::rolls_forward(p) == Some(true) => {
                 inflight_regions.into_iter().collect()
             }
-            Some(p) if p.starts_with("split-") || p.starts_with("merge-") => vec![acked_regions],
+            Some(p) if regionkv::crash_points::rolls_forward(p) == Some(false) => {
+                vec![acked_regions]
+            }
             _ => {
                 let mut v = Vec::new();
                 if matches_acked {

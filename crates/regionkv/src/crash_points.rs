@@ -1,5 +1,6 @@
 //! The named crash points inside regionkv's multi-step operations: WAL group commit and
-//! roll, every step of flush, compaction, split and merge, the janitor, and recovery.
+//! roll, every step of flush and compaction, every phase boundary of the region
+//! transitions (split, merge), the janitor, and recovery.
 //!
 //! They are the `fail` crate's fail points, compiled in only with the `failpoints`
 //! feature (off by default: without it each point is nothing at all). A test configures a
@@ -66,35 +67,39 @@ pub const ALL: &[(&str, &str)] = &[
         "compaction-before-delete-input",
         "an input file is about to be unlinked",
     ),
-    // Split (regionkv, the catalog commit is the point of no return).
+    // Region transitions (`crate::transition`): one point at each phase boundary, named
+    // `<transition>-<boundary>`; the catalog commit is the point of no return.
     (
         "split-after-close",
         "the parent is closed and flushed, no daughter written (rolls back)",
     ),
     (
-        "split-after-daughter",
-        "a daughter's directory and manifest are written (rolls back)",
+        "split-after-stage",
+        "both daughters' directories and manifests are written (rolls back)",
     ),
     (
         "split-after-commit",
         "the catalog names the daughters, none open yet (rolls forward)",
     ),
     (
-        "split-after-open-daughters",
-        "the daughters are open, the parent still in the region map (rolls forward)",
+        "split-after-publish",
+        "the daughters serve, the parent's directory is still referenced (rolls forward)",
     ),
-    // Merge (the same shape as a split).
     (
         "merge-after-close",
         "the parents are closed and flushed, no child written (rolls back)",
     ),
     (
-        "merge-before-commit",
+        "merge-after-stage",
         "the merged child is written, the catalog names the parents (rolls back)",
     ),
     (
         "merge-after-commit",
         "the catalog names the merged child, not open yet (rolls forward)",
+    ),
+    (
+        "merge-after-publish",
+        "the merged child serves (rolls forward)",
     ),
     // Janitor.
     (
@@ -115,3 +120,55 @@ pub const ALL: &[(&str, &str)] = &[
         "a region replayed its WAL edits into its memstore",
     ),
 ];
+
+/// The region transitions whose phase boundaries carry crash points
+/// (`<transition>-after-{close,stage,commit,publish}`).
+pub const TRANSITIONS: &[&str] = &["split", "merge"];
+
+/// For a transition's crash point, whether a crash there rolls the transition forward
+/// (after its catalog commit) or back (before it); `None` for any other point.
+///
+/// ```
+/// use regionkv::crash_points::rolls_forward;
+/// assert_eq!(rolls_forward("split-after-stage"), Some(false));
+/// assert_eq!(rolls_forward("merge-after-publish"), Some(true));
+/// assert_eq!(rolls_forward("compaction-after-commit"), None);
+/// ```
+pub fn rolls_forward(point: &str) -> Option<bool> {
+    let boundary = TRANSITIONS
+        .iter()
+        .find_map(|t| point.strip_prefix(t)?.strip_prefix('-'))?;
+    match boundary {
+        "after-close" | "after-stage" => Some(false),
+        "after-commit" | "after-publish" => Some(true),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every boundary of every transition is listed once, and nothing else is named as
+    /// one of a transition's points.
+    #[test]
+    fn transition_points_are_the_boundaries() {
+        for t in TRANSITIONS {
+            for b in [
+                "after-close",
+                "after-stage",
+                "after-commit",
+                "after-publish",
+            ] {
+                let name = format!("{t}-{b}");
+                let n = ALL.iter().filter(|(p, _)| *p == name).count();
+                assert_eq!(n, 1, "{name} listed {n} times");
+            }
+        }
+        for (p, _) in ALL {
+            if TRANSITIONS.iter().any(|t| p.starts_with(&format!("{t}-"))) {
+                assert!(rolls_forward(p).is_some(), "{p} is no phase boundary");
+            }
+        }
+    }
+}

@@ -389,6 +389,11 @@ pub enum Error {
         /// The failure behind it.
         reason: String,
     },
+    /// A test fail point configured with `return` (the `failpoints` feature only): the
+    /// operation failed there, as it would on an I/O error at that point.
+    #[cfg(feature = "failpoints")]
+    #[error("injected failure at {0}")]
+    Injected(String),
     /// A filter string that does not parse, or a filter that cannot be built.
     ///
     /// ```

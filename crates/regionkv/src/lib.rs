@@ -47,6 +47,7 @@ pub mod repair;
 mod split;
 pub mod table;
 pub mod table_info;
+mod transition;
 
 pub use admin::{Admin, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;

@@ -1,0 +1,227 @@
+//! A region split (HBase's `SplitTableRegionProcedure`) as a [`RegionTransition`]:
+//! close the parent (a close for a split: a running compaction finishes first, none
+//! starts after, every acknowledged edit is flushed), write the two daughters'
+//! directories and manifests (references to the bottom and top half of every parent file:
+//! no data is copied), commit the catalog with the daughters in place of the parent,
+//! open the daughters and swap them into the region map. The daughters compact their
+//! references away in the background; the janitor removes the parent's directory once no
+//! daughter refers to it.
+
+use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
+use crate::catalog::Catalog;
+use crate::db::{DbInner, TableHandle};
+use crate::error::{Error, Result};
+use regionkv_cell::bytes::to_string_binary;
+use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
+use std::sync::Arc;
+
+/// HBase's message when a region has no split point.
+const NO_SPLIT_POINT: &str = "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row";
+
+/// One split, checked and ready to run.
+pub(crate) struct SplitTableRegion {
+    handle: Arc<TableHandle>,
+    desc: Arc<TableDescriptor>,
+    parent: Arc<Region>,
+    row: Vec<u8>,
+    daughter_id: u64,
+    next_region_id: u64,
+    daughters: Vec<Manifest>,
+}
+
+fn invalid(msg: impl Into<String>) -> Error {
+    Error::InvalidArgument(msg.into())
+}
+
+/// HBase's `RegionInfo.toString` shape, for messages.
+fn describe(info: &RegionInfo) -> String {
+    format!(
+        "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
+        info.encoded_name(),
+        crate::admin::region_name(info),
+        to_string_binary(&info.start_key),
+        to_string_binary(&info.end_key)
+    )
+}
+
+impl SplitTableRegion {
+    /// Checks a split of region `encoded` of `table` at `split_row`, or at the policy's
+    /// split point when `None`. `Ok(None)`: nothing to do (an automatic request the
+    /// region no longer needs, or cannot take now). `user` marks an `Admin` request,
+    /// which fails loudly where an automatic request is dropped.
+    pub(crate) fn prepare(
+        db: &DbInner,
+        catalog: &Catalog,
+        table: &str,
+        encoded: &str,
+        split_row: Option<&[u8]>,
+        user: bool,
+    ) -> Result<Option<Self>> {
+        let handle = db.table(table)?;
+        let map = handle.region_map()?;
+        let Some(parent) = map
+            .regions()
+            .iter()
+            .find(|r| r.encoded_name() == encoded)
+            .cloned()
+        else {
+            if user {
+                return Err(invalid(format!(
+                    "Unknown region {encoded} of table {table}"
+                )));
+            }
+            return Ok(None);
+        };
+        let desc = handle.descriptor.load_full();
+        if !desc.split_enabled {
+            return Err(invalid(format!(
+                "Table {} isn't enabled for split (SPLIT_ENABLED => false)",
+                desc.name
+            )));
+        }
+        if !user && !parent.should_split(map.len() as u32) {
+            return Ok(None);
+        }
+        if parent.has_references() {
+            if !user {
+                return Ok(None);
+            }
+            return Err(invalid(format!(
+                "{encoded} NOT splittable: it still has references to its parent's files; compact it first"
+            )));
+        }
+        let row = match split_row {
+            Some(r) => {
+                let info = parent.info();
+                if r.is_empty() {
+                    return Err(invalid("Split row cannot be null"));
+                }
+                if r == info.start_key.as_slice() {
+                    return Err(invalid(format!(
+                        "Split row is equal to startkey: {}",
+                        to_string_binary(r)
+                    )));
+                }
+                if !info.contains_row(r) {
+                    return Err(invalid(format!(
+                        "Split row is not inside region key range splitKey:{} region: {}",
+                        to_string_binary(r),
+                        describe(info)
+                    )));
+                }
+                r.to_vec()
+            }
+            None => match parent.split_point()? {
+                Some(r) => r,
+                // HBase's region server flushes a region whose data is all in the
+                // memstore and asks again.
+                None if user && parent.memstore_data_size() > 0 => {
+                    parent.flush_all()?;
+                    parent
+                        .split_point()?
+                        .ok_or_else(|| invalid(NO_SPLIT_POINT))?
+                }
+                None if user => return Err(invalid(NO_SPLIT_POINT)),
+                None => return Ok(None),
+            },
+        };
+        let (daughter_id, next_region_id) = child_region_id(db, catalog, &[parent.info()]);
+        Ok(Some(Self {
+            handle,
+            desc,
+            parent,
+            row,
+            daughter_id,
+            next_region_id,
+            daughters: Vec::new(),
+        }))
+    }
+
+    /// The split row.
+    pub(crate) fn row(&self) -> &[u8] {
+        &self.row
+    }
+}
+
+impl RegionTransition for SplitTableRegion {
+    type Output = [RegionInfo; 2];
+
+    fn name(&self) -> &'static str {
+        "split"
+    }
+
+    fn close(&mut self, tx: &mut Tx<'_>) -> Result<()> {
+        let (closing, seq) = tx.close(&self.parent, Region::close_for_split)?;
+        self.daughters = self
+            .parent
+            .daughter_manifests(&closing, seq, &self.row, self.daughter_id)?
+            .into();
+        Ok(())
+    }
+
+    fn stage(&mut self, tx: &mut Tx<'_>) -> Result<()> {
+        for d in &self.daughters {
+            tx.write_region(d)?;
+        }
+        Ok(())
+    }
+
+    fn next_catalog(&self, current: &Catalog) -> Catalog {
+        let infos: Vec<RegionInfo> = self.daughters.iter().map(|m| m.region.clone()).collect();
+        replaced_regions(
+            current,
+            &self.desc.name,
+            std::slice::from_ref(self.parent.info()),
+            &infos,
+            self.next_region_id,
+        )
+    }
+
+    fn publish(&mut self, tx: &mut Tx<'_>) -> Result<Self::Output> {
+        let mut opened = Vec::with_capacity(2);
+        for d in &self.daughters {
+            opened.push(tx.open_region(&d.region, &self.desc)?);
+        }
+        swap_regions(&self.handle, &[self.parent.encoded_name()], opened);
+        Ok([
+            self.daughters[0].region.clone(),
+            self.daughters[1].region.clone(),
+        ])
+    }
+
+    fn reopen_descriptor(&self) -> &TableDescriptor {
+        &self.desc
+    }
+
+    fn restore(&mut self, _tx: &Tx<'_>, reopened: Vec<Arc<Region>>) {
+        swap_back(&self.handle, reopened);
+    }
+}
+
+impl DbInner {
+    /// Splits region `encoded` of `table` at `split_row`, or at the policy's split point
+    /// when `None` (`Ok(None)`: nothing to do; see [`SplitTableRegion::prepare`]).
+    pub(crate) fn split_region(
+        &self,
+        table: &str,
+        encoded: &str,
+        split_row: Option<&[u8]>,
+        user: bool,
+    ) -> Result<Option<[RegionInfo; 2]>> {
+        let mut catalog = self.catalog.lock();
+        let Some(mut split) =
+            SplitTableRegion::prepare(self, &catalog, table, encoded, split_row, user)?
+        else {
+            return Ok(None);
+        };
+        let span = tracing::info_span!("split", region = %encoded, split_row = %to_string_binary(split.row()));
+        let _enter = span.enter();
+        let daughters = super::execute(self, &mut catalog, &mut split)?;
+        tracing::info!(
+            parent = %encoded,
+            daughters = %format!("{}, {}", daughters[0].encoded_name(), daughters[1].encoded_name()),
+            "split"
+        );
+        Ok(Some(daughters))
+    }
+}
