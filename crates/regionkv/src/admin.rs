@@ -27,6 +27,7 @@ use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
 use crate::region_map::{RegionMap, RegionMapSlot};
 use crate::table_info::{TableInfo, TableInfoState};
+use crate::transition::{ModifyTable, RegionTransition, SetTableState};
 use arc_swap::ArcSwap;
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
@@ -396,93 +397,6 @@ impl DbInner {
             )?);
         }
         Ok(regions)
-    }
-
-    fn close_regions(map: &RegionMap) -> Result<()> {
-        for r in map.regions() {
-            r.close()?;
-        }
-        Ok(())
-    }
-
-    /// What an alter or disable that failed after closing some of `map`'s regions leaves
-    /// serving: the regions that closed cleanly (flushed, so nothing of theirs lives only
-    /// in the WAL) reopen with `desc`, the table's descriptor before the change; a region
-    /// whose close failed may hold edits only in the WAL, which the next `Db::open`
-    /// replays, so it stays offline (reads fail at once) until then, as does a region
-    /// that does not reopen. Regions the change never reached are still open.
-    pub(crate) fn reopen_after_failed_change(
-        &self,
-        map: &RegionMap,
-        desc: &TableDescriptor,
-        failed_close: Option<&str>,
-    ) -> RegionMap {
-        let mut serving = Vec::with_capacity(map.regions().len());
-        for r in map.regions() {
-            let name = r.encoded_name();
-            if !r.is_closed() {
-                serving.push(r.clone());
-            } else if failed_close == Some(name) || self.is_offline(name) {
-                self.set_offline(name);
-                serving.push(r.clone());
-            } else {
-                match self.open_regions(desc, std::slice::from_ref(r.info()), &[]) {
-                    Ok(m) => serving.extend(m.regions().iter().cloned()),
-                    Err(e) => {
-                        tracing::error!(region = %name, error = %e, "could not reopen a region after a failed change");
-                        self.set_offline(name);
-                        serving.push(r.clone());
-                    }
-                }
-            }
-        }
-        RegionMap::new(serving)
-    }
-
-    /// Closes every region of `map` for an alter or disable; on a failure, puts back what
-    /// can serve ([`Self::reopen_after_failed_change`]) into `slot` and returns the error.
-    pub(crate) fn close_for_change(
-        &self,
-        slot: &mut Option<Arc<RegionMap>>,
-        desc: &TableDescriptor,
-    ) -> Result<()> {
-        let Some(map) = slot.clone() else {
-            return Ok(());
-        };
-        self.ensure_catalog_certain()?;
-        for r in map.regions() {
-            if let Err(e) = r.close() {
-                let failed = r.encoded_name().to_string();
-                *slot = Some(Arc::new(self.reopen_after_failed_change(
-                    &map,
-                    desc,
-                    Some(&failed),
-                )));
-                return Err(e.into());
-            }
-        }
-        Ok(())
-    }
-
-    /// After every region of `slot` closed for a change whose catalog commit then failed:
-    /// when the catalog is known unchanged the regions reopen as they were; when the commit
-    /// is uncertain they stay offline until the Db is reopened and the catalog decides.
-    pub(crate) fn undo_closed_change(
-        &self,
-        slot: &mut Option<Arc<RegionMap>>,
-        desc: &TableDescriptor,
-        error: &Error,
-    ) {
-        let Some(map) = slot.clone() else {
-            return;
-        };
-        if matches!(error, Error::CatalogUncertain { .. }) {
-            for r in map.regions() {
-                self.set_offline(r.encoded_name());
-            }
-        } else {
-            *slot = Some(Arc::new(self.reopen_after_failed_change(&map, desc, None)));
-        }
     }
 }
 
@@ -1042,42 +956,8 @@ impl Admin {
         let span = tracing::info_span!("alter", table = %desc.name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
-        let mut next = cat.clone();
-        let entry = next
-            .tables
-            .get_mut(&desc.name)
-            .ok_or_else(|| Error::TableNotFound(desc.name.clone()))?;
-        entry.descriptor = desc.clone();
-        let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
-        let mut regions = handle.regions.write();
-        let old_desc = (**handle.descriptor.load()).clone();
-        inner.close_for_change(&mut regions, &old_desc)?;
-        if let Err(e) = inner.write_catalog(&cat, &next) {
-            inner.undo_closed_change(&mut regions, &old_desc, &e);
-            return Err(e);
-        }
-        let state = next.tables.get(&desc.name).map(|e| e.state.into());
-        *cat = next;
-        handle.descriptor.store(Arc::new(desc.clone()));
-        inner.refresh_table_info(&desc, state.unwrap_or(TableInfoState::Enabled));
-        if let Some(closed) = regions.clone() {
-            // Committed: the regions serve only with the new descriptor. One that does not
-            // open stays offline (reads fail at once) until the Db is reopened.
-            match inner.open_regions(&desc, &infos, &[]) {
-                Ok(map) => *regions = Some(Arc::new(map)),
-                Err(e) => {
-                    for r in closed.regions() {
-                        inner.set_offline(r.encoded_name());
-                    }
-                    return Err(e);
-                }
-            }
-        } else {
-            // Disabled: open and close once so dropped families lose their files now.
-            let map = inner.open_regions(&desc, &infos, &[])?;
-            DbInner::close_regions(&map)?;
-        }
-        Ok(())
+        let mut alter = ModifyTable::prepare(&cat, &handle, desc)?;
+        crate::transition::execute(inner, &mut cat, &mut alter)
     }
 
     /// Adds a family (HBase's `addColumnFamily`).
@@ -1192,52 +1072,11 @@ impl Admin {
         let inner = self.inner();
         let handle = inner.table(name)?;
         let mut cat = inner.catalog.lock();
-        let mut regions = handle.regions.write();
-        match (state, regions.is_some()) {
-            (TableState::Disabled, false) => {
-                return Err(Error::TableNotEnabled(handle.name.clone()));
-            }
-            (TableState::Enabled, true) => {
-                return Err(Error::TableNotDisabled(handle.name.clone()));
-            }
-            _ => {}
-        }
-        let mut next = cat.clone();
-        let entry = next
-            .tables
-            .get_mut(&handle.name)
-            .ok_or_else(|| Error::TableNotFound(handle.name.clone()))?;
-        entry.state = state;
-        let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();
-        match state {
-            TableState::Disabled => {
-                let span = tracing::info_span!("disable", table = %handle.name);
-                let _enter = span.enter();
-                let desc = (**handle.descriptor.load()).clone();
-                inner.close_for_change(&mut regions, &desc)?;
-                if let Err(e) = inner.write_catalog(&cat, &next) {
-                    inner.undo_closed_change(&mut regions, &desc, &e);
-                    return Err(e);
-                }
-                *regions = None;
-            }
-            TableState::Enabled => {
-                let span = tracing::info_span!("enable", table = %handle.name);
-                let _enter = span.enter();
-                let desc = handle.descriptor.load_full();
-                let map = inner.open_regions(&desc, &infos, &[])?;
-                if let Err(e) = inner.write_catalog(&cat, &next) {
-                    // Still disabled (or, when the commit is uncertain, left to the next
-                    // Db::open to decide): the freshly opened regions hold no edits yet.
-                    let _ = DbInner::close_regions(&map);
-                    return Err(e);
-                }
-                *regions = Some(Arc::new(map));
-            }
-        }
-        *cat = next;
-        inner.refresh_table_info(&handle.descriptor.load(), state.into());
-        Ok(())
+        let mut change = SetTableState::prepare(&cat, &handle, state)?;
+        let span =
+            tracing::info_span!("set_state", transition = change.name(), table = %handle.name);
+        let _enter = span.enter();
+        crate::transition::execute(inner, &mut cat, &mut change)
     }
 
     /// HBase's `disableTable`: flushes and closes the regions; the data stays.

@@ -231,6 +231,11 @@ impl DbInner {
         self.offline.lock().insert(encoded.to_string());
     }
 
+    /// Clears the offline mark of a region that opened again.
+    pub(crate) fn set_online(&self, encoded: &str) {
+        self.offline.lock().remove(encoded);
+    }
+
     /// True for a region a failed split or merge left closed.
     pub(crate) fn is_offline(&self, encoded: &str) -> bool {
         self.offline.lock().contains(encoded)

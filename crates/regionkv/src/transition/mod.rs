@@ -28,7 +28,12 @@
 //! transition there with an injected error, which the same rule then handles.
 
 mod merge;
+mod modify_table;
 mod split;
+mod table_state;
+
+pub(crate) use modify_table::ModifyTable;
+pub(crate) use table_state::SetTableState;
 
 use crate::catalog::{Catalog, RegionEntry};
 use crate::db::{DbInner, TableHandle};
@@ -164,24 +169,27 @@ impl<'a> Tx<'a> {
     }
 
     /// Records a region Stage opened (closed again by a rollback or an uncertain commit).
-    #[allow(dead_code)] // create, enable and truncate open before their commit
     pub(crate) fn staged_open(&mut self, region: Arc<Region>) {
         self.opened.push(region);
     }
 
-    /// Opens a region of `desc` with no WAL edits to replay.
+    /// Opens a region of `desc` with no WAL edits to replay (every region a transition
+    /// opens is new, or was closed flushed). A region of that name marked offline is
+    /// online again once this succeeds.
     pub(crate) fn open_region(
         &self,
         info: &RegionInfo,
         desc: &TableDescriptor,
     ) -> Result<Arc<Region>> {
-        Ok(Region::open_as(
+        let region = Region::open_as(
             &self.db.region_dir(info),
             info,
             desc.clone(),
             self.db.services.clone(),
             &[],
-        )?)
+        )?;
+        self.db.set_online(region.encoded_name());
+        Ok(region)
     }
 
     /// Rule for a failure before the commit (or a commit known not to have happened).
@@ -206,6 +214,12 @@ impl<'a> Tx<'a> {
         let desc = t.reopen_descriptor().clone();
         let mut reopened = Vec::new();
         for r in std::mem::take(&mut self.closed) {
+            if self.db.is_offline(r.encoded_name()) {
+                // Offline before this transition (it waits for the next open's replay):
+                // closing it again changed nothing, and reopening it here could serve
+                // without edits that are only in the WAL.
+                continue;
+            }
             match self.open_region(r.info(), &desc) {
                 Ok(again) => reopened.push(again),
                 Err(e) => {
@@ -331,6 +345,25 @@ pub(crate) fn swap_back(handle: &TableHandle, reopened: Vec<Arc<Region>>) {
         .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     swap_regions(handle, &names, reopened);
+}
+
+/// Puts `reopened` back in a held region map slot in place of the regions of the same
+/// names (a rollback's [`RegionTransition::restore`] for a transition that holds the
+/// table's map for its whole run).
+pub(crate) fn restore_in_slot(slot: &mut Option<Arc<RegionMap>>, reopened: Vec<Arc<Region>>) {
+    let Some(map) = slot.clone() else {
+        return;
+    };
+    let mut regions = map.regions().to_vec();
+    for r in reopened {
+        if let Some(at) = regions
+            .iter()
+            .position(|x| x.encoded_name() == r.encoded_name())
+        {
+            regions[at] = r;
+        }
+    }
+    *slot = Some(Arc::new(RegionMap::new(regions)));
 }
 
 /// `catalog` with `old` replaced by `new` in `table`'s region list (kept sorted by
