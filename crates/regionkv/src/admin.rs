@@ -22,13 +22,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
-use crate::db::{Db, DbInner, TableHandle, canonical_table_name, namespace_of};
+use crate::catalog::TableState;
+use crate::db::{Db, DbInner, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
-use crate::region_map::{RegionMap, RegionMapSlot};
-use crate::table_info::{TableInfo, TableInfoState};
-use crate::transition::{ModifyTable, RegionTransition, SetTableState};
-use arc_swap::ArcSwap;
+use crate::region_map::RegionMap;
+use crate::transition::{
+    ChangeNamespace, CreateTable, DeleteTable, ModifyTable, NamespaceChange, RegionTransition,
+    SetTableState, TruncateTable,
+};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
 use std::collections::BTreeMap;
@@ -368,51 +369,6 @@ fn check_split_keys(mut keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
     Ok(keys)
 }
 
-impl DbInner {
-    /// Creates the regions of a new table (or a truncated one) on disk and opens them.
-    fn create_regions(
-        &self,
-        catalog: &mut Catalog,
-        desc: &TableDescriptor,
-        split_keys: &[Vec<u8>],
-    ) -> Result<Vec<Arc<Region>>> {
-        let mut bounds = Vec::with_capacity(split_keys.len() + 2);
-        bounds.push(Vec::new());
-        bounds.extend(split_keys.iter().cloned());
-        bounds.push(Vec::new());
-        let mut regions = Vec::with_capacity(split_keys.len() + 1);
-        for w in bounds.windows(2) {
-            let info = RegionInfo {
-                table: desc.name.clone(),
-                start_key: w[0].clone(),
-                end_key: w[1].clone(),
-                region_id: self.next_region_id(catalog),
-            };
-            let dir = self.region_dir(&info);
-            regions.push(Region::create(
-                &dir,
-                info,
-                desc.clone(),
-                self.services.clone(),
-            )?);
-        }
-        Ok(regions)
-    }
-}
-
-fn entry_for(desc: &TableDescriptor, regions: &[Arc<Region>], state: TableState) -> TableEntry {
-    TableEntry {
-        descriptor: desc.clone(),
-        state,
-        regions: regions
-            .iter()
-            .map(|r| RegionEntry {
-                info: r.info().clone(),
-            })
-            .collect(),
-    }
-}
-
 impl Admin {
     fn inner(&self) -> &DbInner {
         &self.db.inner
@@ -462,21 +418,11 @@ impl Admin {
         if cat.namespaces.contains(name) {
             return Err(Error::NamespaceExists(name.to_string()));
         }
-        let mut next = cat.clone();
-        next.namespaces.insert(name.to_string());
-        if !properties.is_empty() {
-            next.namespace_properties
-                .insert(name.to_string(), properties);
-        }
-        // The directory first, so a rebuilt catalog (`regionkv repair`) finds the namespace
-        // even while it holds no table.
-        let inner = self.inner();
-        inner
-            .fs
-            .create_dir_all(&crate::layout::namespace_dir(&inner.dir, name))?;
-        inner.write_catalog(&cat, &next)?;
-        *cat = next;
-        Ok(())
+        let mut create = ChangeNamespace {
+            name: name.to_string(),
+            change: NamespaceChange::Create(properties),
+        };
+        crate::transition::execute(self.inner(), &mut cat, &mut create)
     }
 
     /// HBase's `deleteNamespace`: only an empty, non-reserved namespace.
@@ -523,17 +469,11 @@ impl Admin {
                 format!("Only empty namespaces can be removed. Namespace {name} has {n} tables"),
             ));
         }
-        let mut next = cat.clone();
-        next.namespaces.remove(name);
-        next.namespace_properties.remove(name);
-        let inner = self.inner();
-        inner.write_catalog(&cat, &next)?;
-        *cat = next;
-        let ns_dir = crate::layout::namespace_dir(&inner.dir, name);
-        if inner.fs.exists(&ns_dir)? && inner.fs.list(&ns_dir)?.is_empty() {
-            inner.fs.remove_dir_all(&ns_dir)?;
-        }
-        Ok(())
+        let mut drop = ChangeNamespace {
+            name: name.to_string(),
+            change: NamespaceChange::Drop,
+        };
+        crate::transition::execute(self.inner(), &mut cat, &mut drop)
     }
 
     /// The properties of namespace `name` (empty when it has none), sorted by key as
@@ -584,19 +524,14 @@ impl Admin {
         if !cat.namespaces.contains(name) {
             return Err(Error::NamespaceNotFound(name.to_string()));
         }
-        let mut next = cat.clone();
-        if properties.is_empty() {
-            next.namespace_properties.remove(name);
-        } else {
-            next.namespace_properties
-                .insert(name.to_string(), properties);
-        }
-        if next == *cat {
+        let mut modify = ChangeNamespace {
+            name: name.to_string(),
+            change: NamespaceChange::Modify(properties),
+        };
+        if modify.next_catalog(&cat) == *cat {
             return Ok(());
         }
-        self.inner().write_catalog(&cat, &next)?;
-        *cat = next;
-        Ok(())
+        crate::transition::execute(self.inner(), &mut cat, &mut modify)
     }
 
     /// Every namespace, sorted.
@@ -709,56 +644,8 @@ impl Admin {
             tracing::info_span!("create_table", table = %desc.name, regions = keys.len() + 1);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
-        let ns = namespace_of(&desc.name).to_string();
-        if !cat.namespaces.contains(&ns) {
-            return Err(Error::NamespaceNotFound(ns));
-        }
-        if cat.tables.contains_key(&desc.name) {
-            return Err(Error::TableExists(desc.name.clone()));
-        }
-        // A directory the catalog does not list: the leftover of a create or drop that
-        // crashed (removed), or data whose catalog entry was lost (refused: never
-        // deleted without an explicit repair).
-        let table_dir = inner.table_dir(&desc.name);
-        if inner.fs.exists(&table_dir)? {
-            match inner.unlisted_table_leftover(&table_dir)? {
-                Some(why) => {
-                    tracing::info!(dir = %table_dir.display(), why, "removing a leftover table directory");
-                    inner.fs.remove_dir_all(&table_dir)?;
-                }
-                None => {
-                    let regions = crate::layout::region_dirs(inner.fs.as_ref(), &table_dir)?;
-                    return Err(Error::OrphanTable {
-                        path: table_dir,
-                        reason: format!("{} region directories", regions.len()),
-                    });
-                }
-            }
-        }
-        // Marks the directory as a create in progress until the catalog names the table.
-        TableInfo {
-            descriptor: desc.clone(),
-            state: TableInfoState::Creating,
-        }
-        .write(inner.fs.as_ref(), &table_dir)?;
-        let mut next = cat.clone();
-        let regions = inner.create_regions(&mut next, &desc, &keys)?;
-        next.tables.insert(
-            desc.name.clone(),
-            entry_for(&desc, &regions, TableState::Enabled),
-        );
-        inner.write_catalog(&cat, &next)?;
-        *cat = next;
-        inner.refresh_table_info(&desc, TableInfoState::Enabled);
-        inner.tables.write().insert(
-            desc.name.clone(),
-            Arc::new(TableHandle {
-                name: desc.name.clone(),
-                descriptor: ArcSwap::from_pointee(desc),
-                regions: RegionMapSlot::new(Some(Arc::new(RegionMap::new(regions)))),
-            }),
-        );
-        Ok(())
+        let mut create = CreateTable::prepare(inner, &cat, desc, &keys)?;
+        crate::transition::execute(inner, &mut cat, &mut create)
     }
 
     /// HBase's `createTable` with a RegionSplitter algorithm (the shell's `NUMREGIONS => n,
@@ -1154,56 +1041,8 @@ impl Admin {
         let span = tracing::info_span!("truncate", table = %handle.name, preserve_splits);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
-        let mut regions = handle.regions.write();
-        if regions.is_some() {
-            return Err(Error::TableNotDisabled(handle.name.clone()));
-        }
-        let desc = (**handle.descriptor.load()).clone();
-        let old = cat
-            .tables
-            .get(&handle.name)
-            .ok_or_else(|| Error::TableNotFound(handle.name.clone()))?;
-        let keys: Vec<Vec<u8>> = if preserve_splits {
-            old.regions
-                .iter()
-                .skip(1)
-                .map(|r| r.info.start_key.clone())
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let old_dirs: Vec<_> = old
-            .regions
-            .iter()
-            .map(|r| inner.region_dir(&r.info))
-            .collect();
-        let mut next = cat.clone();
-        let created = inner.create_regions(&mut next, &desc, &keys)?;
-        next.tables.insert(
-            handle.name.clone(),
-            entry_for(&desc, &created, TableState::Enabled),
-        );
-        inner.write_catalog(&cat, &next)?;
-        *cat = next;
-        inner.refresh_table_info(&desc, TableInfoState::Enabled);
-        // Committed: the new regions serve now, whatever the cleanup below meets (a failed
-        // removal used to return before this, leaving an ENABLED table with no regions).
-        *regions = Some(Arc::new(RegionMap::new(created)));
-        for d in old_dirs {
-            let removed = inner.fs.exists(&d).and_then(|there| {
-                if there {
-                    inner.fs.remove_dir_all(&d)
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = removed {
-                // The catalog no longer names the old region: its directory is an unlisted
-                // leftover, which the next open reports and leaves for a repair.
-                tracing::warn!(dir = %d.display(), error = %e, "truncate could not remove an old region directory");
-            }
-        }
-        Ok(())
+        let mut truncate = TruncateTable::prepare(inner, &cat, &handle, preserve_splits)?;
+        crate::transition::execute(inner, &mut cat, &mut truncate)
     }
 
     /// HBase's `deleteTable`: the table must be disabled; its data is removed.
@@ -1230,36 +1069,8 @@ impl Admin {
         let span = tracing::info_span!("drop", table = %handle.name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
-        if handle.regions.read().is_some() {
-            return Err(Error::TableNotDisabled(handle.name.clone()));
-        }
-        let mut next = cat.clone();
-        next.tables.remove(&handle.name);
-        // Marks the directory so that, once the catalog no longer names the table, a crash
-        // before the directory is gone leaves a recognisable leftover (the next open
-        // finishes the drop) rather than an unlisted table.
-        let dir = inner.table_dir(&handle.name);
-        let desc = handle.descriptor.load_full();
-        TableInfo {
-            descriptor: (*desc).clone(),
-            state: TableInfoState::Dropping,
-        }
-        .write(inner.fs.as_ref(), &dir)?;
-        if let Err(e) = inner.write_catalog(&cat, &next) {
-            // Not dropped: the table is as it was. When the commit is uncertain the mark
-            // stays: if the new catalog survives, the unlisted directory is the drop's
-            // leftover; if the old one does, the open rewrites the file from it.
-            if !matches!(e, Error::CatalogUncertain { .. }) {
-                inner.refresh_table_info(&desc, TableInfoState::Disabled);
-            }
-            return Err(e);
-        }
-        *cat = next;
-        inner.tables.write().remove(&handle.name);
-        if inner.fs.exists(&dir)? {
-            inner.fs.remove_dir_all(&dir)?;
-        }
-        Ok(())
+        let mut delete = DeleteTable::prepare(inner, &handle)?;
+        crate::transition::execute(inner, &mut cat, &mut delete)
     }
 
     // ---- flush, compaction, status ----------------------------------------------------

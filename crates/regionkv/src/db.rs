@@ -180,6 +180,11 @@ impl DbInner {
     /// fsync is retried once, and if it succeeds the commit is done and durable.
     /// Otherwise a crash may leave either catalog: the Db turns
     /// [`Error::CatalogUncertain`] and refuses further catalog changes until reopened.
+    ///
+    /// Its one caller is the transition executor (`crate::transition::execute`): every
+    /// change of the region set, table or namespace commits here. The only other writers
+    /// of the catalog file are `Db::open` (a new Db's first catalog, and naming an
+    /// unnamed one) and the offline `regionkv repair`, which write a whole catalog.
     pub(crate) fn write_catalog(&self, current: &Catalog, next: &Catalog) -> Result<()> {
         self.ensure_catalog_certain()?;
         let path = Catalog::path(&self.dir);
@@ -215,7 +220,7 @@ impl DbInner {
         if self.catalog_uncertain.load(Ordering::Acquire) {
             return Err(Error::CatalogUncertain {
                 path: Catalog::path(&self.dir),
-                reason: "an earlier commit's directory fsync failed; reopen the Db".into(),
+                reason: "an earlier commit's directory fsync failed".into(),
             });
         }
         Ok(())

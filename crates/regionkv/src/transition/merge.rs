@@ -160,8 +160,8 @@ impl RegionTransition for MergeTableRegions {
         Ok(info)
     }
 
-    fn reopen_descriptor(&self) -> &TableDescriptor {
-        &self.desc
+    fn reopen_descriptor(&self) -> Option<&TableDescriptor> {
+        Some(&self.desc)
     }
 
     fn restore(&mut self, _tx: &Tx<'_>, reopened: Vec<Arc<Region>>) {

@@ -27,12 +27,16 @@
 //! reaches; see [`crate::crash_points`]). Configured with `return`, a point fails the
 //! transition there with an injected error, which the same rule then handles.
 
+mod create_table;
 mod merge;
 mod modify_table;
+mod namespace;
 mod split;
 mod table_state;
 
+pub(crate) use create_table::{CreateTable, DeleteTable, TruncateTable};
 pub(crate) use modify_table::ModifyTable;
+pub(crate) use namespace::{ChangeNamespace, NamespaceChange};
 pub(crate) use table_state::SetTableState;
 
 use crate::catalog::{Catalog, RegionEntry};
@@ -98,12 +102,19 @@ pub(crate) trait RegionTransition {
     /// Phase 5: best-effort clean-up; failures are logged (the next open redoes it).
     fn cleanup(&mut self, _tx: &Tx<'_>) {}
 
-    /// The descriptor the regions closed in phase 1 reopen with after a rollback.
-    fn reopen_descriptor(&self) -> &TableDescriptor;
+    /// Before the commit, or after one known not to have happened: undoes what Stage
+    /// wrote besides region directories (which the executor removes itself).
+    fn unstage(&mut self, _tx: &Tx<'_>) {}
+
+    /// The descriptor the regions closed in phase 1 reopen with after a rollback (`None`:
+    /// the transition closes no region).
+    fn reopen_descriptor(&self) -> Option<&TableDescriptor> {
+        None
+    }
 
     /// After a rollback: serves `reopened` (regions of the same names as some the
     /// transition closed) in place of the closed ones.
-    fn restore(&mut self, tx: &Tx<'_>, reopened: Vec<Arc<Region>>);
+    fn restore(&mut self, _tx: &Tx<'_>, _reopened: Vec<Arc<Region>>) {}
 }
 
 /// What a transition in progress has done: the executor's rollback state, filled by the
@@ -173,6 +184,24 @@ impl<'a> Tx<'a> {
         self.opened.push(region);
     }
 
+    /// Creates a new, empty region on disk and opens it (not serving until published);
+    /// a rollback closes it and removes its directory.
+    pub(crate) fn create_region(
+        &mut self,
+        info: &RegionInfo,
+        desc: &TableDescriptor,
+    ) -> Result<Arc<Region>> {
+        self.written.push(info.clone());
+        let region = Region::create(
+            &self.db.region_dir(info),
+            info.clone(),
+            desc.clone(),
+            self.db.services.clone(),
+        )?;
+        self.staged_open(region.clone());
+        Ok(region)
+    }
+
     /// Opens a region of `desc` with no WAL edits to replay (every region a transition
     /// opens is new, or was closed flushed). A region of that name marked offline is
     /// online again once this succeeds.
@@ -211,7 +240,8 @@ impl<'a> Tx<'a> {
         {
             self.db.set_offline(r.encoded_name());
         }
-        let desc = t.reopen_descriptor().clone();
+        t.unstage(self);
+        let desc = t.reopen_descriptor().cloned();
         let mut reopened = Vec::new();
         for r in std::mem::take(&mut self.closed) {
             if self.db.is_offline(r.encoded_name()) {
@@ -220,7 +250,12 @@ impl<'a> Tx<'a> {
                 // without edits that are only in the WAL.
                 continue;
             }
-            match self.open_region(r.info(), &desc) {
+            let Some(desc) = &desc else {
+                tracing::error!(region = %r.encoded_name(), "a transition closed a region it cannot reopen");
+                self.db.set_offline(r.encoded_name());
+                continue;
+            };
+            match self.open_region(r.info(), desc) {
                 Ok(again) => reopened.push(again),
                 Err(e) => {
                     tracing::error!(region = %r.encoded_name(), error = %e, "a region closed for a failed change could not be reopened");
@@ -385,6 +420,29 @@ pub(crate) fn replaced_regions(
             .sort_by(|a, b| a.info.start_key.cmp(&b.info.start_key));
     }
     next
+}
+
+/// The regions of a new (or truncated) table `table` split at `split_keys`, with ids
+/// drawn from `scratch`'s counter (the catalog to commit).
+pub(crate) fn new_table_regions(
+    db: &DbInner,
+    scratch: &mut Catalog,
+    table: &str,
+    split_keys: &[Vec<u8>],
+) -> Vec<RegionInfo> {
+    let mut bounds = Vec::with_capacity(split_keys.len() + 2);
+    bounds.push(Vec::new());
+    bounds.extend(split_keys.iter().cloned());
+    bounds.push(Vec::new());
+    bounds
+        .windows(2)
+        .map(|w| RegionInfo {
+            table: table.to_string(),
+            start_key: w[0].clone(),
+            end_key: w[1].clone(),
+            region_id: db.next_region_id(scratch),
+        })
+        .collect()
 }
 
 /// An id for the regions that replace `parents` (HBase's

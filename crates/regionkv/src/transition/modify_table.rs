@@ -94,8 +94,8 @@ impl RegionTransition for ModifyTable<'_> {
         Ok(())
     }
 
-    fn reopen_descriptor(&self) -> &TableDescriptor {
-        &self.old_desc
+    fn reopen_descriptor(&self) -> Option<&TableDescriptor> {
+        Some(&self.old_desc)
     }
 
     fn restore(&mut self, _tx: &Tx<'_>, reopened: Vec<Arc<Region>>) {

@@ -189,8 +189,8 @@ impl RegionTransition for SplitTableRegion {
         ])
     }
 
-    fn reopen_descriptor(&self) -> &TableDescriptor {
-        &self.desc
+    fn reopen_descriptor(&self) -> Option<&TableDescriptor> {
+        Some(&self.desc)
     }
 
     fn restore(&mut self, _tx: &Tx<'_>, reopened: Vec<Arc<Region>>) {

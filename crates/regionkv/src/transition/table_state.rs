@@ -106,8 +106,8 @@ impl RegionTransition for SetTableState<'_> {
         Ok(())
     }
 
-    fn reopen_descriptor(&self) -> &TableDescriptor {
-        &self.desc
+    fn reopen_descriptor(&self) -> Option<&TableDescriptor> {
+        Some(&self.desc)
     }
 
     fn restore(&mut self, _tx: &Tx<'_>, reopened: Vec<Arc<Region>>) {
