@@ -1,7 +1,8 @@
 //! Golden HBase scenarios (STYLE.md §2.25): HBase's own test cases (TestKeepDeletes,
 //! TestMinVersions, the reference guide's KEEP_DELETED_CELLS examples), one per file in
 //! `tests/testdata/semantics/*.txt`, written in a small line notation (documented in
-//! `tests/testdata/semantics/README.md`): the table's families, then writes, flushes,
+//! `tests/testdata/semantics/README.md`; the lines are parsed and rewritten by
+//! `regionkv_testkit::datadriven`): the table's families, then writes, flushes,
 //! compactions, clock moves and reads, each read followed by the cells HBase returns
 //! (`> row/fam:qual/ts/Type=value`, or `> (none)`).
 //!
@@ -28,6 +29,7 @@ use regionkv_region::{
     ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
     RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_testkit::datadriven::{self, diff};
 use regionkv_testkit::model::{
     self, CellSpec, FamilyOptions, Model, ModelCell, ModelError, ModelScan, Query,
 };
@@ -363,17 +365,10 @@ fn parse_op(line: &str) -> Result<Option<Op>, String> {
     }))
 }
 
-/// Strips a trailing ` # comment`.
-fn strip_comment(line: &str) -> &str {
-    match line.find(" #") {
-        Some(i) => line[..i].trim_end(),
-        None => line.trim_end(),
-    }
-}
-
+/// The scenario of a file. The line notation (commands, ` #` comments, `>` blocks) is
+/// `regionkv_testkit::datadriven`'s; what each command means is this file's.
 fn parse(text: &str) -> Result<Scenario, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let first = lines.first().copied().unwrap_or_default();
+    let first = text.lines().next().unwrap_or_default();
     if !first.starts_with('#') {
         return Err("line 1: a scenario starts with `#` lines naming the HBase test".into());
     }
@@ -386,37 +381,28 @@ fn parse(text: &str) -> Result<Scenario, String> {
         start_clock: DEFAULT_CLOCK,
         steps: Vec::new(),
     };
-    // Whether a `>` line may follow (the previous non-blank line was a read or a `>`).
-    let mut in_expectation = false;
-    for (i, raw) in lines.iter().enumerate() {
-        let n = i + 1;
-        let trimmed = raw.trim();
-        if let Some(exp) = trimmed.strip_prefix('>') {
-            let step = sc
-                .steps
-                .last_mut()
-                .filter(|_| in_expectation)
-                .ok_or_else(|| format!("line {n}: `>` lines must directly follow a get or scan"))?;
-            step.expected
-                .get_or_insert_with(Vec::new)
-                .push(exp.trim().to_string());
-            continue;
-        }
-        in_expectation = false;
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let body = strip_comment(trimmed);
-        let words: Vec<&str> = body.split_whitespace().collect();
-        if words.first() == Some(&"family") {
+    for step in datadriven::parse(text).map_err(|e| e.to_string())? {
+        let n = step.line;
+        // Only reads print: a block after any other line is misplaced.
+        let misplaced_block = || {
+            format!(
+                "line {}: `>` lines must directly follow a get or scan",
+                step.expected_line.unwrap_or(n)
+            )
+        };
+        if step.command == "family" {
             if !sc.steps.is_empty() {
                 return Err(format!("line {n}: `family` lines come before the steps"));
             }
+            if step.expected.is_some() {
+                return Err(misplaced_block());
+            }
+            let args: Vec<&str> = step.args.iter().map(String::as_str).collect();
             sc.families
-                .push(parse_family(&words[1..]).map_err(|e| format!("line {n}: {e}"))?);
+                .push(parse_family(&args).map_err(|e| format!("line {n}: {e}"))?);
             continue;
         }
-        let mut op = parse_op(body)
+        let mut op = parse_op(&step.text)
             .map_err(|e| format!("line {n}: {e}"))?
             .ok_or_else(|| format!("line {n}: empty step"))?;
         if let Op::CompactMinor(fam, _) = &mut op
@@ -427,16 +413,18 @@ fn parse(text: &str) -> Result<Scenario, String> {
                 _ => return Err(format!("line {n}: compact minor: name the family")),
             }
         }
+        if step.expected.is_some() && !op.is_read() {
+            return Err(misplaced_block());
+        }
         if let (Op::Clock(t), true) = (&op, sc.steps.is_empty()) {
             sc.start_clock = *t;
             continue;
         }
-        in_expectation = op.is_read();
         sc.steps.push(Step {
             line: n,
-            text: body.to_string(),
+            text: step.text,
             op,
-            expected: None,
+            expected: step.expected,
         });
     }
     if sc.families.is_empty() {
@@ -801,37 +789,6 @@ fn model_read(m: &Model, op: &Op) -> Vec<String> {
 // Running a file
 // ---------------------------------------------------------------------------------------
 
-/// A line diff (longest common subsequence): `-` expected only, `+` actual only.
-fn diff(expected: &[String], actual: &[String]) -> String {
-    let (n, m) = (expected.len(), actual.len());
-    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if expected[i] == actual[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut out = String::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && expected[i] == actual[j] {
-            writeln!(out, "      {}", expected[i]).unwrap();
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            writeln!(out, "    - {}", expected[i]).unwrap();
-            i += 1;
-        } else {
-            writeln!(out, "    + {}", actual[j]).unwrap();
-            j += 1;
-        }
-    }
-    out
-}
-
 /// What playing one file found.
 #[derive(Default)]
 struct Outcome {
@@ -914,26 +871,13 @@ fn play(file: &str, sc: &Scenario, rewrite: bool) -> Outcome {
 
 /// The file with every read's expected block replaced by the engine's output.
 fn rewritten(text: &str, sc: &Scenario, reads: &BTreeMap<usize, Vec<String>>) -> String {
-    let by_line: BTreeMap<usize, &Vec<String>> = sc
+    let by_line: BTreeMap<usize, Vec<String>> = sc
         .steps
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| reads.get(&i).map(|r| (s.line, r)))
+        .filter_map(|(i, s)| reads.get(&i).map(|r| (s.line, r.clone())))
         .collect();
-    let mut out = String::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with('>') {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if let Some(lines) = by_line.get(&(i + 1)) {
-            for l in lines.iter() {
-                writeln!(out, "> {l}").unwrap();
-            }
-        }
-    }
-    out
+    datadriven::rewritten(text, &by_line)
 }
 
 fn scenario_files() -> Vec<PathBuf> {

@@ -1,9 +1,13 @@
 //! Dev-only test kit for regionkv (never a normal dependency): helpers shared by the
 //! workspace's tests. Depends on `regionkv-cell` and `regionkv-fs` only, so unit tests of
 //! any crate may use it without a dependency cycle.
+//!
+//! Modules: [`model`] (the reference model of HBase's read semantics) and [`datadriven`]
+//! (the golden-file notation: parse, compare, rewrite).
 
 #![forbid(unsafe_code)]
 
+pub mod datadriven;
 pub mod model;
 
 /// Whether a golden-file runner should rewrite its expected outputs instead of comparing:
