@@ -59,6 +59,16 @@ enum Op {
     SplitAt(u32),
     MergeAll,
     RollWal,
+    /// Family `cf` gets VERSIONS n (an alter: every region closes and reopens).
+    Alter(u32),
+    /// Disable, then enable (a crash between leaves the table disabled).
+    DisableEnable,
+    /// Disable if enabled, then truncate (one region, no data).
+    Truncate,
+    /// Disable and drop the table, then create it again (one region, no data).
+    Recreate,
+    /// Create a namespace, change its properties, drop it (no data).
+    Namespace,
 }
 
 fn row(r: u32) -> Vec<u8> {
@@ -90,12 +100,32 @@ fn script() -> Vec<Op> {
         s.push(Op::MergeAll);
         s.push(Op::Major);
         s.push(Op::RollWal);
+        // The other transitions, each with data on both sides of it.
+        s.push(Op::Alter(round + 2));
+        s.push(Op::DisableEnable);
+        match round {
+            1 => s.push(Op::Truncate),
+            2 => {
+                s.push(Op::Recreate);
+                s.push(Op::Namespace);
+            }
+            _ => {}
+        }
         for j in 0..4u32 {
             s.push(Op::Put((round * 3 + j * 29) % 100));
         }
     }
     s.push(Op::Flush);
     s
+}
+
+/// How many times the steps before `k` replaced the table by an empty one (a truncate,
+/// a drop and create): sequence ids are per region, so they start again.
+fn generation(script: &[Op], k: usize) -> usize {
+    script[..k]
+        .iter()
+        .filter(|op| matches!(op, Op::Truncate | Op::Recreate))
+        .count()
 }
 
 /// Row → value (both families), as text for readable failures.
@@ -115,6 +145,10 @@ fn model(script: &[Op], k: usize) -> (Model, usize) {
             }
             Op::SplitAt(_) => regions += 1,
             Op::MergeAll => regions = 1,
+            Op::Truncate | Op::Recreate => {
+                m.clear();
+                regions = 1;
+            }
             _ => {}
         }
     }
@@ -134,16 +168,26 @@ fn max_seq(db: &Db) -> u64 {
 
 fn run_op(db: &Db, i: usize, op: Op) -> regionkv::Result<()> {
     let admin = db.admin();
-    match op {
-        Op::Create => {
-            if !admin.table_exists(TABLE)? {
-                let families = vec![
-                    ColumnFamilyDescriptor::new(b"cf")?,
-                    ColumnFamilyDescriptor::new(b"cg")?,
-                ];
-                admin.create_table(&TableDescriptor::new(TABLE, families)?)?;
-            }
+    let create = || -> regionkv::Result<()> {
+        if !admin.table_exists(TABLE)? {
+            let families = vec![
+                ColumnFamilyDescriptor::new(b"cf")?,
+                ColumnFamilyDescriptor::new(b"cg")?,
+            ];
+            admin.create_table(&TableDescriptor::new(TABLE, families)?)?;
         }
+        Ok(())
+    };
+    let disable = || -> regionkv::Result<()> {
+        if admin.is_table_enabled(TABLE)? {
+            admin.disable_table(TABLE)?;
+        }
+        Ok(())
+    };
+    // Every step is written so that re-running it after a crash that committed it
+    // without acknowledging it does what it would have done (see `model`).
+    match op {
+        Op::Create => create()?,
         Op::Put(r) => {
             let v = format!("v{i}");
             // Every other put is FSYNC_WAL, the rest SYNC_WAL (the default): both reach
@@ -179,6 +223,34 @@ fn run_op(db: &Db, i: usize, op: Op) -> regionkv::Result<()> {
             }
         }
         Op::RollWal => admin.roll_wal_writer()?,
+        Op::Alter(versions) => {
+            let mut desc = admin.describe(TABLE)?;
+            desc.families[0].max_versions = versions;
+            admin.modify_table(&desc)?;
+        }
+        Op::DisableEnable => {
+            disable()?;
+            admin.enable_table(TABLE)?;
+        }
+        Op::Truncate => {
+            disable()?;
+            admin.truncate_table(TABLE, false)?;
+        }
+        Op::Recreate => {
+            if admin.table_exists(TABLE)? {
+                disable()?;
+                admin.delete_table(TABLE)?;
+            }
+            create()?;
+        }
+        Op::Namespace => {
+            if !admin.list_namespaces()?.iter().any(|n| n == "ns") {
+                admin.create_namespace("ns")?;
+            }
+            let props = BTreeMap::from([("owner".to_string(), "crash".to_string())]);
+            admin.modify_namespace("ns", props)?;
+            admin.drop_namespace("ns")?;
+        }
     }
     Ok(())
 }
@@ -231,7 +303,7 @@ fn crash_points_child() {
         }
         writeln!(out, "ACK {i}").unwrap();
         if matches!(op, Op::Put(_) | Op::DeleteRow(_)) {
-            writeln!(out, "SEQ {}", max_seq(&db)).unwrap();
+            writeln!(out, "SEQ {} {}", generation(&script, i), max_seq(&db)).unwrap();
         }
         out.flush().unwrap();
     }
@@ -247,7 +319,8 @@ fn crash_points_child() {
 struct Child {
     opened: bool,
     acks: Vec<usize>,
-    seqs: Vec<u64>,
+    /// (table generation, sequence id) pairs.
+    seqs: Vec<(usize, u64)>,
     died_at: Option<String>,
     hits: BTreeMap<String, u64>,
     done: bool,
@@ -287,7 +360,10 @@ fn spawn(dir: &Path, start: usize, envs: &[(&str, String)], kill_after: Option<D
                 match tag {
                     "OPENED" => c.opened = true,
                     "ACK " => c.acks.push(rest.parse().unwrap()),
-                    "SEQ " => c.seqs.push(rest.parse().unwrap()),
+                    "SEQ " => {
+                        let (g, s) = rest.split_once(' ').unwrap();
+                        c.seqs.push((g.parse().unwrap(), s.parse().unwrap()));
+                    }
                     "DIE " => c.died_at = Some(rest.to_string()),
                     "HITS " => {
                         let (name, n) = rest.split_once(' ').unwrap();
@@ -327,8 +403,8 @@ struct Run<'a> {
     script: &'a [Op],
     /// Steps known applied (the last acknowledged one + 1).
     applied: usize,
-    /// The highest sequence id a child printed.
-    seq: u64,
+    /// The highest sequence id a child printed, with its table generation.
+    seq: (usize, u64),
     label: String,
 }
 
@@ -343,14 +419,14 @@ impl Run<'_> {
             );
             self.applied = last + 1;
         }
-        for &s in &c.seqs {
+        for &(g, s) in &c.seqs {
             assert!(
-                s >= self.seq,
-                "{}: sequence id {s} after {} (I8)",
+                g > self.seq.0 || (g == self.seq.0 && s >= self.seq.1),
+                "{}: sequence id {s} of table generation {g} after {:?} (I8)",
                 self.label,
                 self.seq
             );
-            self.seq = s;
+            self.seq = (g, s);
         }
     }
 
@@ -362,11 +438,23 @@ impl Run<'_> {
         let second = read_table(dir, label);
         assert_eq!(first.0, second.0, "{label}: a second recovery differs (I6)");
         let (rows, regions, seq) = first;
-        assert!(
-            seq >= self.seq,
-            "{label}: sequence id {seq} after recovery is below {} printed before (I8)",
-            self.seq
+        // Sequence ids are per region, so only the same table generation compares: not
+        // when the step in flight may have made a new one (a truncate, a drop and
+        // create), nor when there is no table (a crash inside a drop and create).
+        let new_generation = matches!(
+            self.script.get(self.applied),
+            Some(Op::Truncate | Op::Recreate)
         );
+        if let Some(seq) = seq
+            && !new_generation
+            && generation(self.script, self.applied) == self.seq.0
+        {
+            assert!(
+                seq >= self.seq.1,
+                "{label}: sequence id {seq} after recovery is below {} printed before (I8)",
+                self.seq.1
+            );
+        }
         let (acked, acked_regions) = model(self.script, self.applied);
         let inflight = (self.applied < self.script.len()).then(|| self.applied + 1);
         let with_inflight = inflight.map(|k| model(self.script, k));
@@ -410,11 +498,18 @@ impl Run<'_> {
 /// Opens the Db, reads the table (row → value, both families agreeing), the region
 /// count and the highest sequence id, checks the table directory holds no uncommitted
 /// child, and closes it again.
-fn read_table(dir: &Path, label: &str) -> (Model, usize, u64) {
+fn read_table(dir: &Path, label: &str) -> (Model, usize, Option<u64>) {
     let db = Db::open(dir, options()).unwrap_or_else(|e| panic!("{label}: open failed (I5): {e}"));
     let admin = db.admin();
     if !admin.table_exists(TABLE).unwrap() {
-        return (Model::new(), 1, 0);
+        return (Model::new(), 1, None);
+    }
+    if !admin.is_table_enabled(TABLE).unwrap() {
+        // A crash between a disable and its enable (or a truncate's or drop's disable):
+        // enabling is what a user would do, and a re-run of the step does it again.
+        admin
+            .enable_table(TABLE)
+            .unwrap_or_else(|e| panic!("{label}: the disabled table does not enable: {e}"));
     }
     let mut rows = Model::new();
     for r in db.table(TABLE).unwrap().scan(&Scan::new()).unwrap() {
@@ -429,7 +524,7 @@ fn read_table(dir: &Path, label: &str) -> (Model, usize, u64) {
         rows.insert(text(r.row()), text(cf.unwrap()));
     }
     let status = admin.regions(TABLE).unwrap();
-    let seq = status.iter().map(|r| r.sequence_id).max().unwrap_or(0);
+    let seq = status.iter().map(|r| r.sequence_id).max();
     // Every directory of the table is a live region or one a live region refers to.
     let table_dir = dir.join("data").join("default").join(TABLE);
     let mut allowed: BTreeSet<String> = BTreeSet::new();
@@ -498,7 +593,7 @@ fn every_crash_point_recovers() {
             let mut run = Run {
                 script: &script,
                 applied: 0,
-                seq: 0,
+                seq: (0, 0),
                 label: format!("{point} ({what})"),
             };
             let writes = census.hits["wal-after-sync"];
@@ -550,7 +645,7 @@ fn every_crash_point_recovers() {
             let mut run = Run {
                 script: &script,
                 applied: 0,
-                seq: 0,
+                seq: (0, 0),
                 label: format!("{point} hit {hit}/{hits} ({what})"),
             };
             let c = spawn(
@@ -594,7 +689,7 @@ fn random_kills_recover() {
     let mut run = Run {
         script: &script,
         applied: 0,
-        seq: 0,
+        seq: (0, 0),
         label: String::new(),
     };
     // How long a whole script takes here (debug or release, loaded machine or not), so
@@ -625,7 +720,7 @@ fn random_kills_recover() {
             finished += 1;
             dir = tempfile::tempdir().unwrap();
             run.applied = 0;
-            run.seq = 0;
+            run.seq = (0, 0);
             continue;
         }
         kills += 1;

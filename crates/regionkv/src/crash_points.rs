@@ -1,6 +1,7 @@
 //! The named crash points inside regionkv's multi-step operations: WAL group commit and
 //! roll, every step of flush and compaction, every phase boundary of the region
-//! transitions (split, merge), the janitor, and recovery.
+//! transitions (split, merge, alter, disable, enable, create, truncate, delete and the
+//! namespace changes), the janitor, and recovery.
 //!
 //! They are the `fail` crate's fail points, compiled in only with the `failpoints`
 //! feature (off by default: without it each point is nothing at all). A test configures a
@@ -68,7 +69,8 @@ pub const ALL: &[(&str, &str)] = &[
         "an input file is about to be unlinked",
     ),
     // Region transitions (`crate::transition`): one point at each phase boundary, named
-    // `<transition>-<boundary>`; the catalog commit is the point of no return.
+    // `<transition>-<boundary>` for every transition of `TRANSITIONS`; the catalog commit
+    // is the point of no return.
     (
         "split-after-close",
         "the parent is closed and flushed, no daughter written (rolls back)",
@@ -101,6 +103,138 @@ pub const ALL: &[(&str, &str)] = &[
         "merge-after-publish",
         "the merged child serves (rolls forward)",
     ),
+    (
+        "alter-after-close",
+        "every region is closed and flushed, the catalog has the old descriptor (rolls back)",
+    ),
+    (
+        "alter-after-stage",
+        "nothing staged; the catalog has the old descriptor (rolls back)",
+    ),
+    (
+        "alter-after-commit",
+        "the catalog has the new descriptor, the regions are closed (rolls forward)",
+    ),
+    (
+        "alter-after-publish",
+        "the regions serve with the new descriptor (rolls forward)",
+    ),
+    (
+        "disable-after-close",
+        "every region is closed and flushed, the catalog says ENABLED (rolls back)",
+    ),
+    (
+        "disable-after-stage",
+        "nothing staged; the catalog says ENABLED (rolls back)",
+    ),
+    (
+        "disable-after-commit",
+        "the catalog says DISABLED, the regions are closed (rolls forward)",
+    ),
+    (
+        "disable-after-publish",
+        "the table is disabled, .tableinfo not yet rewritten (rolls forward)",
+    ),
+    (
+        "enable-after-close",
+        "nothing closed; the catalog says DISABLED (rolls back)",
+    ),
+    (
+        "enable-after-stage",
+        "every region is open, not serving; the catalog says DISABLED (rolls back)",
+    ),
+    (
+        "enable-after-commit",
+        "the catalog says ENABLED, the regions are not yet serving (rolls forward)",
+    ),
+    (
+        "enable-after-publish",
+        "the regions serve, .tableinfo not yet rewritten (rolls forward)",
+    ),
+    (
+        "create-after-close",
+        "nothing closed; no table (rolls back)",
+    ),
+    (
+        "create-after-stage",
+        "the table directory is marked CREATING and its regions are written (rolls back)",
+    ),
+    (
+        "create-after-commit",
+        "the catalog names the table, its handle is not published (rolls forward)",
+    ),
+    (
+        "create-after-publish",
+        "the table serves, .tableinfo still says CREATING (rolls forward)",
+    ),
+    (
+        "truncate-after-close",
+        "nothing closed; the table is disabled with its data (rolls back)",
+    ),
+    (
+        "truncate-after-stage",
+        "the new empty regions are written, the catalog names the old ones (rolls back)",
+    ),
+    (
+        "truncate-after-commit",
+        "the catalog names the new regions, nothing serves yet (rolls forward)",
+    ),
+    (
+        "truncate-after-publish",
+        "the new regions serve, the old directories are not yet removed (rolls forward)",
+    ),
+    (
+        "delete-after-close",
+        "nothing closed; the table is disabled (rolls back)",
+    ),
+    (
+        "delete-after-stage",
+        "the table directory is marked DROPPING, the catalog names the table (rolls back)",
+    ),
+    (
+        "delete-after-commit",
+        "the catalog no longer names the table, its handle is still published (rolls forward)",
+    ),
+    (
+        "delete-after-publish",
+        "the table is gone, its directory not yet removed (rolls forward)",
+    ),
+    (
+        "create-namespace-after-close",
+        "nothing closed (rolls back)",
+    ),
+    (
+        "create-namespace-after-stage",
+        "the namespace directory exists, the catalog does not name it (rolls back)",
+    ),
+    (
+        "create-namespace-after-commit",
+        "the catalog names the namespace (rolls forward)",
+    ),
+    ("create-namespace-after-publish", "done (rolls forward)"),
+    (
+        "modify-namespace-after-close",
+        "nothing closed (rolls back)",
+    ),
+    (
+        "modify-namespace-after-stage",
+        "nothing staged (rolls back)",
+    ),
+    (
+        "modify-namespace-after-commit",
+        "the catalog has the new properties (rolls forward)",
+    ),
+    ("modify-namespace-after-publish", "done (rolls forward)"),
+    ("drop-namespace-after-close", "nothing closed (rolls back)"),
+    ("drop-namespace-after-stage", "nothing staged (rolls back)"),
+    (
+        "drop-namespace-after-commit",
+        "the catalog no longer names the namespace (rolls forward)",
+    ),
+    (
+        "drop-namespace-after-publish",
+        "the namespace's directory is not yet removed (rolls forward)",
+    ),
     // Janitor.
     (
         "janitor-before-remove",
@@ -123,7 +257,19 @@ pub const ALL: &[(&str, &str)] = &[
 
 /// The region transitions whose phase boundaries carry crash points
 /// (`<transition>-after-{close,stage,commit,publish}`).
-pub const TRANSITIONS: &[&str] = &["split", "merge"];
+pub const TRANSITIONS: &[&str] = &[
+    "split",
+    "merge",
+    "alter",
+    "disable",
+    "enable",
+    "create",
+    "truncate",
+    "delete",
+    "create-namespace",
+    "modify-namespace",
+    "drop-namespace",
+];
 
 /// For a transition's crash point, whether a crash there rolls the transition forward
 /// (after its catalog commit) or back (before it); `None` for any other point.
@@ -132,15 +278,17 @@ pub const TRANSITIONS: &[&str] = &["split", "merge"];
 /// use regionkv::crash_points::rolls_forward;
 /// assert_eq!(rolls_forward("split-after-stage"), Some(false));
 /// assert_eq!(rolls_forward("merge-after-publish"), Some(true));
+/// assert_eq!(rolls_forward("create-namespace-after-close"), Some(false));
 /// assert_eq!(rolls_forward("compaction-after-commit"), None);
 /// ```
 pub fn rolls_forward(point: &str) -> Option<bool> {
-    let boundary = TRANSITIONS
-        .iter()
-        .find_map(|t| point.strip_prefix(t)?.strip_prefix('-'))?;
+    let (transition, boundary) = point.rsplit_once("-after-")?;
+    if !TRANSITIONS.contains(&transition) {
+        return None;
+    }
     match boundary {
-        "after-close" | "after-stage" => Some(false),
-        "after-commit" | "after-publish" => Some(true),
+        "close" | "stage" => Some(false),
+        "commit" | "publish" => Some(true),
         _ => None,
     }
 }
