@@ -32,7 +32,7 @@ use regionkv_fs::{
 };
 use regionkv_region::{Manifest, RegionInfo};
 use regionkv_testkit::datadriven::{self, Step};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -386,10 +386,12 @@ impl Labels {
 // The world of one file
 // ---------------------------------------------------------------------------------------
 
-/// A crash point armed by `arm POINT crash`.
+/// A crash point armed by `arm POINT crash` or `arm POINT fail`.
 #[derive(Debug)]
 struct ArmedPoint {
     name: String,
+    /// `fail`: the point returns an injected error instead of halting the file system.
+    fail: bool,
     /// The crash mode `crash` applies when it names none.
     mode: Option<CrashMode>,
     reached: Arc<AtomicBool>,
@@ -540,6 +542,13 @@ impl World {
         self.learn_regions();
         // A misuse of the notation fails the file (a rewrite must not pin it).
         let mut out = self.dispatch(step).unwrap_or_else(|e| panic!("usage: {e}"));
+        // A `fail` point has no callback to say it was reached: its injected error does.
+        if let Some(p) = &self.point
+            && p.fail
+            && out.contains(&format!("injected failure at {}", p.name))
+        {
+            p.reached.store(true, Ordering::SeqCst);
+        }
         if let Some(fired) = self.fs.state.lock().unwrap().fired.take() {
             let _ = writeln!(out, "fault hit: {fired}");
         }
@@ -593,6 +602,8 @@ impl World {
                 let t = t()?;
                 self.admin(|db| db.admin().delete_table(t).map_err(err))
             }
+            "namespace" => self.namespace(step),
+            "namespaces" => Ok(self.namespaces()),
             "regions" => self.regions(t()?),
             "tables" => self.tables(),
             "catalog" => Ok(self.catalog()),
@@ -706,11 +717,12 @@ impl World {
             .arg(1)
             .ok_or("arm POINT crash[=MODE] | arm POINT fail")?;
         if action == "fail" {
-            // The boundary points of the transition executor return an injected error on
-            // "return"; today's one-argument `fail_point!(name)` panics on it instead.
+            // The transition executor's boundary points return an injected error on
+            // "return" (a one-argument `fail_point!(name)` elsewhere panics on it).
             fail::cfg(name, "return").map_err(|e| format!("fail::cfg: {e}"))?;
             self.point = Some(ArmedPoint {
                 name: name.to_string(),
+                fail: true,
                 mode: None,
                 reached: Arc::new(AtomicBool::new(false)),
             });
@@ -739,6 +751,7 @@ impl World {
         .map_err(|e| format!("fail::cfg_callback: {e}"))?;
         self.point = Some(ArmedPoint {
             name: name.to_string(),
+            fail: false,
             mode,
             reached,
         });
@@ -1028,6 +1041,68 @@ impl World {
 
     /// The CATALOG file as the file system shows it now (read past the faults; what a
     /// clean restart would read, not necessarily what survives a power cut).
+    /// `namespace create|modify|drop NAME [KEY=VALUE ...]` through the Admin.
+    fn namespace(&self, step: &Step) -> Out {
+        let (Some(verb), Some(name)) = (step.arg(0), step.arg(1)) else {
+            return Err("namespace create|modify|drop NAME [KEY=VALUE ...]".into());
+        };
+        let properties: BTreeMap<String, String> = step
+            .args
+            .iter()
+            .skip(2)
+            .filter_map(|a| a.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let name = name.to_string();
+        match verb {
+            "create" => self.admin(|db| {
+                db.admin()
+                    .create_namespace_with_properties(&name, properties)
+                    .map_err(err)
+            }),
+            "modify" => {
+                self.admin(|db| db.admin().modify_namespace(&name, properties).map_err(err))
+            }
+            "drop" => self.admin(|db| db.admin().drop_namespace(&name).map_err(err)),
+            other => Err(format!("unknown namespace change `{other}`")),
+        }
+    }
+
+    /// The namespaces the CATALOG file names (with properties), each with whether its
+    /// directory exists, and the directories the catalog does not name.
+    fn namespaces(&self) -> String {
+        let catalog = match self.read_catalog() {
+            Err(e) => return format!("{e}\n"),
+            Ok(None) => return "(no catalog)\n".into(),
+            Ok(Some(c)) => c,
+        };
+        let data = Path::new(DB_DIR).join("data");
+        let dirs: BTreeSet<String> = self
+            .mem
+            .list(&data)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let mut out = String::new();
+        for ns in &catalog.namespaces {
+            let props = catalog
+                .namespace_properties
+                .get(ns)
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| format!(" {k}={v}"))
+                        .collect::<String>()
+                })
+                .unwrap_or_default();
+            let dir = if dirs.contains(ns) { "dir" } else { "no dir" };
+            let _ = writeln!(out, "{ns}{props} ({dir})");
+        }
+        for d in dirs.iter().filter(|d| !catalog.namespaces.contains(*d)) {
+            let _ = writeln!(out, "unlisted dir: {d}");
+        }
+        out
+    }
+
     fn read_catalog(&self) -> Result<Option<Catalog>, String> {
         Catalog::read(&self.mem, Path::new(DB_DIR)).map_err(err)
     }

@@ -322,9 +322,10 @@ impl DbInner {
 
     /// At open: brings every listed table's `.tableinfo` up to date with the catalog (and
     /// writes it for directories made before it existed), makes sure every namespace has
-    /// its directory, finishes the creates and drops a crash interrupted, and warns about
-    /// any other table directory the catalog does not list (never deleting it: it may be
-    /// a table whose catalog entry was lost; `regionkv repair` adopts it).
+    /// its directory, finishes the creates and drops a crash interrupted (tables, and empty
+    /// namespace directories), and warns about any other table directory the catalog does
+    /// not list (never deleting it: it may be a table whose catalog entry was lost;
+    /// `regionkv repair` adopts it).
     fn reconcile_table_dirs(&self, catalog: &Catalog) -> Result<()> {
         let fs = self.fs.as_ref();
         for ns in &catalog.namespaces {
@@ -364,6 +365,14 @@ impl DbInner {
                     "a table directory the catalog does not list; kept (run `regionkv repair` to adopt it)"
                 ),
             }
+        }
+        // An empty namespace directory the catalog does not name is the leftover of a
+        // namespace drop interrupted after its commit (or of a create rolled back): it
+        // holds nothing a repair could adopt. One that holds anything stays.
+        for dir in crate::layout::empty_unlisted_namespace_dirs(fs, &self.dir, &catalog.namespaces)?
+        {
+            tracing::info!(dir = %dir.display(), "removing the empty directory of a namespace the catalog does not name");
+            fs.remove_dir_all(&dir)?;
         }
         Ok(())
     }
@@ -414,6 +423,11 @@ impl DbInner {
         for t in self.tables.read().values() {
             if let Some(map) = t.regions.read().as_ref() {
                 for r in map.regions() {
+                    if r.is_closed() {
+                        // Offline since a failed change: closed already, and its edits
+                        // that are only in the WAL wait for the next open's replay.
+                        continue;
+                    }
                     if let Err(e) = r.close() {
                         tracing::error!(region = %r.encoded_name(), error = %e, "close failed");
                         first_err.get_or_insert(e);

@@ -56,6 +56,34 @@ pub(crate) fn table_dirs(fs: &dyn Fs, dir: &Path) -> Result<Vec<(String, PathBuf
     Ok(out)
 }
 
+/// The namespace directories under `dir/data` that are empty and not in `listed`: the
+/// leftovers of a namespace drop finished in the catalog only. Entries that are no
+/// directory, or not named like a namespace, are never returned.
+pub(crate) fn empty_unlisted_namespace_dirs(
+    fs: &dyn Fs,
+    dir: &Path,
+    listed: &std::collections::BTreeSet<String>,
+) -> Result<Vec<PathBuf>> {
+    let data = dir.join("data");
+    if !fs.exists(&data)? {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for ns in fs.list(&data)? {
+        if listed.contains(&ns) || regionkv_cell::limits::check_namespace_name(&ns).is_err() {
+            continue;
+        }
+        let path = data.join(&ns);
+        match fs.list(&path) {
+            Ok(entries) if entries.is_empty() => out.push(path),
+            Ok(_) => {}
+            Err(e) if is_not_a_directory(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(out)
+}
+
 /// The names of the region directories in `table_dir` (entries named like one), sorted.
 pub(crate) fn region_dirs(fs: &dyn Fs, table_dir: &Path) -> Result<Vec<String>> {
     Ok(list_dir(fs, table_dir)?
@@ -150,5 +178,26 @@ mod tests {
             .map(|(n, _)| n)
             .collect();
         assert_eq!(names, ["t1", "ns:t2"]);
+    }
+
+    #[test]
+    fn only_empty_unlisted_namespace_directories_are_leftovers() {
+        let fs = regionkv_fs::MemFs::new();
+        for d in [
+            "/db/data/default",
+            "/db/data/gone",
+            "/db/data/kept/t",
+            "/db/data/.junk",
+        ] {
+            fs.create_dir_all(Path::new(d)).unwrap();
+        }
+        // A file where a namespace directory would be is never one.
+        let mut f = fs.create_new(Path::new("/db/data/file")).unwrap();
+        f.append(b"x").unwrap();
+        let listed = std::collections::BTreeSet::from(["default".to_string()]);
+        let got = empty_unlisted_namespace_dirs(&fs, Path::new("/db"), &listed).unwrap();
+        assert_eq!(got, [PathBuf::from("/db/data/gone")]);
+        let none = empty_unlisted_namespace_dirs(&fs, Path::new("/nowhere"), &listed).unwrap();
+        assert!(none.is_empty());
     }
 }

@@ -326,6 +326,10 @@ pub(crate) fn execute<T: RegionTransition>(
     let out = match published {
         Ok(out) => out,
         Err(e) => {
+            // A publish puts what Stage opened into service only as its last, infallible
+            // step, so on a failure those regions serve nothing: close them (the next
+            // open opens what the catalog names).
+            tx.close_staged();
             // Committed: the old regions must not serve again, the new ones did not
             // open. The closed regions stay in the map, offline, so their rows fail at
             // once; the next Db::open opens what the catalog names.

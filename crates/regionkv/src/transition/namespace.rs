@@ -45,6 +45,12 @@ impl RegionTransition for ChangeNamespace {
         Ok(())
     }
 
+    fn unstage(&mut self, tx: &Tx<'_>) {
+        if let NamespaceChange::Create(_) = self.change {
+            remove_if_empty(tx, &self.name);
+        }
+    }
+
     fn next_catalog(&self, current: &Catalog) -> Catalog {
         let mut next = current.clone();
         match &self.change {
@@ -71,17 +77,23 @@ impl RegionTransition for ChangeNamespace {
 
     fn cleanup(&mut self, tx: &Tx<'_>) {
         if let NamespaceChange::Drop = self.change {
-            let dir = crate::layout::namespace_dir(&tx.db.dir, &self.name);
-            let removed = tx.db.fs.exists(&dir).and_then(|there| {
-                if there && tx.db.fs.list(&dir)?.is_empty() {
-                    tx.db.fs.remove_dir_all(&dir)
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = removed {
-                tracing::warn!(dir = %dir.display(), error = %e, "could not remove a dropped namespace's directory");
-            }
+            remove_if_empty(tx, &self.name);
         }
+    }
+}
+
+/// Removes namespace `name`'s directory if it holds nothing (a failure is logged: the
+/// next open removes an empty directory of a namespace the catalog does not name).
+fn remove_if_empty(tx: &Tx<'_>, name: &str) {
+    let dir = crate::layout::namespace_dir(&tx.db.dir, name);
+    let removed = tx.db.fs.exists(&dir).and_then(|there| {
+        if there && tx.db.fs.list(&dir)?.is_empty() {
+            tx.db.fs.remove_dir_all(&dir)
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = removed {
+        tracing::warn!(dir = %dir.display(), error = %e, "could not remove a namespace's directory; the next open will");
     }
 }
