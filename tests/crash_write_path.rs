@@ -21,9 +21,10 @@
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_region::{
-    ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionConfig, RegionInfo,
+    RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_suite::{ChildRun, XorShift, run_and_kill_child};
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,7 +36,7 @@ use std::time::Duration;
 const CHILD_ENV: &str = "REGIONKV_CRASH_CHILD";
 const DURABILITY_ENV: &str = "REGIONKV_CRASH_DURABILITY";
 
-fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
+fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<MemStoreFlusher>>) {
     let fs: Arc<dyn Fs> = Arc::new(RealFs::new());
     let RecoveredWal { wal, edits, .. } = recover_wal(
         fs.clone(),
@@ -46,7 +47,7 @@ fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
     .unwrap();
     let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
     let compact_split = flusher.then(|| CompactSplit::start(1, 1));
-    let flusher = flusher.then(|| Flusher::start(1, global.clone()));
+    let flusher = flusher.then(|| MemStoreFlusher::start(1, global.clone()));
     let mut config = RegionConfig {
         flush_lower_bound_min: 1024,
         ..RegionConfig::default()
@@ -55,8 +56,10 @@ fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<Flusher>>) {
     config.compaction.min_compact_size = 1;
     let services = RegionServices {
         config,
-        flusher: flusher.clone(),
-        compact_split,
+        server: Some(Arc::new(RegionServerWorkers {
+            flusher: flusher.clone(),
+            compact_split,
+        })),
         global,
         ..RegionServices::new(fs.clone(), wal, Arc::new(SystemClock) as SharedClock)
     };

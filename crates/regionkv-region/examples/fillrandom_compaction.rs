@@ -12,9 +12,10 @@
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_region::{
-    ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
-    RegionInfo, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionInfo, RegionServices,
+    TableDescriptor, recover_wal,
 };
+use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -51,11 +52,13 @@ fn main() {
     )
     .unwrap();
     let global = Arc::new(GlobalMemStore::new(4 << 30, 0.95));
-    let flusher = Flusher::start(2, global.clone());
+    let flusher = MemStoreFlusher::start(2, global.clone());
     let compact_split = CompactSplit::start(1, 1);
     let services = RegionServices {
-        flusher: Some(flusher.clone()),
-        compact_split: Some(compact_split.clone()),
+        server: Some(Arc::new(RegionServerWorkers {
+            flusher: Some(flusher.clone()),
+            compact_split: Some(compact_split.clone()),
+        })),
         global,
         ..RegionServices::new(fs, wal.clone(), Arc::new(SystemClock) as SharedClock)
     };

@@ -299,9 +299,9 @@ impl Region {
         if !done.is_empty() {
             if had_references
                 && !self.has_references()
-                && let Some(o) = &self.services().observer
+                && let Some(server) = &self.services().server
             {
-                o.references_cleared(&self.table().name);
+                server.references_cleared(&self.table().name);
             }
             // HBase's CompactSplit asks for a split after a compaction unless the region
             // is under compaction pressure.
@@ -388,10 +388,10 @@ impl Region {
         Ok(out)
     }
 
-    /// Queues a system compaction on the background threads, if there are any.
+    /// Queues a system compaction on the region server's threads, if there is one.
     pub fn request_compaction(self: &std::sync::Arc<Self>) {
-        if let Some(c) = &self.services().compact_split {
-            c.request(self);
+        if let Some(server) = &self.services().server {
+            server.request_compaction(self);
         }
     }
 

@@ -291,16 +291,8 @@ impl Region {
             .wal
             .mark_flushed(region.encoded.as_bytes(), min_flushed)?;
         let region = Arc::new(region);
-        if let Some(f) = &region.services.flusher {
-            f.register(&region);
-        }
-        if let Some(c) = &region.services.compact_split {
-            c.register(&region);
-            // HBase's postOpenDeployTasks: a region opened on references (a split
-            // daughter or a merged region) compacts them away at once.
-            if region.has_references() {
-                c.request(&region);
-            }
+        if let Some(server) = &region.services.server {
+            server.region_opened(&region);
         }
         tracing::info!(
             region = %region.encoded,
@@ -570,12 +562,14 @@ impl Region {
                 limit = global.limit(),
                 "blocking updates: global memstore above its limit"
             );
-            match &self.services.flusher {
-                Some(f) => f.request_global(),
-                None => {
-                    // No background flusher: relieve the pressure here.
-                    self.flush()?;
-                }
+            let queued = self
+                .services
+                .server
+                .as_ref()
+                .is_some_and(|s| s.request_global_flush());
+            if !queued {
+                // No background flusher: relieve the pressure here.
+                self.flush()?;
             }
             if !global.wait_below_limit(self.services.config.busy_wait) {
                 return Err(Error::RegionTooBusy {
@@ -594,14 +588,16 @@ impl Region {
     /// deterministically. REQUIRES: no row lock or updates lock held (the flush takes the
     /// updates lock).
     fn request_flush(self: &Arc<Self>) {
-        match &self.services.flusher {
-            Some(f) => f.request(self),
-            None if !self.services.config.inline_flush => {}
-            None => {
-                if let Err(e) = self.flush() {
-                    tracing::warn!(region = %self.encoded, error = %e, "inline flush failed");
-                }
-            }
+        let queued = self
+            .services
+            .server
+            .as_ref()
+            .is_some_and(|s| s.request_flush(self));
+        if !queued
+            && self.services.config.inline_flush
+            && let Err(e) = self.flush()
+        {
+            tracing::warn!(region = %self.encoded, error = %e, "inline flush failed");
         }
     }
 
@@ -727,9 +723,9 @@ impl Region {
             self.request_flush();
         }
         if self.services.global.size() > self.services.global.limit()
-            && let Some(f) = &self.services.flusher
+            && let Some(server) = &self.services.server
         {
-            f.request_global();
+            server.request_global_flush();
         }
         Ok((seq, out))
     }

@@ -21,19 +21,6 @@ use parking_lot::Mutex;
 use regionkv_cell::bytes::to_string_binary;
 use std::sync::atomic::Ordering;
 
-/// What the Db does for its regions that a region cannot do alone (HBase's region server
-/// services): count a table's regions, and run splits and parent clean-up, which change
-/// the table's region list. Calls are requests: implementations queue the work and return
-/// at once (they are made from flush and compaction threads holding region locks).
-pub trait RegionObserver: Send + Sync + std::fmt::Debug {
-    /// Online regions of `table` (HBase: of the table on this server).
-    fn regions_of_table(&self, table: &str) -> u32;
-    /// The split policy of region `encoded` of `table` asks for a split.
-    fn split_requested(&self, table: &str, encoded: &str);
-    /// A region of `table` rewrote its last reference: a parent may be unreferenced now.
-    fn references_cleared(&self, table: &str);
-}
-
 /// The split policy as configured for one region (HBase's `configureForRegion`): the
 /// policy, its sizes, the jitter drawn once, and the busy policy's running state.
 #[derive(Debug)]
@@ -203,10 +190,10 @@ impl Region {
     /// HBase's `checkSplit()` as run after a flush or compaction: the split row when the
     /// policy says the region should split now.
     pub fn check_split(&self) -> Result<Option<Vec<u8>>> {
-        let Some(observer) = &self.services().observer else {
+        let Some(server) = &self.services().server else {
             return Ok(None);
         };
-        if !self.should_split(observer.regions_of_table(&self.table().name)) {
+        if !self.should_split(server.regions_of_table(&self.table().name)) {
             return Ok(None);
         }
         self.split_point()
@@ -214,7 +201,7 @@ impl Region {
 
     /// After a flush or a compaction: ask the Db for a split when the policy wants one.
     pub(crate) fn request_split_if_needed(&self) {
-        let Some(observer) = &self.services().observer else {
+        let Some(server) = &self.services().server else {
             return;
         };
         if self.is_closing() {
@@ -223,7 +210,7 @@ impl Region {
         match self.check_split() {
             Ok(Some(row)) => {
                 tracing::info!(region = %self.encoded_name(), split_row = %to_string_binary(&row), "split policy asks for a split");
-                observer.split_requested(&self.table().name, self.encoded_name());
+                server.request_split(&self.table().name, self.encoded_name());
             }
             Ok(None) => {}
             Err(e) => {

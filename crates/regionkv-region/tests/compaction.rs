@@ -182,8 +182,11 @@ fn the_checker_thread_wakes_on_its_interval() {
         false,
     );
     // A checker that runs every 20 ms, with the region registered by hand.
-    let cs =
-        regionkv_region::CompactSplit::start_with_checker(1, 1, Some(Duration::from_millis(20)));
+    let cs = regionkv_regionserver::CompactSplit::start_with_checker(
+        1,
+        1,
+        Some(Duration::from_millis(20)),
+    );
     cs.register(h.region());
     flush_rows(&h, "a", 5);
     flush_rows(&h, "b", 5);

@@ -15,9 +15,10 @@ use regionkv_cell::{Cell, ManualClock, SharedClock};
 use regionkv_fs::{Fs, MemFs};
 use regionkv_memstore::MemStoreConfig;
 use regionkv_region::{
-    ColumnFamilyDescriptor, Flusher, GlobalMemStore, RecoveredWal, Region, RegionInfo,
-    RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionInfo, RegionServices,
+    TableDescriptor, recover_wal,
 };
+use regionkv_regionserver::{MemStoreFlusher, RegionServerWorkers};
 use regionkv_wal::{Durability, RecoveryMode, WalConfig};
 use std::path::Path;
 use std::sync::Arc;
@@ -35,7 +36,7 @@ fn arena(chunk_size: usize) -> MemStoreConfig {
 fn services(
     fs: &MemFs,
     global: Arc<GlobalMemStore>,
-    flusher: Option<Arc<Flusher>>,
+    flusher: Option<Arc<MemStoreFlusher>>,
     memstore: MemStoreConfig,
 ) -> RegionServices {
     let RecoveredWal { wal, .. } = recover_wal(
@@ -46,7 +47,10 @@ fn services(
     )
     .unwrap();
     RegionServices {
-        flusher,
+        server: Some(Arc::new(RegionServerWorkers {
+            flusher,
+            compact_split: None,
+        })),
         global,
         memstore,
         ..RegionServices::new(
@@ -104,7 +108,7 @@ fn crossing_the_global_limit_flushes_the_largest_region_first() {
     // adds 30,108 to small and crosses the limit of 130,000; flushing the big region alone
     // brings the sum to 59,840, under the lower limit of 78,000.
     let global = Arc::new(GlobalMemStore::new(130_000, 0.6));
-    let flusher = Flusher::start(1, global.clone());
+    let flusher = MemStoreFlusher::start(1, global.clone());
     let s = services(&fs, global.clone(), Some(flusher.clone()), arena(4096));
     let big = region(&s, "big", b"", b"m");
     let small = region(&s, "small", b"m", b"");
@@ -151,7 +155,7 @@ fn the_budget_counts_chunk_memory_not_only_cell_bytes() {
     let fs = MemFs::new();
     fs.create_dir_all(Path::new("/db")).unwrap();
     let global = Arc::new(GlobalMemStore::new(1 << 20, 0.5));
-    let flusher = Flusher::start(1, global.clone());
+    let flusher = MemStoreFlusher::start(1, global.clone());
     let s = services(&fs, global.clone(), Some(flusher.clone()), arena(64 * 1024));
     let regions: Vec<Arc<Region>> = (0..20u8)
         .map(|i| {
@@ -191,7 +195,7 @@ fn the_largest_memory_holder_flushes_first_not_the_most_cell_bytes() {
     let fs = MemFs::new();
     fs.create_dir_all(Path::new("/db")).unwrap();
     let global = Arc::new(GlobalMemStore::new(300_000, 0.7));
-    let flusher = Flusher::start(1, global.clone());
+    let flusher = MemStoreFlusher::start(1, global.clone());
     let s = services(&fs, global.clone(), Some(flusher.clone()), arena(64 * 1024));
     let a = region(&s, "a", b"", b"m");
     let b = region(&s, "b", b"m", b"");

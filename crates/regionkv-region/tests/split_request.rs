@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use common::{Harness, table};
 use regionkv_fs::MemFs;
-use regionkv_region::{Region, RegionConfig, RegionObserver};
+use regionkv_region::{Region, RegionConfig, RegionServerServices};
 use regionkv_wal::Durability;
 
-/// Answers the split question; the first time, it checks from another thread that the
+/// A stand-in region server (no background workers) that answers the split question; the first time, it checks from another thread that the
 /// region can be flushed meanwhile (its flush lock is free).
 #[derive(Debug, Default)]
 struct Observer {
@@ -27,7 +27,19 @@ struct Observer {
     lock_was_free: Mutex<Option<bool>>,
 }
 
-impl RegionObserver for Observer {
+impl RegionServerServices for Observer {
+    fn region_opened(&self, _region: &Arc<Region>) {}
+
+    fn request_flush(&self, _region: &Arc<Region>) -> bool {
+        false
+    }
+
+    fn request_global_flush(&self) -> bool {
+        false
+    }
+
+    fn request_compaction(&self, _region: &Arc<Region>) {}
+
     fn regions_of_table(&self, _table: &str) -> u32 {
         if self.asked.swap(true, Ordering::SeqCst) {
             return 1;
@@ -48,7 +60,7 @@ impl RegionObserver for Observer {
         1
     }
 
-    fn split_requested(&self, _table: &str, _encoded: &str) {}
+    fn request_split(&self, _table: &str, _encoded: &str) {}
 
     fn references_cleared(&self, _table: &str) {}
 }
@@ -62,7 +74,7 @@ fn the_split_question_after_a_flush_is_asked_without_the_flush_lock() {
         RegionConfig::default(),
         false,
     )
-    .with_observer(observer.clone());
+    .with_server(observer.clone());
     observer.region.set(Arc::downgrade(h.region())).unwrap();
     h.put("r1", b"cf", "q", "v", Durability::SyncWal).unwrap();
     h.region().flush_all().unwrap();

@@ -35,9 +35,9 @@ use parking_lot::{Mutex, RwLock};
 use regionkv_fs::{Fs, RealFs};
 use regionkv_memstore::{ChunkPool, ChunkPoolStats, MemStoreConfig};
 use regionkv_region::{
-    CompactSplit, Flusher, GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor,
-    recover_owned_wal,
+    GlobalMemStore, Region, RegionInfo, RegionServices, TableDescriptor, recover_owned_wal,
 };
+use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::WalEdit;
 use std::collections::{BTreeMap, BTreeSet};
@@ -107,6 +107,8 @@ pub(crate) struct DbInner {
     pub(crate) tables: RwLock<BTreeMap<String, Arc<TableHandle>>>,
     /// Runs splits the regions ask for and removes unreferenced parents.
     pub(crate) splitter: Arc<crate::split::SplitWorker>,
+    /// The background flusher and compaction pools (none without `background`).
+    pub(crate) workers: RegionServerWorkers,
     closed: AtomicBool,
     /// Set when a catalog commit failed after its rename: the new catalog is the visible
     /// file, but its directory fsync failed (twice), so a crash may bring the old one
@@ -413,19 +415,16 @@ impl DbInner {
         let span = tracing::info_span!("close", dir = %self.dir.display());
         let _enter = span.enter();
         self.splitter.shutdown();
-        if let Some(c) = &self.services.compact_split {
-            c.shutdown();
-        }
-        if let Some(f) = &self.services.flusher {
-            f.shutdown();
-        }
+        self.workers.shutdown();
         let mut first_err = None;
         for t in self.tables.read().values() {
             if let Some(map) = t.regions.read().as_ref() {
                 for r in map.regions() {
-                    if r.is_closed() {
-                        // Offline since a failed change: closed already, and its edits
-                        // that are only in the WAL wait for the next open's replay.
+                    if r.is_closed() && r.memstore_data_size() == 0 {
+                        // Offline since a failed change, closed flushed: nothing to do.
+                        // One closed with unflushed edits (a poisoned flush) still fails
+                        // its close below: the caller learns that the next open must
+                        // replay them.
                         continue;
                     }
                     if let Err(e) = r.close() {
@@ -720,22 +719,28 @@ impl Db {
             &recorded_wal_lengths(fs.as_ref(), &dir, &catalog),
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
-        let (flusher, compact_split) = if options.background {
-            (
-                Some(Flusher::start(options.flush_threads, global.clone())),
-                Some(CompactSplit::start_with_checker(
+        let workers = if options.background {
+            RegionServerWorkers {
+                flusher: Some(MemStoreFlusher::start(
+                    options.flush_threads,
+                    global.clone(),
+                )),
+                compact_split: Some(CompactSplit::start_with_checker(
                     options.compaction_threads.0,
                     options.compaction_threads.1,
                     Some(options.compaction_check_interval),
                 )),
-            )
+            }
         } else {
-            (None, None)
+            RegionServerWorkers::default()
         };
         let splitter = Arc::new(crate::split::SplitWorker::default());
         let services = RegionServices {
             memstore: memstore_config(&options),
-            observer: Some(splitter.clone()),
+            server: Some(Arc::new(crate::server_services::ServerServices {
+                workers: workers.clone(),
+                splitter: splitter.clone(),
+            })),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
             // Without background threads the writer flushes a full memstore itself (the
@@ -744,8 +749,6 @@ impl Db {
                 inline_flush: options.region.inline_flush || !options.background,
                 ..options.region.clone()
             },
-            flusher,
-            compact_split,
             global,
             ..RegionServices::new(fs.clone(), recovered.wal.clone(), options.clock.clone())
         };
@@ -756,6 +759,7 @@ impl Db {
             catalog: Mutex::new(catalog.clone()),
             tables: RwLock::new(BTreeMap::new()),
             splitter: splitter.clone(),
+            workers,
             closed: AtomicBool::new(false),
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
@@ -956,26 +960,15 @@ impl Db {
         // Flushes ask for compactions and splits, compactions for splits and clean-ups,
         // splits for compactions: repeat until a whole round finds everything idle.
         loop {
-            if let Some(f) = &self.inner.services.flusher {
+            let workers = &self.inner.workers;
+            if let Some(f) = &workers.flusher {
                 f.wait_idle();
             }
-            if let Some(c) = &self.inner.services.compact_split {
+            if let Some(c) = &workers.compact_split {
                 c.wait_idle();
             }
             self.inner.splitter.wait_idle();
-            let flusher_idle = self
-                .inner
-                .services
-                .flusher
-                .as_ref()
-                .is_none_or(|f| f.is_idle());
-            let compactions_idle = self
-                .inner
-                .services
-                .compact_split
-                .as_ref()
-                .is_none_or(|c| c.is_idle());
-            if flusher_idle && compactions_idle && self.inner.splitter.is_idle() {
+            if workers.is_idle() && self.inner.splitter.is_idle() {
                 return;
             }
         }

@@ -44,6 +44,7 @@ pub mod options;
 pub mod read;
 pub mod region_map;
 pub mod repair;
+mod server_services;
 mod split;
 pub mod table;
 pub mod table_info;

@@ -109,7 +109,7 @@ impl Default for DbOptions {
             background: true,
             flush_threads: 2,
             compaction_threads: (1, 1),
-            compaction_check_interval: regionkv_region::services::DEFAULT_COMPACTION_CHECK_INTERVAL,
+            compaction_check_interval: regionkv_regionserver::DEFAULT_COMPACTION_CHECK_INTERVAL,
             wal: WalConfig::default(),
             wal_recovery: RecoveryMode::TolerateCorruptedTail,
             region: RegionConfig::default(),

@@ -18,7 +18,7 @@ use crate::catalog::RegionEntry;
 use crate::db::DbInner;
 use crate::error::Result;
 use parking_lot::{Condvar, Mutex};
-use regionkv_region::{Manifest, RegionObserver};
+use regionkv_region::Manifest;
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
@@ -33,8 +33,10 @@ enum Job {
     Janitor { table: String },
 }
 
-/// The Db's [`RegionObserver`]: queues splits and clean-ups for a worker thread (when the
-/// Db runs background threads) or for the next admin call to run (when it does not).
+/// The Db's split worker (HBase's `CompactSplit` split pool): queues the splits and
+/// clean-ups regions ask for (through [`crate::server_services::ServerServices`]) for a
+/// worker thread (when the Db runs background threads) or for the next admin call to run
+/// (when it does not).
 #[derive(Debug, Default)]
 pub(crate) struct SplitWorker {
     db: OnceLock<Weak<DbInner>>,
@@ -46,8 +48,9 @@ pub(crate) struct SplitWorker {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-impl RegionObserver for SplitWorker {
-    fn regions_of_table(&self, table: &str) -> u32 {
+impl SplitWorker {
+    /// Online regions of `table` (for split policies).
+    pub(crate) fn regions_of_table(&self, table: &str) -> u32 {
         let Some(db) = self.db.get().and_then(Weak::upgrade) else {
             return 0;
         };
@@ -58,21 +61,21 @@ impl RegionObserver for SplitWorker {
             .unwrap_or(0)
     }
 
-    fn split_requested(&self, table: &str, encoded: &str) {
+    /// Queues a split of region `encoded` of `table` its policy asked for.
+    pub(crate) fn split_requested(&self, table: &str, encoded: &str) {
         self.push(Job::Split {
             table: table.to_string(),
             encoded: encoded.to_string(),
         });
     }
 
-    fn references_cleared(&self, table: &str) {
+    /// Queues the janitor for `table`: a region rewrote its last reference.
+    pub(crate) fn references_cleared(&self, table: &str) {
         self.push(Job::Janitor {
             table: table.to_string(),
         });
     }
-}
 
-impl SplitWorker {
     fn push(&self, job: Job) {
         let mut q = self.queue.lock();
         if !q.contains(&job) {

@@ -6,9 +6,10 @@
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
 use regionkv_fs::Fs;
 use regionkv_region::{
-    ColumnFamilyDescriptor, CompactSplit, Flusher, GlobalMemStore, RecoveredWal, Region,
-    RegionConfig, RegionInfo, RegionObserver, RegionServices, TableDescriptor, recover_wal,
+    ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionConfig, RegionInfo,
+    RegionServerServices, RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
 use std::path::{Path, PathBuf};
@@ -35,12 +36,13 @@ pub struct Harness {
     pub clock: ManualClock,
     pub region: Option<Arc<Region>>,
     pub wal: Option<Arc<Wal>>,
-    pub flusher: Option<Arc<Flusher>>,
+    pub flusher: Option<Arc<MemStoreFlusher>>,
     pub with_compactions: bool,
     pub compact_split: Option<Arc<CompactSplit>>,
     pub block_cache: Option<Arc<StoreFileBlockCache>>,
-    /// What the region tells about its split policy's questions (the Db's split worker).
-    pub observer: Option<Arc<dyn RegionObserver>>,
+    /// The region server the region talks to instead of the harness's workers (a test's
+    /// stand-in for the Db's split worker).
+    pub server: Option<Arc<dyn RegionServerServices>>,
 }
 
 pub fn wal_dir() -> PathBuf {
@@ -69,7 +71,7 @@ impl Harness {
             with_compactions: false,
             compact_split: None,
             block_cache: None,
-            observer: None,
+            server: None,
         };
         h.start().unwrap();
         h
@@ -89,15 +91,15 @@ impl Harness {
             with_compactions: true,
             compact_split: None,
             block_cache: None,
-            observer: None,
+            server: None,
         };
         h.start().unwrap();
         h
     }
 
-    /// The same harness with `observer` answering the region's split questions (reopened).
-    pub fn with_observer(mut self, observer: Arc<dyn RegionObserver>) -> Self {
-        self.observer = Some(observer);
+    /// The same harness with `server` answering the region's requests (reopened).
+    pub fn with_server(mut self, server: Arc<dyn RegionServerServices>) -> Self {
+        self.server = Some(server);
         self.restart();
         self
     }
@@ -119,15 +121,19 @@ impl Harness {
             RecoveryMode::TolerateCorruptedTail,
         )?;
         let global = Arc::new(GlobalMemStore::new(1 << 30, 0.95));
-        let flusher = self.with_flusher.then(|| Flusher::start(1, global.clone()));
+        let flusher = self
+            .with_flusher
+            .then(|| MemStoreFlusher::start(1, global.clone()));
         let compact_split = self.with_compactions.then(|| CompactSplit::start(1, 1));
-        let services = RegionServices {
-            config: self.config.clone(),
+        let workers: Arc<dyn RegionServerServices> = Arc::new(RegionServerWorkers {
             flusher: flusher.clone(),
             compact_split: compact_split.clone(),
+        });
+        let services = RegionServices {
+            config: self.config.clone(),
             global,
             block_cache: self.block_cache.clone(),
-            observer: self.observer.clone(),
+            server: Some(self.server.clone().unwrap_or(workers)),
             ..RegionServices::new(
                 fs.clone(),
                 wal.clone(),
