@@ -23,7 +23,7 @@
 //! ```
 
 use crate::catalog::TableState;
-use crate::db::{Db, DbInner, canonical_table_name, namespace_of};
+use crate::db::{Db, RegionServer, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
 use crate::region_map::RegionMap;
 use crate::transition::{
@@ -370,7 +370,7 @@ fn check_split_keys(mut keys: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
 }
 
 impl Admin {
-    fn inner(&self) -> &DbInner {
+    fn inner(&self) -> &RegionServer {
         &self.db.inner
     }
 

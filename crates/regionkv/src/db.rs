@@ -98,8 +98,14 @@ impl TableHandle {
     }
 }
 
+/// The region server behind a [`Db`] (HBase's `HRegionServer`, embedded): it owns the
+/// catalog (HBase's `hbase:meta`), the online regions (each table's region map), the
+/// background workers and the split worker and janitor, and what every region shares
+/// (`services`: the WAL, the block cache, the global memstore budget). Every change of
+/// the region set goes through [`crate::transition::execute`] under `catalog`. `Db`,
+/// `Admin` and `Table` are handles onto it.
 #[derive(Debug)]
-pub(crate) struct DbInner {
+pub(crate) struct RegionServer {
     pub(crate) dir: PathBuf,
     pub(crate) fs: Arc<dyn Fs>,
     pub(crate) services: RegionServices,
@@ -120,7 +126,7 @@ pub(crate) struct DbInner {
     /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
     offline: Mutex<BTreeSet<String>>,
     /// Holds the directory while the Db is open (the WAL checks it before deleting logs);
-    /// released by [`shutdown`](DbInner::shutdown).
+    /// released by [`shutdown`](RegionServer::shutdown).
     lock: Arc<DirLock>,
     /// Encoded names of the regions that had edits in the WAL at open. A region directory
     /// the catalog does not list is only ever deleted as a leftover when it holds nothing
@@ -144,7 +150,7 @@ pub(crate) struct DbInner {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Db {
-    pub(crate) inner: Arc<DbInner>,
+    pub(crate) inner: Arc<RegionServer>,
     /// The last user handle to drop closes the Db (see [`OpenHandle`]).
     _open: Arc<OpenHandle>,
 }
@@ -174,7 +180,7 @@ pub(crate) fn namespace_of(name: &str) -> &str {
     name.split_once(':').map_or("default", |(ns, _)| ns)
 }
 
-impl DbInner {
+impl RegionServer {
     /// Commits `next` in place of `current` as the catalog: the point where an admin
     /// change, split or merge happens. The file is replaced by a rename followed by a
     /// directory fsync; when the fsync fails the rename may already be visible, so the
@@ -435,7 +441,7 @@ impl DbInner {
             }
         }
         // The directory is free for the next open once this returns, even while a
-        // background thread still holds this (closed) DbInner for a moment.
+        // background thread still holds this (closed) RegionServer for a moment.
         self.lock.release();
         match first_err {
             Some(e) => Err(e.into()),
@@ -446,12 +452,12 @@ impl DbInner {
 
 /// Shared by every user-facing handle (`Db` clones, and the `Table` and `Admin` handles
 /// that hold one). When the last of them drops, the Db closes on that thread, before the
-/// drop returns. The `DbInner` itself may outlive it: background threads take short-lived
+/// drop returns. The `RegionServer` itself may outlive it: background threads take short-lived
 /// strong references to it (a split job, a split policy asking for the region count), and
 /// whichever drops last would otherwise run the close — on a background thread, after the
 /// user's drop had returned, so an immediate reopen of the directory found it still locked.
 #[derive(Debug)]
-struct OpenHandle(Arc<DbInner>);
+struct OpenHandle(Arc<RegionServer>);
 
 impl Drop for OpenHandle {
     fn drop(&mut self) {
@@ -461,7 +467,7 @@ impl Drop for OpenHandle {
     }
 }
 
-impl Drop for DbInner {
+impl Drop for RegionServer {
     fn drop(&mut self) {
         if let Err(e) = self.shutdown() {
             tracing::error!(error = %e, "closing the database failed");
@@ -752,7 +758,7 @@ impl Db {
             global,
             ..RegionServices::new(fs.clone(), recovered.wal.clone(), options.clock.clone())
         };
-        let inner = DbInner {
+        let inner = RegionServer {
             dir,
             fs,
             services,

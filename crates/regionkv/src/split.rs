@@ -15,7 +15,7 @@
 //! reported, for `regionkv repair`.
 
 use crate::catalog::RegionEntry;
-use crate::db::DbInner;
+use crate::db::RegionServer;
 use crate::error::Result;
 use parking_lot::{Condvar, Mutex};
 use regionkv_region::Manifest;
@@ -39,7 +39,7 @@ enum Job {
 /// (when it does not).
 #[derive(Debug, Default)]
 pub(crate) struct SplitWorker {
-    db: OnceLock<Weak<DbInner>>,
+    db: OnceLock<Weak<RegionServer>>,
     queue: Mutex<VecDeque<Job>>,
     wake: Condvar,
     busy: AtomicUsize,
@@ -85,7 +85,7 @@ impl SplitWorker {
     }
 
     /// Connects the worker to its Db and, with `background`, starts its thread.
-    pub(crate) fn attach(self: &Arc<Self>, db: &Arc<DbInner>, background: bool) {
+    pub(crate) fn attach(self: &Arc<Self>, db: &Arc<RegionServer>, background: bool) {
         let _ = self.db.set(Arc::downgrade(db));
         if background {
             let me = Arc::downgrade(self);
@@ -193,7 +193,7 @@ impl SplitWorker {
     }
 }
 
-impl DbInner {
+impl RegionServer {
     /// Why the region directory `path` (named `name`), which the catalog does not list
     /// and no listed region refers to, is a leftover the janitor may delete; `None` when it
     /// may hold data the catalog lost (it is kept, for `regionkv repair`). Leftovers:

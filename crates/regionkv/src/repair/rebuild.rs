@@ -176,7 +176,7 @@ pub(crate) fn rebuild_table(
         return Ok(Rebuilt::Refused(problems));
     }
     // The leftovers of an interrupted create or drop, as the open judges them
-    // (`DbInner::unlisted_table_leftover`): a drop that committed; a create, or a directory
+    // (`RegionServer::unlisted_table_leftover`): a drop that committed; a create, or a directory
     // without `.tableinfo`, that holds no data.
     let holds_data = candidates.iter().any(|c| c.holds_data);
     let leftover = match info.as_ref().map(|i| i.state) {

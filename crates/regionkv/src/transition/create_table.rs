@@ -13,7 +13,7 @@
 
 use super::{RegionTransition, Tx, new_table_regions};
 use crate::catalog::{Catalog, RegionEntry, TableEntry, TableState};
-use crate::db::{DbInner, TableHandle};
+use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result};
 use crate::region_map::{RegionMap, RegionMapSlot, RegionMapWriteGuard};
 use crate::table_info::{TableInfo, TableInfoState};
@@ -47,7 +47,7 @@ impl CreateTable {
     /// removed here when it is recognisably one (a create or drop a crash interrupted);
     /// any other is refused as an orphan table, never deleted.
     pub(crate) fn prepare(
-        db: &DbInner,
+        db: &RegionServer,
         catalog: &Catalog,
         desc: TableDescriptor,
         split_keys: &[Vec<u8>],
@@ -151,7 +151,7 @@ impl<'a> TruncateTable<'a> {
     /// A truncate of `handle`'s table (TableNotDisabled unless it is disabled), keeping
     /// its region boundaries when `preserve_splits`, under the catalog lock (`catalog`).
     pub(crate) fn prepare(
-        db: &DbInner,
+        db: &RegionServer,
         catalog: &Catalog,
         handle: &'a TableHandle,
         preserve_splits: bool,
@@ -246,7 +246,7 @@ pub(crate) struct DeleteTable {
 
 impl DeleteTable {
     /// A delete of `handle`'s table: TableNotDisabled unless it is disabled.
-    pub(crate) fn prepare(db: &DbInner, handle: &TableHandle) -> Result<Self> {
+    pub(crate) fn prepare(db: &RegionServer, handle: &TableHandle) -> Result<Self> {
         if handle.regions.read().is_some() {
             return Err(Error::TableNotDisabled(handle.name.clone()));
         }

@@ -6,7 +6,7 @@
 
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
-use crate::db::{DbInner, TableHandle};
+use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result};
 use regionkv_region::region_split::merged_manifest;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
@@ -33,7 +33,7 @@ impl MergeTableRegions {
     /// adjacent once sorted; `force` only changes the message, as regionkv cannot merge
     /// regions with others between them).
     pub(crate) fn prepare(
-        db: &DbInner,
+        db: &RegionServer,
         catalog: &Catalog,
         encoded: &[&str],
         force: bool,
@@ -169,7 +169,7 @@ impl RegionTransition for MergeTableRegions {
     }
 }
 
-impl DbInner {
+impl RegionServer {
     /// Merges the regions named by `encoded` (two or more, adjacent once sorted) of one
     /// table into one region.
     pub(crate) fn merge_regions(&self, encoded: &[&str], force: bool) -> Result<RegionInfo> {

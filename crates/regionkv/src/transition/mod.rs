@@ -40,7 +40,7 @@ pub(crate) use namespace::{ChangeNamespace, NamespaceChange};
 pub(crate) use table_state::SetTableState;
 
 use crate::catalog::{Catalog, RegionEntry};
-use crate::db::{DbInner, TableHandle};
+use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result};
 use crate::region_map::RegionMap;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
@@ -121,7 +121,7 @@ pub(crate) trait RegionTransition {
 /// transition through these methods.
 pub(crate) struct Tx<'a> {
     /// The Db the transition changes.
-    pub(crate) db: &'a DbInner,
+    pub(crate) db: &'a RegionServer,
     /// Regions closed cleanly (every acknowledged edit in their storefiles).
     closed: Vec<Arc<Region>>,
     /// The region whose close failed, if one did.
@@ -133,7 +133,7 @@ pub(crate) struct Tx<'a> {
 }
 
 impl<'a> Tx<'a> {
-    fn new(db: &'a DbInner) -> Self {
+    fn new(db: &'a RegionServer) -> Self {
         Self {
             db,
             closed: Vec::new(),
@@ -288,7 +288,7 @@ impl<'a> Tx<'a> {
 /// Runs `t` under the catalog lock (`catalog` is the locked catalog), applying the
 /// module's rollback rule; returns what its publish phase returned.
 pub(crate) fn execute<T: RegionTransition>(
-    db: &DbInner,
+    db: &RegionServer,
     catalog: &mut Catalog,
     t: &mut T,
 ) -> Result<T::Output> {
@@ -429,7 +429,7 @@ pub(crate) fn replaced_regions(
 /// The regions of a new (or truncated) table `table` split at `split_keys`, with ids
 /// drawn from `scratch`'s counter (the catalog to commit).
 pub(crate) fn new_table_regions(
-    db: &DbInner,
+    db: &RegionServer,
     scratch: &mut Catalog,
     table: &str,
     split_keys: &[Vec<u8>],
@@ -453,7 +453,7 @@ pub(crate) fn new_table_regions(
 /// `getDaughterRegionIdTimestamp`: now, but above every parent's id), and the catalog's
 /// region-id counter after it.
 pub(crate) fn child_region_id(
-    db: &DbInner,
+    db: &RegionServer,
     catalog: &Catalog,
     parents: &[&RegionInfo],
 ) -> (u64, u64) {

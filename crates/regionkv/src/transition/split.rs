@@ -9,7 +9,7 @@
 
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
-use crate::db::{DbInner, TableHandle};
+use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
@@ -50,7 +50,7 @@ impl SplitTableRegion {
     /// region no longer needs, or cannot take now). `user` marks an `Admin` request,
     /// which fails loudly where an automatic request is dropped.
     pub(crate) fn prepare(
-        db: &DbInner,
+        db: &RegionServer,
         catalog: &Catalog,
         table: &str,
         encoded: &str,
@@ -198,7 +198,7 @@ impl RegionTransition for SplitTableRegion {
     }
 }
 
-impl DbInner {
+impl RegionServer {
     /// Splits region `encoded` of `table` at `split_row`, or at the policy's split point
     /// when `None` (`Ok(None)`: nothing to do; see [`SplitTableRegion::prepare`]).
     pub(crate) fn split_region(
