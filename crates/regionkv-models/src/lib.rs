@@ -2,9 +2,9 @@
 //! runs its threads under shuttle's schedulers, which explore thousands of interleavings
 //! (random and PCT) and fail on any assertion, panic or deadlock.
 //!
-//! * [`mvcc`] is the engine's own file, `crates/regionkv-region/src/mvcc.rs`, compiled by
-//!   path against the shuttle-backed primitives of [`sync`] (the engine names its
-//!   primitives through `crate::sync` for exactly this).
+//! * [`mvcc`] is the engine's own module, compiled by `regionkv-region` a second time
+//!   against shuttle-backed primitives ([`sync`]) under its additive `shuttle` feature
+//!   (the engine names its primitives through `super::sync` for exactly this).
 //! * [`group_commit`] restates the WAL's group-commit protocol (`regionkv-wal`'s
 //!   `Wal::append` / `await_position` / `lead`): the same state, positions and hand-offs,
 //!   with the file I/O reduced to two vectors (what reached the OS, what is durable) and
@@ -15,8 +15,9 @@
 //!   flush cuts at a read point and that readers never miss or tear a row across it.
 
 pub mod group_commit;
-#[allow(missing_docs)]
-#[path = "../../regionkv-region/src/mvcc.rs"]
-pub mod mvcc;
 pub mod region;
-pub mod sync;
+
+/// The engine's MVCC over shuttle's primitives (regionkv-region's `shuttle` feature).
+pub use regionkv_region::shuttle::mvcc;
+/// parking_lot-shaped primitives over shuttle's.
+pub use regionkv_region::shuttle::sync;

@@ -29,9 +29,11 @@ pub mod region_split;
 pub mod row_lock;
 pub mod scan;
 pub mod services;
+#[cfg(all(feature = "shuttle", not(test)))]
+pub mod shuttle;
 pub mod split;
 pub mod store;
-mod sync;
+pub mod sync;
 
 pub use compact::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};

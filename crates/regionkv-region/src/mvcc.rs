@@ -23,7 +23,7 @@
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
-use crate::sync::{AtomicU64, Condvar, Mutex, Ordering};
+use super::sync::{AtomicU64, Condvar, Mutex, Ordering};
 use std::collections::VecDeque;
 use std::sync::Arc;
 

@@ -1,7 +1,8 @@
 //! The synchronization primitives of the modules whose concurrency is model-checked
-//! ([`crate::mvcc`]), named in one place. Here they are parking_lot's and std's; the
-//! crate `regionkv-models` compiles the same module files against shuttle's versions
-//! (same names, same shapes) and explores their thread interleavings.
+//! ([`crate::mvcc`]), named in one place. Here they are parking_lot's and std's; with the
+//! `shuttle` feature, [`crate::shuttle`] compiles the same module files against
+//! shuttle's versions (same names, same shapes) for `regionkv-models`, which explores
+//! their thread interleavings.
 
-pub(crate) use parking_lot::{Condvar, Mutex};
-pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
+pub use parking_lot::{Condvar, Mutex};
+pub use std::sync::atomic::{AtomicU64, Ordering};

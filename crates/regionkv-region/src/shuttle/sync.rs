@@ -1,6 +1,6 @@
-//! parking_lot-shaped primitives over shuttle's, with the names `crate::sync` has in
-//! regionkv-region: `Mutex::lock` returns the guard itself, `Condvar::wait` takes
-//! `&mut MutexGuard`, and [`MutexGuard::unlocked`] runs a closure with the lock released.
+//! parking_lot-shaped primitives over shuttle's, with the names [`crate::sync`] has:
+//! `Mutex::lock` returns the guard itself, `Condvar::wait` takes `&mut MutexGuard`, and
+//! [`MutexGuard::unlocked`] runs a closure with the lock released.
 
 use std::ops::{Deref, DerefMut};
 
