@@ -110,6 +110,22 @@ pub struct StoreStatus {
     pub oldest_major_compacted_ts: Option<i64>,
 }
 
+/// One region of a table as the catalog lists it: its identity and key range (HBase's
+/// `RegionInfo`), whether or not it is open; see [`Admin::table_regions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionDescription {
+    /// HBase's region name: `table,startkey,id.encoded.`
+    pub name: String,
+    /// The encoded name (the region directory).
+    pub encoded_name: String,
+    /// The region id (HBase: its creation time in ms).
+    pub region_id: u64,
+    /// First row (inclusive).
+    pub start_key: Vec<u8>,
+    /// End row (exclusive; empty: the end of the table).
+    pub end_key: Vec<u8>,
+}
+
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
 ///
 /// ```
@@ -1571,6 +1587,49 @@ impl Admin {
             .regions()
             .iter()
             .map(|r| region_status(r))
+            .collect())
+    }
+
+    /// The table's regions as the catalog lists them, in key order, whether the table is
+    /// enabled or disabled (HBase's `Admin.getRegions(TableName)`, which reads
+    /// `hbase:meta`). For a disabled table this is the only view of its regions:
+    /// [`Admin::regions`] reports the open ones.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"m".to_vec()])?;
+    /// admin.disable_table("t")?;
+    /// let regions = admin.table_regions("t")?;
+    /// let bounds: Vec<(&[u8], &[u8])> =
+    ///     regions.iter().map(|r| (&r.start_key[..], &r.end_key[..])).collect();
+    /// assert_eq!(bounds, [(&b""[..], &b"m"[..]), (&b"m"[..], &b""[..])]);
+    /// assert!(regions[0].name.starts_with("t,,"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn table_regions(&self, name: &str) -> Result<Vec<RegionDescription>> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let name = canonical_table_name(name)?;
+        let catalog = inner.catalog.lock();
+        let entry = catalog
+            .tables
+            .get(&name)
+            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
+        Ok(entry
+            .regions
+            .iter()
+            .map(|r| RegionDescription {
+                name: region_name(&r.info),
+                encoded_name: r.info.encoded_name(),
+                region_id: r.info.region_id,
+                start_key: r.info.start_key.clone(),
+                end_key: r.info.end_key.clone(),
+            })
             .collect())
     }
 

@@ -26,8 +26,10 @@
 //!
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
-//! [`catalog`] (the persisted table list), [`region_map`] (row → region routing),
-//! [`crash_points`] (the named points where crash tests stop the engine).
+//! [`catalog`] (the persisted table list's format, for inspection and repair),
+//! [`crash_points`] (the named points where crash tests stop the engine). The region
+//! server behind a `Db` (routing, the transition executor, workers) is internal; see
+//! docs/design.md.
 
 #![forbid(unsafe_code)]
 
@@ -42,7 +44,7 @@ mod layout;
 pub mod mutation;
 pub mod options;
 pub mod read;
-pub mod region_map;
+mod region_map;
 pub mod repair;
 mod server_services;
 mod split;
@@ -50,7 +52,7 @@ pub mod table;
 pub mod table_info;
 mod transition;
 
-pub use admin::{Admin, RegionStatus, StoreStatus};
+pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;
 pub use db::Db;
 pub use error::{Error, Result};

@@ -20,36 +20,8 @@
 use regionkv_region::Region;
 use std::sync::Arc;
 
-/// The open regions of one table. Immutable: a split or merge builds a new map.
-///
-/// ```
-/// # use std::sync::Arc;
-/// # use regionkv_region::{Region, RegionInfo, RegionServices};
-/// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-/// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-/// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-/// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-/// # // Opens an empty region of table "t" covering [start, end).
-/// # let region = |start: &[u8], end: &[u8], id: u64| {
-/// #     let info = RegionInfo {
-/// #         table: "t".into(),
-/// #         start_key: start.to_vec(),
-/// #         end_key: end.to_vec(),
-/// #         region_id: id,
-/// #     };
-/// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-/// # };
-/// use regionkv::region_map::RegionMap;
-///
-/// // `region(start, end, id)` opens a region of table "t" (hidden setup; a Db builds its
-/// // maps itself and does not hand them out).
-/// let regions = vec![region(b"", b"g", 1)?, region(b"g", b"p", 2)?, region(b"p", b"", 3)?];
-/// let map = RegionMap::new(regions);
-/// assert_eq!(map.len(), 3);
-/// assert_eq!(map.locate(b"hello").map(|r| r.info().start_key.clone()), Some(b"g".to_vec()));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
+/// The open regions of one table. Immutable: a split or merge builds a new map (the
+/// unit tests below show the lookups).
 #[derive(Debug)]
 pub struct RegionMap {
     regions: Vec<Arc<Region>>,
@@ -57,96 +29,17 @@ pub struct RegionMap {
 
 impl RegionMap {
     /// A map of `regions` (sorted here by start key).
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// let map = RegionMap::new(vec![region(b"m", b"", 2)?, region(b"", b"m", 1)?]);
-    /// // Sorted by start key.
-    /// assert_eq!(map.regions()[0].info().region_id, 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn new(mut regions: Vec<Arc<Region>>) -> Self {
         regions.sort_by(|a, b| a.info().start_key.cmp(&b.info().start_key));
         Self { regions }
     }
 
     /// Every region, in key order.
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
-    /// let ends: Vec<&[u8]> = map.regions().iter().map(|r| r.info().end_key.as_slice()).collect();
-    /// assert_eq!(ends, [&b"m"[..], &b""[..]]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn regions(&self) -> &[Arc<Region>] {
         &self.regions
     }
 
     /// Index of the region holding `row`.
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
-    /// assert_eq!(map.index_of(b"a"), 0);
-    /// assert_eq!(map.index_of(b"m"), 1); // a start key belongs to its region
-    /// assert_eq!(map.index_of(b"zzz"), 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn index_of(&self, row: &[u8]) -> usize {
         // The last region whose start key is ≤ row; the first region starts at the empty
         // key, so there is always one. `compare_bytes`, not `<=` (a libc `memcmp` call per
@@ -157,94 +50,13 @@ impl RegionMap {
     }
 
     /// The region holding `row`, `None` only for an empty map.
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
-    /// assert_eq!(map.locate(b"x").map(|r| r.info().region_id), Some(2));
-    /// assert!(RegionMap::new(Vec::new()).locate(b"x").is_none());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn locate(&self, row: &[u8]) -> Option<&Arc<Region>> {
         self.regions.get(self.index_of(row))
     }
 
     /// Number of regions.
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// let map = RegionMap::new(vec![region(b"", b"m", 1)?, region(b"m", b"", 2)?]);
-    /// assert_eq!(map.len(), 2);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn len(&self) -> usize {
         self.regions.len()
-    }
-
-    /// True when there are no regions.
-    ///
-    /// ```
-    /// # use std::sync::Arc;
-    /// # use regionkv_region::{Region, RegionInfo, RegionServices};
-    /// # let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
-    /// # let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default())?;
-    /// # let services = RegionServices::new(fs, Arc::new(wal), Arc::new(regionkv::SystemClock));
-    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-    /// # let desc = regionkv::TableDescriptor::new("t", vec![cf])?;
-    /// # // Opens an empty region of table "t" covering [start, end).
-    /// # let region = |start: &[u8], end: &[u8], id: u64| {
-    /// #     let info = RegionInfo {
-    /// #         table: "t".into(),
-    /// #         start_key: start.to_vec(),
-    /// #         end_key: end.to_vec(),
-    /// #         region_id: id,
-    /// #     };
-    /// #     Region::create(format!("/t/{id}").as_ref(), info, desc.clone(), services.clone())
-    /// # };
-    /// use regionkv::region_map::RegionMap;
-    ///
-    /// assert!(RegionMap::new(Vec::new()).is_empty());
-    /// assert!(!RegionMap::new(vec![region(b"", b"", 1)?]).is_empty());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.regions.is_empty()
     }
 }
 
@@ -357,5 +169,51 @@ mod tests {
         assert!(Arc::ptr_eq(held.as_ref().unwrap(), &first));
         drop(held);
         assert!(!Arc::ptr_eq(slot.load().as_ref().unwrap(), &first));
+    }
+
+    /// Opens an empty region of table "t" covering `[start, end)` on `services`.
+    fn region(
+        services: &regionkv_region::RegionServices,
+        start: &[u8],
+        end: &[u8],
+        id: u64,
+    ) -> Arc<Region> {
+        let cf = crate::ColumnFamilyDescriptor::new(b"cf").unwrap();
+        let desc = crate::TableDescriptor::new("t", vec![cf]).unwrap();
+        let info = regionkv_region::RegionInfo {
+            table: "t".into(),
+            start_key: start.to_vec(),
+            end_key: end.to_vec(),
+            region_id: id,
+        };
+        Region::create(format!("/t/{id}").as_ref(), info, desc, services.clone()).unwrap()
+    }
+
+    fn services() -> regionkv_region::RegionServices {
+        let fs: Arc<dyn regionkv_fs::Fs> = Arc::new(regionkv_fs::MemFs::new());
+        let wal = regionkv_wal::Wal::open(fs.clone(), "/wal".as_ref(), Default::default()).unwrap();
+        regionkv_region::RegionServices::new(fs, Arc::new(wal), Arc::new(crate::SystemClock))
+    }
+
+    #[test]
+    fn a_map_is_sorted_and_locates_rows_by_start_key() {
+        let s = services();
+        let map = RegionMap::new(vec![region(&s, b"m", b"", 2), region(&s, b"", b"m", 1)]);
+        // Sorted by start key.
+        assert_eq!(map.regions()[0].info().region_id, 1);
+        let ends: Vec<&[u8]> = map
+            .regions()
+            .iter()
+            .map(|r| r.info().end_key.as_slice())
+            .collect();
+        assert_eq!(ends, [&b"m"[..], &b""[..]]);
+        assert_eq!(map.index_of(b"a"), 0);
+        assert_eq!(map.index_of(b"m"), 1); // a start key belongs to its region
+        assert_eq!(map.index_of(b"zzz"), 1);
+        assert_eq!(map.locate(b"x").map(|r| r.info().region_id), Some(2));
+        assert_eq!(map.len(), 2);
+        let empty = RegionMap::new(Vec::new());
+        assert!(empty.locate(b"x").is_none());
+        assert_eq!(empty.len(), 0);
     }
 }

@@ -12,7 +12,6 @@
 
 use regionkv::cell::bytes::to_string_binary;
 use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-use regionkv_fs::RealFs;
 use regionkv_region::descriptor::{DEFAULT_MAX_FILESIZE, DEFAULT_MEMSTORE_FLUSH_SIZE};
 use regionkv_region::split::SplitAlgorithm;
 
@@ -796,19 +795,11 @@ fn family_name(opts: &mut Opts) -> CmdResult<Vec<u8>> {
 }
 
 impl Engine {
-    /// The table's region start keys from the catalog file (also for a disabled table,
-    /// whose regions the engine does not hold open).
+    /// The table's region start keys as the catalog lists them (also for a disabled
+    /// table, whose regions the engine does not hold open).
     fn catalog_start_keys(&self, name: &str) -> Option<Vec<Vec<u8>>> {
-        let canonical = regionkv::db::canonical_table_name(name).ok()?;
-        let catalog = regionkv::catalog::Catalog::read(&RealFs::new(), self.db.dir()).ok()??;
-        let entry = catalog.tables.get(&canonical)?;
-        Some(
-            entry
-                .regions
-                .iter()
-                .map(|r| r.info.start_key.clone())
-                .collect(),
-        )
+        let regions = self.db.admin().table_regions(name).ok()?;
+        Some(regions.into_iter().map(|r| r.start_key).collect())
     }
 
     fn exists_or(&self, name: &str, message: impl FnOnce() -> String) -> CmdResult<()> {

@@ -28,9 +28,7 @@
 //! bestSplitPoint = null, ...`).
 
 use regionkv::RegionStatus;
-use regionkv::catalog::{Catalog, TableState};
 use regionkv::cell::bytes::to_string_binary;
-use regionkv_fs::RealFs;
 
 use super::args::{
     CmdError, CmdResult, arity, class_name, fail, inspect, string_arg, to_s, to_text, truthy,
@@ -230,25 +228,19 @@ impl Engine {
             )),
             Err(regionkv::Error::TableNotFound(_)) => Ok((Vec::new(), true)),
             Err(regionkv::Error::TableNotEnabled(_)) => {
-                let catalog = Catalog::read(&RealFs::new(), self.db.dir())
+                let regions = self
+                    .db
+                    .admin()
+                    .table_regions(table)
                     .map_err(|e| hbase_error(e, table))?
-                    .unwrap_or_default();
-                let regions = catalog
-                    .tables
-                    .get(table)
-                    .filter(|t| t.state == TableState::Disabled)
-                    .map(|t| {
-                        t.regions
-                            .iter()
-                            .map(|r| Candidate {
-                                table: table.to_string(),
-                                encoded: r.info.encoded_name(),
-                                start_key: r.info.start_key.clone(),
-                                id: r.info.region_id,
-                            })
-                            .collect()
+                    .into_iter()
+                    .map(|r| Candidate {
+                        table: table.to_string(),
+                        encoded: r.encoded_name,
+                        start_key: r.start_key,
+                        id: r.region_id,
                     })
-                    .unwrap_or_default();
+                    .collect();
                 Ok((regions, false))
             }
             Err(e) => Err(hbase_error(e, table)),
