@@ -1,19 +1,19 @@
 //! Region and Store: per family a memstore plus storefiles; per region MVCC, row locks,
-//! the manifest of live files, flush and WAL recovery (HBase's `HRegion`, `HStore`,
-//! `MultiVersionConcurrencyControl`, `MemStoreFlusher`). Query matching, compaction and
-//! splits join under their issues.
+//! the manifest of live files, flush, compaction, the region's side of splits, and WAL
+//! recovery (HBase's `HRegion`, `HStore`, `MultiVersionConcurrencyControl`).
 //!
-//! Module map: [`region`] (write path, flush, recovery), [`store`], [`mvcc`],
-//! [`row_lock`], [`manifest`] (atomic file-set changes), [`flush`] (policy),
-//! [`services`] (what regions share: WAL, flusher, global memstore budget),
-//! [`scan`] (the merging heap), [`descriptor`] (HBase's table and family options),
-//! [`compact`] (compaction mechanics), [`compaction`] (compaction selection policy),
-//! [`filter`] (HBase's server-side filters and its filter language),
-//! [`split`] (pre-split algorithms, split policies and split-point math).
+//! Module map: [`region`] (write path, flush, recovery), [`region_scanner`] (gets and
+//! scans over the stores), [`store`], [`mvcc`], [`row_lock`], [`manifest`] (atomic
+//! file-set changes), [`flush`] (policy), [`services`] (what regions share: WAL, block
+//! cache, global memstore budget), [`region_server_services`] (the one way up to the
+//! region server), [`scan`] (the merging heap and query matcher), [`descriptor`] (HBase's
+//! table and family options), [`compaction`] (selection policy, and the mechanics in
+//! [`compaction::compactor`]), [`filter`] (HBase's server-side filters and its filter
+//! language), [`split`] (pre-split algorithms, split policies, split-point math, and the
+//! daughters' and merged region's manifests in [`split::daughters`]).
 
 #![forbid(unsafe_code)]
 
-pub mod compact;
 pub mod compaction;
 pub mod descriptor;
 mod error;
@@ -21,11 +21,10 @@ pub mod filter;
 pub mod flush;
 pub mod manifest;
 pub mod mvcc;
-pub mod read;
 pub mod recovery;
 pub mod region;
+pub mod region_scanner;
 pub mod region_server_services;
-pub mod region_split;
 pub mod row_lock;
 pub mod scan;
 pub mod services;
@@ -35,13 +34,13 @@ pub mod split;
 pub mod store;
 pub mod sync;
 
-pub use compact::CompactionResult;
+pub use compaction::compactor::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use error::{Error, Result};
 pub use manifest::{Manifest, RegionInfo};
-pub use read::{ReadQuery, RegionScan, RegionScanner};
 pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};
 pub use region::{FlushResult, Region};
+pub use region_scanner::{ReadQuery, RegionScan, RegionScanner};
 pub use region_server_services::RegionServerServices;
 pub use services::{GlobalMemStore, RegionConfig, RegionServices};
 pub use store::Store;

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::flush::policy::{FlushPolicyConfig, StoreFlushStats};
 use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
 use crate::mvcc::Mvcc;
-use crate::read::ReadQuery;
+use crate::region_scanner::ReadQuery;
 use crate::row_lock::RowLocks;
 use crate::scan::heap::KeyValueHeap;
 use crate::services::RegionServices;
@@ -123,7 +123,7 @@ pub struct Region {
     /// Shared with the region's scanners, which count the rows they return.
     metrics: Arc<RegionMetrics>,
     /// The split policy configured for this region, made on first use.
-    split_state: std::sync::OnceLock<crate::region_split::RegionSplitState>,
+    split_state: std::sync::OnceLock<crate::split::daughters::RegionSplitState>,
 }
 
 impl Region {
@@ -411,12 +411,12 @@ impl Region {
 
     /// The split policy configured for this region (made on first use; a table whose
     /// policy cannot be resolved falls back to HBase's default, as HBase does).
-    pub(crate) fn split_state(&self) -> &crate::region_split::RegionSplitState {
+    pub(crate) fn split_state(&self) -> &crate::split::daughters::RegionSplitState {
         self.split_state.get_or_init(|| {
             let now = self.services.clock.now_millis();
-            crate::region_split::RegionSplitState::new(self, now).unwrap_or_else(|e| {
+            crate::split::daughters::RegionSplitState::new(self, now).unwrap_or_else(|e| {
                 tracing::warn!(region = %self.encoded, error = %e, "invalid split policy; using the default");
-                crate::region_split::RegionSplitState::fallback(self)
+                crate::split::daughters::RegionSplitState::fallback(self)
             })
         })
     }

@@ -1,6 +1,6 @@
 //! The synchronization primitives of the modules whose concurrency is model-checked
 //! ([`crate::mvcc`]), named in one place. Here they are parking_lot's and std's; with the
-//! `shuttle` feature, [`crate::shuttle`] compiles the same module files against
+//! `shuttle` feature, `crate::shuttle` compiles the same module files against
 //! shuttle's versions (same names, same shapes) for `regionkv-models`, which explores
 //! their thread interleavings.
 

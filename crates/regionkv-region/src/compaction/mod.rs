@@ -1,6 +1,6 @@
 //! Compaction *policy*: which storefiles of a store to compact and when, as HBase 2.x's
 //! `HStore.requestCompaction` and `SortedCompactionPolicy` family decide it. The
-//! *mechanics* (merging the chosen files) are in [`crate::compact`].
+//! *mechanics* (merging the chosen files) are in [`compactor`].
 //!
 //! Every function here is pure: it takes a snapshot ([`SelectionInput`], a
 //! [`CompactionConfig`]) and returns a decision. Reading clocks, holding the off-peak
@@ -16,6 +16,7 @@
 //! Checked against HBase's own vectors (`TestDefaultCompactSelection`,
 //! `TestCompactionPolicy`, ...) in `tests/compaction_selection_vectors.rs`.
 
+pub mod compactor;
 pub mod config;
 pub mod policy;
 

@@ -199,7 +199,7 @@ impl MultiRowRangeFilter {
         let ranges = prefixes
             .into_iter()
             .map(|p| {
-                let stop = crate::read::closest_row_after_prefix(&p);
+                let stop = crate::region_scanner::closest_row_after_prefix(&p);
                 RowRange::new(p, true, stop, false)
             })
             .collect();

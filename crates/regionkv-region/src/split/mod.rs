@@ -17,6 +17,7 @@
 //! Checked against the shared policy vectors in `tests/split_vectors.rs`.
 
 pub mod algorithm;
+pub mod daughters;
 pub mod midkey;
 pub mod policy;
 

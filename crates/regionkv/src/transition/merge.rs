@@ -8,7 +8,7 @@ use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, 
 use crate::catalog::Catalog;
 use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result};
-use regionkv_region::region_split::merged_manifest;
+use regionkv_region::split::daughters::merged_manifest;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
 use std::collections::BTreeSet;
 use std::sync::Arc;
