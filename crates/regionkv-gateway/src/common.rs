@@ -104,7 +104,13 @@ impl ErrorKind {
             Error::InvalidArgument(_) | Error::Cell(_) => ErrorKind::IllegalArgument,
             Error::Region(region_error) => match region_error {
                 RegionError::NoSuchColumnFamily { .. } => ErrorKind::NoSuchColumnFamily,
-                RegionError::InvalidDescriptor(_) => ErrorKind::IllegalArgument,
+                RegionError::UnknownAttribute { .. }
+                | RegionError::InvalidAttributeValue { .. }
+                | RegionError::InvalidSchema(_)
+                | RegionError::InvalidRequest(_)
+                | RegionError::NotSplittable { .. }
+                | RegionError::RegionExists { .. }
+                | RegionError::Inconsistent { .. } => ErrorKind::IllegalArgument,
                 _ => ErrorKind::Io,
             },
             _ => ErrorKind::Io,

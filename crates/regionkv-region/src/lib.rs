@@ -34,7 +34,9 @@ mod sync;
 
 pub use compact::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
-pub use error::{Error, Result};
+pub use error::{
+    AttributeRule, AttributeScope, Error, RequestProblem, Result, SchemaProblem, SplitRefusal,
+};
 pub use manifest::{Manifest, RegionInfo};
 pub use read::{ReadQuery, RegionScan, RegionScanner};
 pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};

@@ -269,6 +269,7 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 /// was `table`.
 pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
     use regionkv::Error as E;
+    use regionkv_region::Error as R;
     let message = match e {
         E::TableNotFound(_) => format!("Unknown table {table}!"),
         E::TableNotEnabled(_) => format!("Table {table} is disabled!"),
@@ -286,7 +287,7 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
             };
             format!("org.apache.hadoop.hbase.constraint.ConstraintException: {reason}")
         }
-        E::Region(regionkv_region::Error::NoSuchColumnFamily {
+        E::Region(R::NoSuchColumnFamily {
             family,
             region,
             table,
@@ -294,7 +295,15 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
             "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: Column family \
              {family} does not exist in region {region} in table {table}"
         ),
-        E::Region(regionkv_region::Error::InvalidDescriptor(reason)) => {
+        E::Region(
+            reason @ (R::UnknownAttribute { .. }
+            | R::InvalidAttributeValue { .. }
+            | R::InvalidSchema(_)
+            | R::InvalidRequest(_)
+            | R::NotSplittable { .. }
+            | R::RegionExists { .. }
+            | R::Inconsistent { .. }),
+        ) => {
             format!("org.apache.hadoop.hbase.DoNotRetryIOException: {reason}")
         }
         other => error_chain(&other),
