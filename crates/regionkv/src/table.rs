@@ -1108,12 +1108,7 @@ pub const REGION_RETRY_FOR: std::time::Duration = std::time::Duration::from_secs
 
 /// True for the errors of a region that a split or merge has just closed.
 fn region_moved(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::Region(
-            regionkv_region::Error::Closed(_) | regionkv_region::Error::WrongRegion { .. }
-        )
-    )
+    matches!(e, Error::RegionOffline { .. } | Error::WrongRegion { .. })
 }
 
 /// Rows of a scan, streamed region by region (HBase's `ResultScanner`). A region's rows
@@ -1221,7 +1216,7 @@ impl ResultScanner {
                 match region.scan_filtered(&spec, filter) {
                     Ok(s) => self.scanner = Some(s),
                     Err(e) => {
-                        let e = Error::Region(e);
+                        let e = Error::from(e);
                         if !region_moved(&e)
                             || self.table.db.inner.is_offline(region.encoded_name())
                         {
