@@ -352,11 +352,9 @@ fn names_cannot_leave_the_data_directory() {
         "",
         ":",
     ] {
-        let created = TableDescriptor::new(name, vec![cf()]).and_then(|d| {
-            admin
-                .create_table(&d)
-                .map_err(|e| regionkv_region::Error::InvalidDescriptor(e.to_string()))
-        });
+        let created = TableDescriptor::new(name, vec![cf()])
+            .map_err(Error::from)
+            .and_then(|d| admin.create_table(&d));
         assert!(created.is_err(), "table name {name:?} was accepted");
         assert!(
             admin.create_namespace(name).is_err(),

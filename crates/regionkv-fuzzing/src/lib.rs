@@ -1205,10 +1205,10 @@ impl SeqRun {
         // Minor compactions of two files, so that `Compact` compacts.
         options.region.compaction.min_files = 2;
         let db = match Db::open("/db", options.clone()) {
-            Err(regionkv::Error::Region(regionkv_region::Error::Wal(e)))
-                if e.is_corruption()
-                    && matches!(self.last_crash, Some(CrashMode::TornPage { .. })) =>
-            {
+            Err(
+                regionkv::Error::Corrupt { what: "WAL", .. }
+                | regionkv::Error::UnreadableFile { what: "WAL", .. },
+            ) if matches!(self.last_crash, Some(CrashMode::TornPage { .. })) => {
                 // A torn page can leave a complete-length WAL record with a bad checksum
                 // at the tail, which the default recovery mode refuses as corruption
                 // (RELIABILITY.md §0; regionkv-wal's tests/durability.rs). The salvage

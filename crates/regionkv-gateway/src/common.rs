@@ -2,7 +2,6 @@
 //! the exception classes HBase's gateways report, and read-only mode.
 
 use regionkv::Error;
-use regionkv_region::Error as RegionError;
 
 /// A column as HBase's `CellUtil.parseColumn` splits it: `cf` (no colon) names the whole
 /// family; `cf:` names the family's empty qualifier; `cf:q` one column. Only the first
@@ -92,7 +91,27 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// Classifies `e`.
+    /// Classifies `e`: requests, attributes and schemas the engine refuses are
+    /// IllegalArgument, a missing family is NoSuchColumnFamily, storage and region
+    /// failures are IOException.
+    ///
+    /// ```
+    /// use regionkv::{Error, RequestProblem, SchemaProblem};
+    /// use regionkv_gateway::common::ErrorKind;
+    ///
+    /// let family = Error::NoSuchColumnFamily {
+    ///     family: "nf".into(),
+    ///     region: "0123".into(),
+    ///     table: "t".into(),
+    /// };
+    /// assert_eq!(ErrorKind::of(&family), ErrorKind::NoSuchColumnFamily);
+    /// let empty_row = Error::InvalidRequest(RequestProblem::EmptyRow);
+    /// assert_eq!(ErrorKind::of(&empty_row), ErrorKind::IllegalArgument);
+    /// let schema = Error::InvalidSchema(SchemaProblem::FlushSizeZero);
+    /// assert_eq!(ErrorKind::of(&schema), ErrorKind::IllegalArgument);
+    /// let offline = Error::RegionOffline { region: "0123".into() };
+    /// assert_eq!(ErrorKind::of(&offline), ErrorKind::Io);
+    /// ```
     pub fn of(e: &Error) -> ErrorKind {
         match e {
             Error::TableNotFound(_) => ErrorKind::TableNotFound,
@@ -101,12 +120,15 @@ impl ErrorKind {
             Error::TableNotDisabled(_) => ErrorKind::TableNotDisabled,
             Error::NamespaceNotFound(_) => ErrorKind::NamespaceNotFound,
             Error::NamespaceExists(_) => ErrorKind::NamespaceExists,
-            Error::InvalidArgument(_) | Error::Cell(_) => ErrorKind::IllegalArgument,
-            Error::Region(region_error) => match region_error {
-                RegionError::NoSuchColumnFamily { .. } => ErrorKind::NoSuchColumnFamily,
-                RegionError::InvalidDescriptor(_) => ErrorKind::IllegalArgument,
-                _ => ErrorKind::Io,
-            },
+            Error::NoSuchColumnFamily { .. } => ErrorKind::NoSuchColumnFamily,
+            Error::InvalidArgument(_)
+            | Error::InvalidRequest(_)
+            | Error::UnknownAttribute { .. }
+            | Error::InvalidAttributeValue { .. }
+            | Error::InvalidSchema(_)
+            | Error::NotSplittable { .. }
+            | Error::RegionExists { .. }
+            | Error::Inconsistent { .. } => ErrorKind::IllegalArgument,
             _ => ErrorKind::Io,
         }
     }

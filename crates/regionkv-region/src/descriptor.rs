@@ -3,7 +3,7 @@
 //! to size flushes, shape storefiles and (under the read-path work) apply versions, TTL
 //! and KEEP_DELETED_CELLS. The facade re-exports them with builders.
 
-use crate::error::{Error, Result};
+use crate::error::{AttributeRule, AttributeScope, Error, Result, SchemaProblem};
 use regionkv_cell::limits::check_family_name;
 use regionkv_storefile::{BloomType, Compression, DataBlockEncoding, StoreFileWriterOptions};
 use regionkv_wal::Durability;
@@ -96,24 +96,23 @@ impl ColumnFamilyDescriptor {
     pub fn validate(&self) -> Result<()> {
         check_family_name(&self.name)?;
         if self.max_versions < 1 {
-            return Err(Error::InvalidDescriptor(format!(
-                "VERSIONS for column family {} must be positive",
-                String::from_utf8_lossy(&self.name)
-            )));
+            return Err(Error::InvalidSchema(SchemaProblem::VersionsNotPositive {
+                family: String::from_utf8_lossy(&self.name).into_owned(),
+            }));
         }
         if self.min_versions > self.max_versions {
-            return Err(Error::InvalidDescriptor(format!(
-                "MIN_VERSIONS ({}) for column family {} must not exceed VERSIONS ({})",
-                self.min_versions,
-                String::from_utf8_lossy(&self.name),
-                self.max_versions
-            )));
+            return Err(Error::InvalidSchema(
+                SchemaProblem::MinVersionsAboveVersions {
+                    family: String::from_utf8_lossy(&self.name).into_owned(),
+                    min_versions: self.min_versions,
+                    versions: self.max_versions,
+                },
+            ));
         }
         if self.ttl_seconds == 0 {
-            return Err(Error::InvalidDescriptor(format!(
-                "TTL for column family {} must be positive",
-                String::from_utf8_lossy(&self.name)
-            )));
+            return Err(Error::InvalidSchema(SchemaProblem::TtlNotPositive {
+                family: String::from_utf8_lossy(&self.name).into_owned(),
+            }));
         }
         self.writer_options(false).validate()?;
         Ok(())
@@ -202,9 +201,11 @@ impl TableDescriptor {
                 ("MIN_VERSIONS", f.min_versions),
             ] {
                 if i32::try_from(value).is_err() {
-                    return Err(Error::InvalidDescriptor(format!(
-                        "{key} {value} is out of range: it is a Java int, at most 2147483647"
-                    )));
+                    return Err(Error::InvalidAttributeValue {
+                        key: key.to_string(),
+                        value: value.to_string(),
+                        expected: AttributeRule::JavaInt,
+                    });
                 }
             }
         }
@@ -214,17 +215,15 @@ impl TableDescriptor {
     /// Checks the table and every family.
     pub fn validate(&self) -> Result<()> {
         if self.families.is_empty() {
-            return Err(Error::InvalidDescriptor(format!(
-                "table {} should have at least one column family",
-                self.name
-            )));
+            return Err(Error::InvalidSchema(SchemaProblem::NoFamily {
+                table: self.name.clone(),
+            }));
         }
         for w in self.families.windows(2) {
             if w[0].name == w[1].name {
-                return Err(Error::InvalidDescriptor(format!(
-                    "column family {} is defined twice",
-                    String::from_utf8_lossy(&w[0].name)
-                )));
+                return Err(Error::InvalidSchema(SchemaProblem::DuplicateFamily {
+                    family: String::from_utf8_lossy(&w[0].name).into_owned(),
+                }));
             }
         }
         for f in &self.families {
@@ -234,9 +233,7 @@ impl TableDescriptor {
         // HBase refuses flush sizes below 1 MiB unless sanity checks are off; tests use
         // small values, so the floor here is only "positive".
         if self.memstore_flush_size == 0 {
-            return Err(Error::InvalidDescriptor(
-                "MEMSTORE_FLUSHSIZE must be positive".to_string(),
-            ));
+            return Err(Error::InvalidSchema(SchemaProblem::FlushSizeZero));
         }
         Ok(())
     }
@@ -256,23 +253,29 @@ impl TableDescriptor {
     }
 }
 
+/// An [`Error::InvalidAttributeValue`] of `key` (as given) and `value`.
+fn invalid_value(key: &str, value: &str, expected: AttributeRule) -> Error {
+    Error::InvalidAttributeValue {
+        key: key.to_string(),
+        value: value.to_string(),
+        expected,
+    }
+}
+
 /// Parses HBase's boolean attribute values ('true'/'false', any case).
 fn parse_bool(key: &str, value: &str) -> Result<bool> {
     match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(Error::InvalidDescriptor(format!(
-            "{key} must be true or false, not '{value}'"
-        ))),
+        _ => Err(invalid_value(key, value, AttributeRule::Bool)),
     }
 }
 
 fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
-    value.trim().parse().map_err(|_| {
-        Error::InvalidDescriptor(format!(
-            "{key} must be a non-negative number, not '{value}'"
-        ))
-    })
+    value
+        .trim()
+        .parse()
+        .map_err(|_| invalid_value(key, value, AttributeRule::NonNegativeNumber))
 }
 
 /// HBase's TTL forms: seconds, or FOREVER.
@@ -284,7 +287,7 @@ fn parse_ttl(value: &str) -> Result<u32> {
     u32::try_from(secs)
         .ok()
         .filter(|s| *s <= FOREVER)
-        .ok_or_else(|| Error::InvalidDescriptor(format!("TTL {value} is out of range")))
+        .ok_or_else(|| invalid_value("TTL", value, AttributeRule::InRange))
 }
 
 /// Durability by HBase's names.
@@ -296,9 +299,13 @@ pub fn durability_from_name(value: &str) -> Result<Durability> {
         "SYNC_WAL" => Durability::SyncWal,
         "FSYNC_WAL" => Durability::FsyncWal,
         _ => {
-            return Err(Error::InvalidDescriptor(format!(
-                "DURABILITY must be one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not '{value}'"
-            )));
+            return Err(invalid_value(
+                "DURABILITY",
+                value,
+                AttributeRule::OneOf(
+                    "one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL",
+                ),
+            ));
         }
     })
 }
@@ -335,9 +342,11 @@ impl ColumnFamilyDescriptor {
                     "TRUE" => KeepDeletedCells::True,
                     "TTL" => KeepDeletedCells::Ttl,
                     _ => {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, not '{value}'"
-                        )));
+                        return Err(invalid_value(
+                            "KEEP_DELETED_CELLS",
+                            value,
+                            AttributeRule::OneOf("FALSE, TRUE or TTL"),
+                        ));
                     }
                 }
             }
@@ -347,9 +356,11 @@ impl ColumnFamilyDescriptor {
                     "ROW" => BloomType::Row,
                     "ROWCOL" => BloomType::RowCol,
                     _ => {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "BLOOMFILTER '{value}' is not supported (NONE, ROW, ROWCOL)"
-                        )));
+                        return Err(invalid_value(
+                            "BLOOMFILTER",
+                            value,
+                            AttributeRule::Supported("NONE, ROW, ROWCOL"),
+                        ));
                     }
                 }
             }
@@ -359,9 +370,11 @@ impl ColumnFamilyDescriptor {
                     "NONE" => Compression::None,
                     "LZ4" => Compression::Lz4,
                     _ => {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "COMPRESSION '{value}' is not supported (NONE, LZ4)"
-                        )));
+                        return Err(invalid_value(
+                            "COMPRESSION",
+                            value,
+                            AttributeRule::Supported("NONE, LZ4"),
+                        ));
                     }
                 }
             }
@@ -370,9 +383,11 @@ impl ColumnFamilyDescriptor {
                     "NONE" => DataBlockEncoding::None,
                     "PREFIX" => DataBlockEncoding::Prefix,
                     _ => {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "DATA_BLOCK_ENCODING '{value}' is not supported (NONE, PREFIX)"
-                        )));
+                        return Err(invalid_value(
+                            "DATA_BLOCK_ENCODING",
+                            value,
+                            AttributeRule::Supported("NONE, PREFIX"),
+                        ));
                     }
                 }
             }
@@ -381,16 +396,19 @@ impl ColumnFamilyDescriptor {
             "REPLICATION_SCOPE" => {
                 let scope: u32 = parse_num(key, value)?;
                 if scope > 1 {
-                    return Err(Error::InvalidDescriptor(format!(
-                        "REPLICATION_SCOPE must be 0 or 1, not {value}"
-                    )));
+                    return Err(invalid_value(
+                        "REPLICATION_SCOPE",
+                        value,
+                        AttributeRule::ZeroOrOne,
+                    ));
                 }
                 self.replication_scope = scope;
             }
             _ => {
-                return Err(Error::InvalidDescriptor(format!(
-                    "unknown column family attribute {key}"
-                )));
+                return Err(Error::UnknownAttribute {
+                    scope: AttributeScope::Family,
+                    key: key.to_string(),
+                });
             }
         }
         Ok(())
@@ -460,9 +478,10 @@ impl TableDescriptor {
             "SPLIT_ENABLED" => self.split_enabled = parse_bool(key, value)?,
             "MERGE_ENABLED" => self.merge_enabled = parse_bool(key, value)?,
             _ => {
-                return Err(Error::InvalidDescriptor(format!(
-                    "unknown table attribute {key}"
-                )));
+                return Err(Error::UnknownAttribute {
+                    scope: AttributeScope::Table,
+                    key: key.to_string(),
+                });
             }
         }
         Ok(())

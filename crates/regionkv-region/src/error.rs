@@ -50,9 +50,87 @@ pub enum Error {
         /// What the place it was found in expects.
         found_as: String,
     },
-    /// A descriptor option out of range, or a missing family.
+    /// A table or column family attribute name that does not exist
+    /// ([`TableDescriptor::set_attribute`](crate::TableDescriptor::set_attribute),
+    /// [`ColumnFamilyDescriptor::set_attribute`](crate::ColumnFamilyDescriptor::set_attribute)).
+    ///
+    /// ```
+    /// use regionkv_region::{AttributeScope, ColumnFamilyDescriptor, Error};
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// let err = cf.set_attribute("COLOUR", "blue").unwrap_err();
+    /// assert!(matches!(&err, Error::UnknownAttribute { scope: AttributeScope::Family, key } if key == "COLOUR"));
+    /// assert_eq!(err.to_string(), "unknown column family attribute COLOUR");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("unknown {scope} attribute {key}")]
+    UnknownAttribute {
+        /// Whether a table or a family attribute was named.
+        scope: AttributeScope,
+        /// The name, as given.
+        key: String,
+    },
+    /// An attribute value that does not parse or is out of range (`VERSIONS => 'x'`,
+    /// `BLOOMFILTER => 'XOR'`, `TTL => 99999999999` ...); `expected` says what the
+    /// attribute takes, and decides the message.
+    ///
+    /// ```
+    /// use regionkv_region::{AttributeRule, ColumnFamilyDescriptor, Error};
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// let err = cf.set_attribute("VERSIONS", "many").unwrap_err();
+    /// assert!(matches!(&err, Error::InvalidAttributeValue { expected: AttributeRule::NonNegativeNumber, .. }));
+    /// assert_eq!(err.to_string(), "VERSIONS must be a non-negative number, not 'many'");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("{}", attribute_value_message(key, value, expected))]
+    InvalidAttributeValue {
+        /// The attribute name, as given.
+        key: String,
+        /// The value, as given.
+        value: String,
+        /// What the attribute takes.
+        expected: AttributeRule,
+    },
+    /// A descriptor that breaks a schema rule (HBase's `TableDescriptorChecker`): no
+    /// family, a family defined twice, VERSIONS, MIN_VERSIONS, TTL or MEMSTORE_FLUSHSIZE
+    /// out of range.
+    ///
+    /// ```
+    /// use regionkv_region::{Error, SchemaProblem, TableDescriptor};
+    /// let err = TableDescriptor::new("t", vec![]).unwrap_err();
+    /// assert!(matches!(&err, Error::InvalidSchema(SchemaProblem::NoFamily { table }) if table == "t"));
+    /// assert_eq!(err.to_string(), "table t should have at least one column family");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[error("{0}")]
-    InvalidDescriptor(String),
+    InvalidSchema(SchemaProblem),
+    /// A read or write the region refuses as HBase's region server does (zero versions,
+    /// columns on a raw scan, batch with a row filter, a cell of another row).
+    #[error("{0}")]
+    InvalidRequest(RequestProblem),
+    /// A split or merge the region refuses to close for.
+    #[error("region {region} {reason}")]
+    NotSplittable {
+        /// The region's encoded name.
+        region: String,
+        /// Why.
+        reason: SplitRefusal,
+    },
+    /// [`Region::create`](crate::Region::create) in a directory that already holds a region.
+    #[error("a region already exists in {}", path.display())]
+    RegionExists {
+        /// The region directory.
+        path: PathBuf,
+    },
+    /// An internal invariant does not hold (a bug, never a consequence of user input): a
+    /// manifest naming a storefile the store does not have open, a compaction of a file
+    /// that is not live.
+    #[error("{what}")]
+    Inconsistent {
+        /// The region's encoded name.
+        region: String,
+        /// What does not hold.
+        what: String,
+    },
     /// A mutation names a family the table does not have (HBase's
     /// NoSuchColumnFamilyException wording).
     #[error("Column family {family} does not exist in region {region} in table {table}")]
@@ -106,5 +184,322 @@ pub enum Error {
     Closed(String),
 }
 
+/// Which attributes an [`Error::UnknownAttribute`] was looked up in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttributeScope {
+    /// A table attribute (`MAX_FILESIZE`, `DURABILITY`, ...).
+    Table,
+    /// A column family attribute (`VERSIONS`, `TTL`, ...).
+    Family,
+}
+
+impl std::fmt::Display for AttributeScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AttributeScope::Table => "table",
+            AttributeScope::Family => "column family",
+        })
+    }
+}
+
+/// What an attribute takes, in an [`Error::InvalidAttributeValue`]; each rule has its own
+/// message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttributeRule {
+    /// `true` or `false`, any case: "KEY must be true or false, not 'VALUE'".
+    Bool,
+    /// A non-negative decimal number: "KEY must be a non-negative number, not 'VALUE'".
+    NonNegativeNumber,
+    /// One of the listed names: "KEY must be LIST, not 'VALUE'".
+    OneOf(&'static str),
+    /// One of the implemented options: "KEY 'VALUE' is not supported (LIST)".
+    Supported(&'static str),
+    /// 0 or 1 (REPLICATION_SCOPE): "KEY must be 0 or 1, not VALUE".
+    ZeroOrOne,
+    /// A number in the attribute's range (TTL): "KEY VALUE is out of range".
+    InRange,
+    /// A Java `int` (VERSIONS, MIN_VERSIONS on create or alter): "KEY VALUE is out of
+    /// range: it is a Java int, at most 2147483647".
+    JavaInt,
+}
+
+/// The message of [`Error::InvalidAttributeValue`].
+fn attribute_value_message(key: &str, value: &str, expected: &AttributeRule) -> String {
+    match expected {
+        AttributeRule::Bool => format!("{key} must be true or false, not '{value}'"),
+        AttributeRule::NonNegativeNumber => {
+            format!("{key} must be a non-negative number, not '{value}'")
+        }
+        AttributeRule::OneOf(list) => format!("{key} must be {list}, not '{value}'"),
+        AttributeRule::Supported(list) => format!("{key} '{value}' is not supported ({list})"),
+        AttributeRule::ZeroOrOne => format!("{key} must be 0 or 1, not {value}"),
+        AttributeRule::InRange => format!("{key} {value} is out of range"),
+        AttributeRule::JavaInt => {
+            format!("{key} {value} is out of range: it is a Java int, at most 2147483647")
+        }
+    }
+}
+
+/// The schema rule an [`Error::InvalidSchema`] breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemaProblem {
+    /// A table without column families.
+    #[error("table {table} should have at least one column family")]
+    NoFamily {
+        /// The table.
+        table: String,
+    },
+    /// Two families of one name.
+    #[error("column family {family} is defined twice")]
+    DuplicateFamily {
+        /// The family.
+        family: String,
+    },
+    /// VERSIONS of 0.
+    #[error("VERSIONS for column family {family} must be positive")]
+    VersionsNotPositive {
+        /// The family.
+        family: String,
+    },
+    /// MIN_VERSIONS above VERSIONS.
+    #[error(
+        "MIN_VERSIONS ({min_versions}) for column family {family} must not exceed VERSIONS ({versions})"
+    )]
+    MinVersionsAboveVersions {
+        /// The family.
+        family: String,
+        /// Its MIN_VERSIONS.
+        min_versions: u32,
+        /// Its VERSIONS.
+        versions: u32,
+    },
+    /// TTL of 0.
+    #[error("TTL for column family {family} must be positive")]
+    TtlNotPositive {
+        /// The family.
+        family: String,
+    },
+    /// MEMSTORE_FLUSHSIZE of 0.
+    #[error("MEMSTORE_FLUSHSIZE must be positive")]
+    FlushSizeZero,
+}
+
+/// Why a region refuses a read or write, in an [`Error::InvalidRequest`] (HBase's
+/// DoNotRetryIOException cases of the region server).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RequestProblem {
+    /// A read asking for 0 versions.
+    #[error("the number of versions to read must be positive")]
+    ZeroVersions,
+    /// A raw scan naming columns.
+    #[error("Cannot specify any column for a raw scan")]
+    ColumnsOnRawScan,
+    /// A scan with a batch size and a filter that filters whole rows.
+    #[error("Cannot set batch on a scan using a filter that returns true for filter.hasFilterRow")]
+    BatchWithRowFilter,
+    /// A mutation whose cells are not all of its row.
+    #[error("cell of row {cell_row} in a mutation of row {row}")]
+    CellOfOtherRow {
+        /// The cell's row, escaped.
+        cell_row: String,
+        /// The mutation's row, escaped.
+        row: String,
+    },
+}
+
+/// Why a region cannot be split or merged, in an [`Error::NotSplittable`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SplitRefusal {
+    /// The region still reads files of its parent through references.
+    #[error("has references and cannot split or merge until they are compacted away")]
+    HasReferences,
+}
+
 /// Result alias of the region crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Each class of what was one `InvalidDescriptor(String)` prints the text it printed
+    /// then (the shell's transcripts and the gateways show it).
+    #[test]
+    fn messages_are_the_old_descriptor_texts() {
+        let value = |key: &str, value: &str, expected| {
+            Error::InvalidAttributeValue {
+                key: key.into(),
+                value: value.into(),
+                expected,
+            }
+            .to_string()
+        };
+        let cases = [
+            (
+                Error::UnknownAttribute {
+                    scope: AttributeScope::Family,
+                    key: "colour".into(),
+                }
+                .to_string(),
+                "unknown column family attribute colour",
+            ),
+            (
+                Error::UnknownAttribute {
+                    scope: AttributeScope::Table,
+                    key: "OWNER".into(),
+                }
+                .to_string(),
+                "unknown table attribute OWNER",
+            ),
+            (
+                value("in_memory", "yes", AttributeRule::Bool),
+                "in_memory must be true or false, not 'yes'",
+            ),
+            (
+                value("VERSIONS", "-1", AttributeRule::NonNegativeNumber),
+                "VERSIONS must be a non-negative number, not '-1'",
+            ),
+            (
+                value(
+                    "KEEP_DELETED_CELLS",
+                    "maybe",
+                    AttributeRule::OneOf("FALSE, TRUE or TTL"),
+                ),
+                "KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, not 'maybe'",
+            ),
+            (
+                value(
+                    "COMPRESSION",
+                    "SNAPPY",
+                    AttributeRule::Supported("NONE, LZ4"),
+                ),
+                "COMPRESSION 'SNAPPY' is not supported (NONE, LZ4)",
+            ),
+            (
+                value("REPLICATION_SCOPE", "2", AttributeRule::ZeroOrOne),
+                "REPLICATION_SCOPE must be 0 or 1, not 2",
+            ),
+            (
+                value("TTL", "99999999999", AttributeRule::InRange),
+                "TTL 99999999999 is out of range",
+            ),
+            (
+                value("VERSIONS", "3000000000", AttributeRule::JavaInt),
+                "VERSIONS 3000000000 is out of range: it is a Java int, at most 2147483647",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::NoFamily { table: "t".into() }).to_string(),
+                "table t should have at least one column family",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::DuplicateFamily {
+                    family: "cf".into(),
+                })
+                .to_string(),
+                "column family cf is defined twice",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::VersionsNotPositive {
+                    family: "cf".into(),
+                })
+                .to_string(),
+                "VERSIONS for column family cf must be positive",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::MinVersionsAboveVersions {
+                    family: "cf".into(),
+                    min_versions: 4,
+                    versions: 3,
+                })
+                .to_string(),
+                "MIN_VERSIONS (4) for column family cf must not exceed VERSIONS (3)",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::TtlNotPositive {
+                    family: "cf".into(),
+                })
+                .to_string(),
+                "TTL for column family cf must be positive",
+            ),
+            (
+                Error::InvalidSchema(SchemaProblem::FlushSizeZero).to_string(),
+                "MEMSTORE_FLUSHSIZE must be positive",
+            ),
+            (
+                Error::InvalidRequest(RequestProblem::ZeroVersions).to_string(),
+                "the number of versions to read must be positive",
+            ),
+            (
+                Error::InvalidRequest(RequestProblem::ColumnsOnRawScan).to_string(),
+                "Cannot specify any column for a raw scan",
+            ),
+            (
+                Error::InvalidRequest(RequestProblem::BatchWithRowFilter).to_string(),
+                "Cannot set batch on a scan using a filter that returns true for filter.hasFilterRow",
+            ),
+            (
+                Error::InvalidRequest(RequestProblem::CellOfOtherRow {
+                    cell_row: "b".into(),
+                    row: "a".into(),
+                })
+                .to_string(),
+                "cell of row b in a mutation of row a",
+            ),
+            (
+                Error::NotSplittable {
+                    region: "0123abcd".into(),
+                    reason: SplitRefusal::HasReferences,
+                }
+                .to_string(),
+                "region 0123abcd has references and cannot split or merge until they are compacted away",
+            ),
+            (
+                Error::RegionExists {
+                    path: "/db/data/default/t/0123abcd".into(),
+                }
+                .to_string(),
+                "a region already exists in /db/data/default/t/0123abcd",
+            ),
+            (
+                Error::Inconsistent {
+                    region: "0123abcd".into(),
+                    what: "storefile 7 of the manifest is not open".into(),
+                }
+                .to_string(),
+                "storefile 7 of the manifest is not open",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn descriptors_report_each_class() {
+        let mut cf = crate::ColumnFamilyDescriptor::new(b"cf").unwrap();
+        assert!(matches!(
+            cf.set_attribute("BLOOMFILTER", "xor"),
+            Err(Error::InvalidAttributeValue {
+                expected: AttributeRule::Supported(_),
+                ..
+            })
+        ));
+        cf.min_versions = 5;
+        assert!(matches!(
+            cf.validate(),
+            Err(Error::InvalidSchema(
+                SchemaProblem::MinVersionsAboveVersions { .. }
+            ))
+        ));
+        assert!(matches!(
+            crate::TableDescriptor::new("t", vec![]),
+            Err(Error::InvalidSchema(SchemaProblem::NoFamily { .. }))
+        ));
+        let durability = crate::descriptor::durability_from_name("SOMETIMES").unwrap_err();
+        assert_eq!(
+            durability.to_string(),
+            "DURABILITY must be one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not 'SOMETIMES'"
+        );
+    }
+}

@@ -36,7 +36,9 @@ pub mod sync;
 
 pub use compaction::compactor::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
-pub use error::{Error, Result};
+pub use error::{
+    AttributeRule, AttributeScope, Error, RequestProblem, Result, SchemaProblem, SplitRefusal,
+};
 pub use manifest::{Manifest, RegionInfo};
 pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};
 pub use region::{FlushResult, Region};

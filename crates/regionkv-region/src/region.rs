@@ -25,7 +25,7 @@
 //!    until it is reopened (the memstore still holds the data, so reads stay correct).
 
 use crate::descriptor::TableDescriptor;
-use crate::error::{Error, Result};
+use crate::error::{Error, RequestProblem, Result};
 use crate::flush::policy::{FlushPolicyConfig, StoreFlushStats};
 use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
 use crate::mvcc::Mvcc;
@@ -138,10 +138,9 @@ impl Region {
         let fs = services.fs.clone();
         fs.create_dir_all(dir)?;
         if Manifest::read(fs.as_ref(), dir)?.is_some() {
-            return Err(Error::InvalidDescriptor(format!(
-                "a region already exists in {}",
-                dir.display()
-            )));
+            return Err(Error::RegionExists {
+                path: dir.to_path_buf(),
+            });
         }
         let families: Vec<Vec<u8>> = table.families.iter().map(|f| f.name.clone()).collect();
         Manifest::new(info.clone(), &families).write(fs.as_ref(), dir)?;
@@ -618,13 +617,14 @@ impl Region {
     /// checkAndMutate): `prepare` runs under the row lock with the region and the
     /// mutation's time, reads the row as no other writer can change it, and returns the
     /// cells to apply (none: nothing is written) and a value handed back with the
-    /// sequence id.
-    pub fn mutate_row_with<T>(
+    /// sequence id. `prepare` fails with the caller's error type `E`, which the region's
+    /// own errors convert into.
+    pub fn mutate_row_with<T, E: From<Error>>(
         self: &Arc<Self>,
         row: &[u8],
         durability: Durability,
-        prepare: impl FnOnce(&Region, i64) -> Result<(Vec<Cell>, T)>,
-    ) -> Result<(u64, T)> {
+        prepare: impl FnOnce(&Region, i64) -> std::result::Result<(Vec<Cell>, T), E>,
+    ) -> std::result::Result<(u64, T), E> {
         self.mutate_row_counted(row, durability, 1, prepare)
     }
 
@@ -633,22 +633,23 @@ impl Region {
     /// batch's size to `writeRequestsCount`. Counted once `prepare` has cells to apply
     /// (a failed check writes nothing and counts nothing), before they are validated, as
     /// HBase counts before `checkAndPrepare`.
-    pub fn mutate_row_counted<T>(
+    pub fn mutate_row_counted<T, E: From<Error>>(
         self: &Arc<Self>,
         row: &[u8],
         durability: Durability,
         mutations: u64,
-        prepare: impl FnOnce(&Region, i64) -> Result<(Vec<Cell>, T)>,
-    ) -> Result<(u64, T)> {
+        prepare: impl FnOnce(&Region, i64) -> std::result::Result<(Vec<Cell>, T), E>,
+    ) -> std::result::Result<(u64, T), E> {
         self.check_open()?;
-        regionkv_cell::limits::check_row(row)?;
+        regionkv_cell::limits::check_row(row).map_err(Error::from)?;
         if !self.info.contains_row(row) {
             return Err(Error::WrongRegion {
                 row: to_string_binary(row),
                 region: self.encoded.clone(),
                 start: to_string_binary(&self.info.start_key),
                 end: to_string_binary(&self.info.end_key),
-            });
+            }
+            .into());
         }
         self.check_resources()?;
         let durability = self.table.effective_durability(durability);
@@ -666,18 +667,19 @@ impl Region {
         }
         for c in &cells {
             if c.row() != row {
-                return Err(Error::InvalidDescriptor(format!(
-                    "cell of row {} in a mutation of row {}",
-                    to_string_binary(c.row()),
-                    to_string_binary(row)
-                )));
+                return Err(Error::InvalidRequest(RequestProblem::CellOfOtherRow {
+                    cell_row: to_string_binary(c.row()),
+                    row: to_string_binary(row),
+                })
+                .into());
             }
             if !self.stores.contains_key(c.family()) {
                 return Err(Error::NoSuchColumnFamily {
                     family: to_string_binary(c.family()),
                     region: self.encoded.clone(),
                     table: self.table.name.clone(),
-                });
+                }
+                .into());
             }
         }
         if cells.is_empty() {
@@ -706,7 +708,7 @@ impl Region {
                 self.poison(&e);
                 // Nothing of this write reached the memstore: complete the entry as empty.
                 self.mvcc.complete(entry);
-                return Err(e);
+                return Err(e.into());
             }
         }
         let mut added = MemStoreSize::ZERO;

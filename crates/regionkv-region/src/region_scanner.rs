@@ -2,7 +2,7 @@
 //! assembled across stores (families in name order), with HBase's matching rules applied
 //! per store (`scan::query_matcher`).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, RequestProblem, Result};
 use crate::filter::Filter;
 use crate::mvcc::ReadPointGuard;
 use crate::region::{Region, RegionMetrics};
@@ -486,16 +486,12 @@ impl Region {
         q: &'a ReadQuery,
     ) -> Result<impl Iterator<Item = FamilyColumns<'a>> + 'a> {
         if q.max_versions == 0 {
-            return Err(Error::InvalidDescriptor(
-                "the number of versions to read must be positive".to_string(),
-            ));
+            return Err(Error::InvalidRequest(RequestProblem::ZeroVersions));
         }
         for (family, qualifiers) in &q.families {
             self.store(family)?;
             if q.raw && !qualifiers.is_empty() {
-                return Err(Error::InvalidDescriptor(
-                    "Cannot specify any column for a raw scan".to_string(),
-                ));
+                return Err(Error::InvalidRequest(RequestProblem::ColumnsOnRawScan));
             }
         }
         // Every family when none is named, else the named ones (one of the two is empty).
@@ -639,10 +635,7 @@ impl Region {
             && f.has_filter_row()
             && scan.batch.is_some_and(|b| b > 0)
         {
-            return Err(Error::InvalidDescriptor(
-                "Cannot set batch on a scan using a filter that returns true for filter.hasFilterRow"
-                    .to_string(),
-            ));
+            return Err(Error::InvalidRequest(RequestProblem::BatchWithRowFilter));
         }
         let filter = filter.map(|mut f| {
             if scan.reversed {

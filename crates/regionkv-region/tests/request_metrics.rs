@@ -224,16 +224,20 @@ fn writes_count_mutations_not_cells() {
     // A RowMutations of two mutations: two (HBase's batchMutate adds the batch size).
     assert_eq!(
         delta(r, || {
-            r.mutate_row_counted(b"r9", Durability::SyncWal, 2, |_, _| Ok((cells, ())))
-                .unwrap();
+            r.mutate_row_counted(b"r9", Durability::SyncWal, 2, |_, _| {
+                Ok::<_, regionkv_region::Error>((cells, ()))
+            })
+            .unwrap();
         }),
         (0, 0, 2)
     );
     // A read-modify-write that decides to write nothing (a failed check): no write.
     assert_eq!(
         delta(r, || {
-            r.mutate_row_with(b"r9", Durability::SyncWal, |_, _| Ok((Vec::new(), ())))
-                .unwrap();
+            r.mutate_row_with(b"r9", Durability::SyncWal, |_, _| {
+                Ok::<_, regionkv_region::Error>((Vec::new(), ()))
+            })
+            .unwrap();
         }),
         (0, 0, 0)
     );

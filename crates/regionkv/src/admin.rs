@@ -1152,7 +1152,7 @@ impl Admin {
             .services
             .wal
             .roll()
-            .map_err(|e| Error::Region(regionkv_region::Error::Wal(e)))
+            .map_err(|e| Error::from(regionkv_region::Error::Wal(e)))
     }
 
     /// A user compaction of every region, through HBase's selection policy (a store

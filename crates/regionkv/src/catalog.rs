@@ -266,6 +266,7 @@ pub(crate) fn frame(magic: &[u8; 8], body: &str) -> Vec<u8> {
 /// [`Error::Corrupt`] naming `path` and the offset.
 pub(crate) fn unframe(magic: &[u8; 8], b: &[u8], path: &Path) -> Result<Value> {
     let corrupt = |offset: usize, reason: String| Error::Corrupt {
+        what: "catalog",
         path: path.to_path_buf(),
         offset: offset as u64,
         reason,
@@ -302,6 +303,7 @@ pub(crate) fn read_small(fs: &dyn Fs, path: &Path) -> Result<Vec<u8>> {
     let len = file.len() as usize;
     if len > MAX_LEN + 16 {
         return Err(Error::Corrupt {
+            what: "catalog",
             path: path.to_path_buf(),
             offset: 0,
             reason: format!("{len} bytes is larger than any catalog"),
@@ -408,6 +410,7 @@ impl Catalog {
     pub fn decode(b: &[u8], path: &Path) -> Result<Self> {
         let v = unframe(MAGIC, b, path)?;
         Self::from_json(&v).map_err(|reason| Error::Corrupt {
+            what: "catalog",
             path: path.to_path_buf(),
             offset: 12,
             reason,

@@ -572,6 +572,7 @@ pub(crate) fn recorded_wal_lengths(
 /// The error for a catalog that names another Db than the one in `dir`.
 pub(crate) fn foreign_catalog(dir: &Path, catalog: &Catalog, id: &DbId) -> Error {
     Error::Corrupt {
+        what: "catalog",
         path: Catalog::path(dir),
         offset: 12,
         reason: format!(

@@ -63,7 +63,7 @@ fn locked_error(dir: &Path, lock: &Path) -> impl FnOnce(regionkv_fs::Error) -> E
     let (dir, lock) = (dir.to_path_buf(), lock.to_path_buf());
     move |e| match e {
         regionkv_fs::Error::Locked { .. } => Error::Locked { dir, lock },
-        e => Error::Fs(e),
+        e => Error::from(e),
     }
 }
 

@@ -55,7 +55,10 @@ mod transition;
 pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;
 pub use db::Db;
-pub use error::{Error, Result};
+pub use error::{
+    AttributeRule, AttributeScope, Cause, Error, RequestProblem, Result, SchemaProblem,
+    SplitRefusal,
+};
 pub use mutation::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateBuilder, CompareOperator, Condition, Delete,
     Increment, Mutation, Put, RowMutations,

@@ -222,7 +222,7 @@ impl Get {
     /// let r = table.get(&Get::new("r").timestamp(10))?;
     /// assert_eq!(r.value(b"cf", b"q"), Some(&b"at10"[..]));
     /// assert!(table.get(&Get::new("r").timestamp(15))?.is_empty());
-    /// assert!(matches!(table.get(&Get::new("r").timestamp(-1)), Err(Error::Cell(_))));
+    /// assert!(matches!(table.get(&Get::new("r").timestamp(-1)), Err(Error::InvalidRequest(_))));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn timestamp(mut self, ts: i64) -> Self {
@@ -657,7 +657,7 @@ impl Scan {
     /// table.put(&Put::with_timestamp("a", 10).add_column("cf", "q", "v"))?;
     /// table.put(&Put::with_timestamp("b", 20).add_column("cf", "q", "v"))?;
     /// assert_eq!(table.scan(&Scan::new().timestamp(20))?.count(), 1);
-    /// assert!(matches!(table.scan(&Scan::new().timestamp(-1)), Err(Error::Cell(_))));
+    /// assert!(matches!(table.scan(&Scan::new().timestamp(-1)), Err(Error::InvalidRequest(_))));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn timestamp(mut self, ts: i64) -> Self {

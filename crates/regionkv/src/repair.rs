@@ -75,7 +75,7 @@ impl RepairReport {
 mod rebuild;
 
 fn region_err(e: impl Into<regionkv_region::Error>) -> Error {
-    Error::Region(e.into())
+    Error::from(e.into())
 }
 
 /// What a manifest entry's place holds.

@@ -488,7 +488,9 @@ impl Table {
     ) -> Result<()> {
         self.on_region(row, |r| {
             let cells = make()?;
-            r.mutate_row_counted(row, durability, mutations, |_, _| Ok((cells, ())))?;
+            r.mutate_row_counted(row, durability, mutations, |_, _| {
+                Ok::<_, Error>((cells, ()))
+            })?;
             Ok(())
         })?;
         Ok(())
@@ -797,12 +799,10 @@ impl Table {
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         self.check_writable()?;
         let (_, cells) = self.on_region(&inc.row, |region| {
-            region
-                .mutate_row_with(&inc.row, inc.durability, |r, now| {
-                    let cells = increment_cells(r, inc, now)?;
-                    Ok((last_per_column(&cells), cells))
-                })
-                .map_err(unwrap_region_error)
+            region.mutate_row_with(&inc.row, inc.durability, |r, now| {
+                let cells = increment_cells(r, inc, now)?;
+                Ok((last_per_column(&cells), cells))
+            })
         })?;
         Ok(if inc.return_results {
             RowResult::new(cells)
@@ -856,12 +856,10 @@ impl Table {
     pub fn append(&self, app: &Append) -> Result<RowResult> {
         self.check_writable()?;
         let (_, cells) = self.on_region(&app.row, |region| {
-            region
-                .mutate_row_with(&app.row, app.durability, |r, now| {
-                    let cells = append_cells(r, app, now)?;
-                    Ok((last_per_column(&cells), cells))
-                })
-                .map_err(unwrap_region_error)
+            region.mutate_row_with(&app.row, app.durability, |r, now| {
+                let cells = append_cells(r, app, now)?;
+                Ok((last_per_column(&cells), cells))
+            })
         })?;
         Ok(if app.return_results {
             RowResult::new(cells)
@@ -932,46 +930,44 @@ impl Table {
             _ => 1,
         };
         let (_, out) = self.on_region(&cam.row, |region| {
-            region
-                .mutate_row_counted(&cam.row, durability, mutations, |r, now| {
-                    let Some(checked_ts) = self.check(r, cam)? else {
-                        return Ok((Vec::new(), (false, None)));
-                    };
-                    let put_ts = now.max(checked_ts.unwrap_or(now));
-                    let stamp = |mut cells: Vec<Cell>| {
-                        for c in &mut cells {
-                            if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
-                                c.set_timestamp(put_ts);
+            region.mutate_row_counted(&cam.row, durability, mutations, |r, now| {
+                let Some(checked_ts) = self.check(r, cam)? else {
+                    return Ok((Vec::new(), (false, None)));
+                };
+                let put_ts = now.max(checked_ts.unwrap_or(now));
+                let stamp = |mut cells: Vec<Cell>| {
+                    for c in &mut cells {
+                        if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
+                            c.set_timestamp(put_ts);
+                        }
+                    }
+                    cells
+                };
+                Ok(match &cam.action {
+                    CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
+                    CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
+                    CheckAction::RowMutations(m) => {
+                        let mut cells = Vec::new();
+                        for x in &m.mutations {
+                            if x.row() != cam.row.as_slice() {
+                                return Err(invalid("Action's getRow must match"));
                             }
+                            cells.extend(mutation_cells(x, &desc)?);
                         }
-                        cells
-                    };
-                    Ok(match &cam.action {
-                        CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
-                        CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
-                        CheckAction::RowMutations(m) => {
-                            let mut cells = Vec::new();
-                            for x in &m.mutations {
-                                if x.row() != cam.row.as_slice() {
-                                    return Err(invalid("Action's getRow must match").into());
-                                }
-                                cells.extend(mutation_cells(x, &desc).map_err(into_region_error)?);
-                            }
-                            (stamp(cells), (true, None))
-                        }
-                        CheckAction::Increment(i) => {
-                            let cells = increment_cells(r, i, now).map_err(into_region_error)?;
-                            let result = i.return_results.then(|| RowResult::new(cells.clone()));
-                            (last_per_column(&cells), (true, result))
-                        }
-                        CheckAction::Append(a) => {
-                            let cells = append_cells(r, a, now).map_err(into_region_error)?;
-                            let result = a.return_results.then(|| RowResult::new(cells.clone()));
-                            (last_per_column(&cells), (true, result))
-                        }
-                    })
+                        (stamp(cells), (true, None))
+                    }
+                    CheckAction::Increment(i) => {
+                        let cells = increment_cells(r, i, now)?;
+                        let result = i.return_results.then(|| RowResult::new(cells.clone()));
+                        (last_per_column(&cells), (true, result))
+                    }
+                    CheckAction::Append(a) => {
+                        let cells = append_cells(r, a, now)?;
+                        let result = a.return_results.then(|| RowResult::new(cells.clone()));
+                        (last_per_column(&cells), (true, result))
+                    }
                 })
-                .map_err(unwrap_region_error)
+            })
         })?;
         Ok(CheckAndMutateResult {
             success: out.0,
@@ -981,11 +977,7 @@ impl Table {
 
     /// Evaluates the condition: `None` when it fails, else the timestamp of the checked
     /// cell (`Some(None)` when the check passed on an absent column).
-    fn check(
-        &self,
-        region: &Region,
-        cam: &CheckAndMutate,
-    ) -> regionkv_region::Result<Option<Option<i64>>> {
+    fn check(&self, region: &Region, cam: &CheckAndMutate) -> Result<Option<Option<i64>>> {
         match &cam.condition {
             Condition::Column {
                 family,
@@ -1007,9 +999,7 @@ impl Table {
                     Some(c) if expected.is_empty() && c.value().is_empty() => {
                         *op != CompareOperator::NotEqual
                     }
-                    Some(c) => {
-                        compare_matches(*op, expected, c.value()).map_err(into_region_error)?
-                    }
+                    Some(c) => compare_matches(*op, expected, c.value())?,
                 };
                 Ok(ok.then(|| cell.map(Cell::timestamp)))
             }
@@ -1118,34 +1108,7 @@ pub const REGION_RETRY_FOR: std::time::Duration = std::time::Duration::from_secs
 
 /// True for the errors of a region that a split or merge has just closed.
 fn region_moved(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::Region(
-            regionkv_region::Error::Closed(_) | regionkv_region::Error::WrongRegion { .. }
-        )
-    )
-}
-
-/// Facade errors raised inside a region callback travel as region errors; this carries
-/// them through and [`unwrap_region_error`] restores them.
-fn into_region_error(e: Error) -> regionkv_region::Error {
-    match e {
-        Error::Region(r) => r,
-        other => regionkv_region::Error::InvalidDescriptor(other.to_string()),
-    }
-}
-
-impl From<Error> for regionkv_region::Error {
-    fn from(e: Error) -> Self {
-        into_region_error(e)
-    }
-}
-
-fn unwrap_region_error(e: regionkv_region::Error) -> Error {
-    match e {
-        regionkv_region::Error::InvalidDescriptor(msg) => Error::InvalidArgument(msg),
-        other => Error::Region(other),
-    }
+    matches!(e, Error::RegionOffline { .. } | Error::WrongRegion { .. })
 }
 
 /// Rows of a scan, streamed region by region (HBase's `ResultScanner`). A region's rows
@@ -1253,7 +1216,7 @@ impl ResultScanner {
                 match region.scan_filtered(&spec, filter) {
                     Ok(s) => self.scanner = Some(s),
                     Err(e) => {
-                        let e = Error::Region(e);
+                        let e = Error::from(e);
                         if !region_moved(&e)
                             || self.table.db.inner.is_offline(region.encoded_name())
                         {

@@ -121,6 +121,8 @@ impl TableInfo {
     pub fn decode(b: &[u8], path: &Path) -> Result<Self> {
         let v = catalog::unframe(MAGIC, b, path)?;
         let corrupt = |reason: String| Error::Corrupt {
+            // Printed as "corrupt catalog ...", as it always was.
+            what: "catalog",
             path: path.to_path_buf(),
             offset: 12,
             reason,

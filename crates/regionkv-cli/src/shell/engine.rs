@@ -269,6 +269,7 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 /// was `table`.
 pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
     use regionkv::Error as E;
+    use regionkv::RequestProblem as P;
     let message = match e {
         E::TableNotFound(_) => format!("Unknown table {table}!"),
         E::TableNotEnabled(_) => format!("Table {table} is disabled!"),
@@ -286,15 +287,28 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
             };
             format!("org.apache.hadoop.hbase.constraint.ConstraintException: {reason}")
         }
-        E::Region(regionkv_region::Error::NoSuchColumnFamily {
+        E::NoSuchColumnFamily {
             family,
             region,
             table,
-        }) => format!(
+        } => format!(
             "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: Column family \
              {family} does not exist in region {region} in table {table}"
         ),
-        E::Region(regionkv_region::Error::InvalidDescriptor(reason)) => {
+        // What the region refuses (what was one `InvalidDescriptor`): HBase's server-side
+        // DoNotRetryIOException. The limits on rows, names and cells print bare.
+        reason @ (E::UnknownAttribute { .. }
+        | E::InvalidAttributeValue { .. }
+        | E::InvalidSchema(_)
+        | E::InvalidRequest(
+            P::ZeroVersions
+            | P::ColumnsOnRawScan
+            | P::BatchWithRowFilter
+            | P::CellOfOtherRow { .. },
+        )
+        | E::NotSplittable { .. }
+        | E::RegionExists { .. }
+        | E::Inconsistent { .. }) => {
             format!("org.apache.hadoop.hbase.DoNotRetryIOException: {reason}")
         }
         other => error_chain(&other),
@@ -335,6 +349,36 @@ mod tests {
         assert_eq!(
             text(regionkv::Error::InvalidArgument("Row length is 0".into())),
             "Row length is 0"
+        );
+        assert_eq!(
+            text(regionkv::Error::NoSuchColumnFamily {
+                family: "nf".into(),
+                region: "0123".into(),
+                table: "t9".into(),
+            }),
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: Column family nf \
+             does not exist in region 0123 in table t9"
+        );
+        // The region's refusals are the server's DoNotRetryIOException ...
+        assert_eq!(
+            text(regionkv::Error::InvalidRequest(
+                regionkv::RequestProblem::ZeroVersions
+            )),
+            "org.apache.hadoop.hbase.DoNotRetryIOException: the number of versions to read must \
+             be positive"
+        );
+        assert_eq!(
+            text(regionkv::Error::InvalidSchema(
+                regionkv::SchemaProblem::FlushSizeZero
+            )),
+            "org.apache.hadoop.hbase.DoNotRetryIOException: MEMSTORE_FLUSHSIZE must be positive"
+        );
+        // ... the limits on rows and names print bare.
+        assert_eq!(
+            text(regionkv::Error::InvalidRequest(
+                regionkv::RequestProblem::EmptyRow
+            )),
+            "row length is 0"
         );
     }
 }

@@ -576,7 +576,7 @@ impl RestService {
         if replace || !exists {
             let mut desc = match TableDescriptor::new(table, families) {
                 Ok(d) => d,
-                Err(e) => return error_response(&regionkv::Error::Region(e)),
+                Err(e) => return error_response(&regionkv::Error::from(e)),
             };
             for (k, v) in &model.attrs {
                 // Descriptive attributes HBase writes but that describe no option.
@@ -584,7 +584,7 @@ impl RestService {
                     continue;
                 }
                 if let Err(e) = desc.set_attribute(k, v) {
-                    return error_response(&regionkv::Error::Region(e));
+                    return error_response(&regionkv::Error::from(e));
                 }
             }
             let result = if exists {
@@ -1826,12 +1826,12 @@ fn mutation_result(ctx: &Ctx<'_>, return_results: bool, r: &RowResult) -> Respon
 /// A family from its REST description: HBase attribute names (a TTL written as the number
 /// HBase stores for FOREVER is FOREVER).
 fn family_of(c: &model::ColumnSchema) -> Result<ColumnFamilyDescriptor, regionkv::Error> {
-    let mut f = ColumnFamilyDescriptor::new(c.name.as_bytes()).map_err(regionkv::Error::Region)?;
+    let mut f = ColumnFamilyDescriptor::new(c.name.as_bytes()).map_err(regionkv::Error::from)?;
     for (k, v) in &c.attrs {
         if k.eq_ignore_ascii_case("NAME") {
             continue;
         }
-        f.set_attribute(k, v).map_err(regionkv::Error::Region)?;
+        f.set_attribute(k, v).map_err(regionkv::Error::from)?;
     }
     Ok(f)
 }

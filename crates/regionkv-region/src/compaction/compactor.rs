@@ -70,10 +70,13 @@ impl Region {
             Some(names) => {
                 for n in names {
                     if !live.iter().any(|f| &f.meta.name == n) {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "storefile {n} is not live in store {}",
-                            to_string_binary(family)
-                        )));
+                        return Err(Error::Inconsistent {
+                            region: self.encoded_name().to_string(),
+                            what: format!(
+                                "storefile {n} is not live in store {}",
+                                to_string_binary(family)
+                            ),
+                        });
                     }
                 }
                 live.iter()

@@ -10,7 +10,7 @@
 //! Invariant: a region with references never splits or merges again until compaction has
 //! rewritten them, so a reference always points at a real file of its parent.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SplitRefusal};
 use crate::manifest::{Manifest, Reference, RegionInfo, StoreFileMeta, StoreManifest};
 use crate::region::Region;
 use crate::split::{
@@ -226,10 +226,10 @@ impl Region {
     pub fn close_for_split(&self) -> Result<(Manifest, u64)> {
         let _no_compaction = self.compaction_lock().lock();
         if self.has_references() {
-            return Err(Error::InvalidDescriptor(format!(
-                "region {} has references and cannot split or merge until they are compacted away",
-                self.encoded_name()
-            )));
+            return Err(Error::NotSplittable {
+                region: self.encoded_name().to_string(),
+                reason: SplitRefusal::HasReferences,
+            });
         }
         self.close()?;
         let seq = self.mvcc().read_point();
@@ -278,10 +278,10 @@ impl Region {
                 let mut refs = Vec::new();
                 for meta in &sm.files {
                     let Some(h) = files.iter().find(|h| h.meta.name == meta.name) else {
-                        return Err(Error::InvalidDescriptor(format!(
-                            "storefile {} of the manifest is not open",
-                            meta.name
-                        )));
+                        return Err(Error::Inconsistent {
+                            region: self.encoded_name().to_string(),
+                            what: format!("storefile {} of the manifest is not open", meta.name),
+                        });
                     };
                     let fi = h.reader.file_info();
                     let row = |k: &Option<Vec<u8>>| {
