@@ -22,15 +22,42 @@ use regionkv_region::{Region, RegionInfo, TableDescriptor};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-fn entry(desc: &TableDescriptor, regions: &[RegionInfo], state: TableState) -> TableEntry {
-    TableEntry {
-        descriptor: desc.clone(),
-        state,
-        regions: regions
-            .iter()
-            .map(|info| RegionEntry { info: info.clone() })
-            .collect(),
-    }
+/// `current` with table `desc` listed ENABLED on the new regions `infos` (a create, or a
+/// truncate replacing the old ones) and the region-id counter at `next_region_id` or
+/// above.
+fn with_new_regions(
+    current: &Catalog,
+    desc: &TableDescriptor,
+    infos: &[RegionInfo],
+    next_region_id: u64,
+) -> Catalog {
+    let mut next = current.clone();
+    next.next_region_id = next.next_region_id.max(next_region_id);
+    next.tables.insert(
+        desc.name.clone(),
+        TableEntry {
+            descriptor: desc.clone(),
+            state: TableState::Enabled,
+            regions: infos
+                .iter()
+                .map(|info| RegionEntry { info: info.clone() })
+                .collect(),
+        },
+    );
+    next
+}
+
+/// Creates and opens the new, empty regions `infos` of `desc` (Stage of a create or a
+/// truncate).
+fn create_all(
+    tx: &mut Tx<'_>,
+    infos: &[RegionInfo],
+    desc: &TableDescriptor,
+) -> Result<Vec<Arc<Region>>> {
+    infos
+        .iter()
+        .map(|info| tx.create_region(info, desc))
+        .collect()
 }
 
 /// One create, checked and ready to run.
@@ -101,21 +128,12 @@ impl RegionTransition for CreateTable {
             state: TableInfoState::Creating,
         }
         .write(tx.db.fs.as_ref(), &tx.db.table_dir(&self.desc.name))?;
-        for info in &self.infos {
-            let region = tx.create_region(info, &self.desc)?;
-            self.regions.push(region);
-        }
+        self.regions = create_all(tx, &self.infos, &self.desc)?;
         Ok(())
     }
 
     fn next_catalog(&self, current: &Catalog) -> Catalog {
-        let mut next = current.clone();
-        next.next_region_id = next.next_region_id.max(self.next_region_id);
-        next.tables.insert(
-            self.desc.name.clone(),
-            entry(&self.desc, &self.infos, TableState::Enabled),
-        );
-        next
+        with_new_regions(current, &self.desc, &self.infos, self.next_region_id)
     }
 
     fn publish(&mut self, tx: &mut Tx<'_>) -> Result<()> {
@@ -194,21 +212,12 @@ impl RegionTransition for TruncateTable<'_> {
     }
 
     fn stage(&mut self, tx: &mut Tx<'_>) -> Result<()> {
-        for info in &self.infos {
-            let region = tx.create_region(info, &self.desc)?;
-            self.regions.push(region);
-        }
+        self.regions = create_all(tx, &self.infos, &self.desc)?;
         Ok(())
     }
 
     fn next_catalog(&self, current: &Catalog) -> Catalog {
-        let mut next = current.clone();
-        next.next_region_id = next.next_region_id.max(self.next_region_id);
-        next.tables.insert(
-            self.desc.name.clone(),
-            entry(&self.desc, &self.infos, TableState::Enabled),
-        );
-        next
+        with_new_regions(current, &self.desc, &self.infos, self.next_region_id)
     }
 
     fn publish(&mut self, _tx: &mut Tx<'_>) -> Result<()> {
