@@ -519,7 +519,10 @@ fn status_time(ms: i64) -> String {
 
 /// One YCSB status line: `<time> <N> sec: <ops> operations; <x> current ops/sec; [est
 /// completion in ...] [READ: Count=.., Max=.., Min=.., Avg=.., 90=.., 99=.., 99.9=..,
-/// 99.99=..] ...`, the latencies (µs) of the interval since the previous line.
+/// 99.99=..] ...`, the latencies (µs) of the interval since the previous line. An
+/// operation measured earlier in the phase (`seen`) is printed even when its interval
+/// holds none, with HdrHistogram's figures of an empty histogram (all 0), as YCSB's
+/// measurements, registered at their first use, print on every line after it.
 fn status_line(
     now_ms: i64,
     elapsed: Duration,
@@ -527,6 +530,7 @@ fn status_line(
     current: f64,
     total: u64,
     interval: &Measurements,
+    seen: &std::collections::BTreeSet<&'static str>,
 ) -> String {
     let mut s = format!(
         "{} {} sec: {ops} operations; ",
@@ -544,6 +548,11 @@ fn status_line(
     }
     for op in OPS {
         let Some(l) = interval.latency.get(op) else {
+            if seen.contains(op) {
+                s.push_str(&format!(
+                    "[{op}: Count=0, Max=0, Min=0, Avg=0, 90=0, 99=0, 99.9=0, 99.99=0] "
+                ));
+            }
             continue;
         };
         let q = l.summary();
@@ -573,6 +582,7 @@ fn status_loop(
     stop: std::sync::mpsc::Receiver<()>,
 ) {
     let (mut last_at, mut last_ops) = (started, 0u64);
+    let mut seen = std::collections::BTreeSet::new();
     loop {
         let finished = !matches!(
             stop.recv_timeout(every),
@@ -601,7 +611,9 @@ fn status_loop(
             current,
             total,
             &interval,
+            &seen,
         );
+        seen.extend(interval.latency.keys().copied());
         // A closed standard error is no reason to stop the benchmark.
         let _ = writeln!(std::io::stderr().lock(), "{line}");
         if finished {
@@ -815,7 +827,16 @@ mod tests {
         let mut m = Measurements::default();
         m.record("READ", Duration::from_micros(100), "OK");
         m.record("READ", Duration::from_micros(300), "OK");
-        let line = status_line(1_700_000_000_123, Duration::from_secs(10), 2, 0.2, 4, &m);
+        let none = std::collections::BTreeSet::new();
+        let line = status_line(
+            1_700_000_000_123,
+            Duration::from_secs(10),
+            2,
+            0.2,
+            4,
+            &m,
+            &none,
+        );
         assert!(
             line.starts_with(
                 "2023-11-14 22:13:20:123 10 sec: 2 operations; 0.2 current ops/sec; \
@@ -827,6 +848,36 @@ mod tests {
             line.ends_with(", 90=300, 99=300, 99.9=300, 99.99=300]"),
             "{line}"
         );
+        // An interval without reads after earlier ones: YCSB still prints READ, at zero
+        // (a tick between the last operation and the phase's end gives such a line).
+        let seen = std::collections::BTreeSet::from(["READ"]);
+        let empty = Measurements::default();
+        let line = status_line(
+            1_700_000_000_123,
+            Duration::from_secs(11),
+            4,
+            0.0,
+            4,
+            &empty,
+            &seen,
+        );
+        assert!(
+            line.ends_with(
+                "4 operations; 0 current ops/sec; \
+                 [READ: Count=0, Max=0, Min=0, Avg=0, 90=0, 99=0, 99.9=0, 99.99=0]"
+            ),
+            "{line}"
+        );
+        let line = status_line(
+            1_700_000_000_123,
+            Duration::from_secs(11),
+            4,
+            0.0,
+            4,
+            &empty,
+            &none,
+        );
+        assert!(line.ends_with("4 operations; 0 current ops/sec;"), "{line}");
     }
 
     #[test]
