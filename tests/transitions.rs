@@ -28,7 +28,8 @@ use regionkv::table_info::{TableInfo, TableInfoState};
 use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, ManualClock, Put, Scan, TableDescriptor};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_fs::{
-    CrashMode, FaultFs, FaultKind, FileLock, Fs, MemFs, Persistence, ReadableFile, WritableFile,
+    CrashMode, FaultFs, FaultKind, FaultOp, FileLock, Fs, MemFs, Persistence, ReadableFile,
+    WritableFile,
 };
 use regionkv_region::{Manifest, RegionInfo};
 use regionkv_testkit::datadriven::{self, Step};
@@ -50,28 +51,6 @@ const READ_DEADLINE: Duration = Duration::from_secs(10);
 // ---------------------------------------------------------------------------------------
 // AimFs: FaultFs with faults aimed at a path
 // ---------------------------------------------------------------------------------------
-
-/// The operation classes FaultFs's fault kinds tell apart (`FaultKind` keeps its own
-/// mapping private; this one restates its documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OpClass {
-    Append,
-    CreateNew,
-    Sync,
-    Rename,
-    Remove,
-    Other,
-}
-
-fn applies(kind: FaultKind, class: OpClass) -> bool {
-    match kind {
-        FaultKind::EioOnWrite | FaultKind::ShortWrite => class == OpClass::Append,
-        FaultKind::NoSpace => matches!(class, OpClass::Append | OpClass::CreateNew),
-        FaultKind::EioOnSync => class == OpClass::Sync,
-        FaultKind::RenameFailure => class == OpClass::Rename,
-        FaultKind::RemoveFailure => class == OpClass::Remove,
-    }
-}
 
 /// Where an aimed fault fires.
 #[derive(Debug, Clone)]
@@ -119,13 +98,13 @@ struct AimFs {
 }
 
 impl AimFs {
-    fn before(&self, class: OpClass, op: &str, path: &Path) -> u64 {
+    fn before(&self, class: FaultOp, op: &str, path: &Path) -> u64 {
         let mut st = self.state.lock().unwrap();
         if st.trace {
             eprintln!("fs op {} {op} {}", self.fault.op_count(), path.display());
         }
         if let Some(aim) = &mut st.aim {
-            let hit = applies(aim.kind, class)
+            let hit = aim.kind.applies_to(class)
                 && match &aim.target {
                     Target::Path(text) => {
                         let shown = self.labels.lock().unwrap().mask(&path.to_string_lossy());
@@ -170,30 +149,30 @@ impl AimFs {
 
 impl Fs for AimFs {
     fn create_dir_all(&self, path: &Path) -> regionkv_fs::Result<()> {
-        let n = self.before(OpClass::Other, "create_dir_all", path);
+        let n = self.before(FaultOp::Other, "create_dir_all", path);
         self.after(n, "create_dir_all", path, self.fault.create_dir_all(path))
     }
 
     fn create_new(&self, path: &Path) -> regionkv_fs::Result<Box<dyn WritableFile>> {
-        let n = self.before(OpClass::CreateNew, "create_new", path);
+        let n = self.before(FaultOp::CreateNew, "create_new", path);
         let r = self.fault.create_new(path).map(|f| self.wrap(f));
         self.after(n, "create_new", path, r)
     }
 
     fn open_append(&self, path: &Path) -> regionkv_fs::Result<Box<dyn WritableFile>> {
-        let n = self.before(OpClass::Other, "open_append", path);
+        let n = self.before(FaultOp::Other, "open_append", path);
         let r = self.fault.open_append(path).map(|f| self.wrap(f));
         self.after(n, "open_append", path, r)
     }
 
     fn open_read(&self, path: &Path) -> regionkv_fs::Result<Arc<dyn ReadableFile>> {
         // Readers are not wrapped: no fault kind applies to a read (only a halt does).
-        let n = self.before(OpClass::Other, "open_read", path);
+        let n = self.before(FaultOp::Other, "open_read", path);
         self.after(n, "open_read", path, self.fault.open_read(path))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> regionkv_fs::Result<()> {
-        let n = self.before(OpClass::Rename, "rename", from);
+        let n = self.before(FaultOp::Rename, "rename", from);
         let r = self.fault.rename(from, to);
         if r.is_ok() && to.file_name().is_some_and(|f| f == "CATALOG") {
             let mut st = self.state.lock().unwrap();
@@ -209,42 +188,42 @@ impl Fs for AimFs {
     }
 
     fn remove_file(&self, path: &Path) -> regionkv_fs::Result<()> {
-        let n = self.before(OpClass::Remove, "remove_file", path);
+        let n = self.before(FaultOp::Remove, "remove_file", path);
         self.after(n, "remove_file", path, self.fault.remove_file(path))
     }
 
     fn remove_dir_all(&self, path: &Path) -> regionkv_fs::Result<()> {
-        let n = self.before(OpClass::Remove, "remove_dir_all", path);
+        let n = self.before(FaultOp::Remove, "remove_dir_all", path);
         self.after(n, "remove_dir_all", path, self.fault.remove_dir_all(path))
     }
 
     fn list(&self, dir: &Path) -> regionkv_fs::Result<Vec<String>> {
-        let n = self.before(OpClass::Other, "list", dir);
+        let n = self.before(FaultOp::Other, "list", dir);
         self.after(n, "list", dir, self.fault.list(dir))
     }
 
     fn exists(&self, path: &Path) -> regionkv_fs::Result<bool> {
-        let n = self.before(OpClass::Other, "exists", path);
+        let n = self.before(FaultOp::Other, "exists", path);
         self.after(n, "exists", path, self.fault.exists(path))
     }
 
     fn file_len(&self, path: &Path) -> regionkv_fs::Result<u64> {
-        let n = self.before(OpClass::Other, "file_len", path);
+        let n = self.before(FaultOp::Other, "file_len", path);
         self.after(n, "file_len", path, self.fault.file_len(path))
     }
 
     fn sync_dir(&self, dir: &Path) -> regionkv_fs::Result<()> {
-        let n = self.before(OpClass::Sync, "sync_dir", dir);
+        let n = self.before(FaultOp::Sync, "sync_dir", dir);
         self.after(n, "sync_dir", dir, self.fault.sync_dir(dir))
     }
 
     fn lock(&self, path: &Path) -> regionkv_fs::Result<Box<dyn FileLock>> {
-        let n = self.before(OpClass::Other, "lock", path);
+        let n = self.before(FaultOp::Other, "lock", path);
         self.after(n, "lock", path, self.fault.lock(path))
     }
 
     fn lock_dir(&self, dir: &Path) -> regionkv_fs::Result<Box<dyn FileLock>> {
-        let n = self.before(OpClass::Other, "lock_dir", dir);
+        let n = self.before(FaultOp::Other, "lock_dir", dir);
         self.after(n, "lock_dir", dir, self.fault.lock_dir(dir))
     }
 }
@@ -258,7 +237,7 @@ struct AimWritableFile {
 impl AimWritableFile {
     fn op<T>(
         &mut self,
-        class: OpClass,
+        class: FaultOp,
         op: &str,
         f: impl FnOnce(&mut dyn WritableFile) -> regionkv_fs::Result<T>,
     ) -> regionkv_fs::Result<T> {
@@ -271,23 +250,23 @@ impl AimWritableFile {
 
 impl WritableFile for AimWritableFile {
     fn append(&mut self, buf: &[u8]) -> regionkv_fs::Result<()> {
-        self.op(OpClass::Append, "append", |f| f.append(buf))
+        self.op(FaultOp::Append, "append", |f| f.append(buf))
     }
 
     fn sync_data(&mut self) -> regionkv_fs::Result<()> {
-        self.op(OpClass::Sync, "sync_data", |f| f.sync_data())
+        self.op(FaultOp::Sync, "sync_data", |f| f.sync_data())
     }
 
     fn sync_all(&mut self) -> regionkv_fs::Result<()> {
-        self.op(OpClass::Sync, "sync_all", |f| f.sync_all())
+        self.op(FaultOp::Sync, "sync_all", |f| f.sync_all())
     }
 
     fn reserve(&mut self, len: u64) -> regionkv_fs::Result<()> {
-        self.op(OpClass::Other, "reserve", |f| f.reserve(len))
+        self.op(FaultOp::Other, "reserve", |f| f.reserve(len))
     }
 
     fn trim(&mut self) -> regionkv_fs::Result<()> {
-        self.op(OpClass::Other, "trim", |f| f.trim())
+        self.op(FaultOp::Other, "trim", |f| f.trim())
     }
 
     fn len(&self) -> u64 {

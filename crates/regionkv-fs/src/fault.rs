@@ -77,13 +77,14 @@ impl FaultKind {
         FaultKind::RenameFailure,
     ];
 
-    fn applies_to(self, op: Op) -> bool {
+    /// Whether this fault fails an operation of class `op` (a halt stops every class).
+    pub fn applies_to(self, op: FaultOp) -> bool {
         match self {
-            FaultKind::EioOnWrite | FaultKind::ShortWrite => op == Op::Append,
-            FaultKind::NoSpace => matches!(op, Op::Append | Op::CreateNew),
-            FaultKind::EioOnSync => op == Op::Sync,
-            FaultKind::RenameFailure => op == Op::Rename,
-            FaultKind::RemoveFailure => op == Op::Remove,
+            FaultKind::EioOnWrite | FaultKind::ShortWrite => op == FaultOp::Append,
+            FaultKind::NoSpace => matches!(op, FaultOp::Append | FaultOp::CreateNew),
+            FaultKind::EioOnSync => op == FaultOp::Sync,
+            FaultKind::RenameFailure => op == FaultOp::Rename,
+            FaultKind::RemoveFailure => op == FaultOp::Remove,
         }
     }
 
@@ -111,13 +112,18 @@ pub enum Persistence {
     Persistent,
 }
 
-/// The classes of operation that faults distinguish.
+/// The classes of operation that faults distinguish (see [`FaultKind::applies_to`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub enum FaultOp {
+    /// A write to an open file.
     Append,
+    /// Creating a new file.
     CreateNew,
+    /// An fsync of a file or directory.
     Sync,
+    /// A rename.
     Rename,
+    /// Removing a file or directory.
     Remove,
     /// Counted, but only a halt applies.
     Other,
@@ -219,7 +225,7 @@ impl FaultFs {
 }
 
 /// Counts one operation of class `op` and says what, if anything, it must fail with.
-fn begin(shared: &Mutex<Shared>, op: Op) -> Option<Injection> {
+fn begin(shared: &Mutex<Shared>, op: FaultOp) -> Option<Injection> {
     let mut s = shared.lock();
     let index = s.ops;
     s.ops += 1;
@@ -240,7 +246,7 @@ fn begin(shared: &Mutex<Shared>, op: Op) -> Option<Injection> {
 }
 
 /// Counts one operation and fails it if something is injected there.
-fn guard(shared: &Mutex<Shared>, op: Op, name: &'static str, path: &Path) -> Result<()> {
+fn guard(shared: &Mutex<Shared>, op: FaultOp, name: &'static str, path: &Path) -> Result<()> {
     match begin(shared, op) {
         None => Ok(()),
         Some(injection) => Err(Error::io(name, path, injection.io_error())),
@@ -262,12 +268,12 @@ impl fmt::Debug for FaultFs {
 
 impl Fs for FaultFs {
     fn create_dir_all(&self, path: &Path) -> Result<()> {
-        guard(&self.shared, Op::Other, "create_dir_all", path)?;
+        guard(&self.shared, FaultOp::Other, "create_dir_all", path)?;
         self.inner.create_dir_all(path)
     }
 
     fn create_new(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        guard(&self.shared, Op::CreateNew, "create_new", path)?;
+        guard(&self.shared, FaultOp::CreateNew, "create_new", path)?;
         let inner = self.inner.create_new(path)?;
         Ok(Box::new(FaultWritableFile {
             inner,
@@ -276,7 +282,7 @@ impl Fs for FaultFs {
     }
 
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        guard(&self.shared, Op::Other, "open_append", path)?;
+        guard(&self.shared, FaultOp::Other, "open_append", path)?;
         let inner = self.inner.open_append(path)?;
         Ok(Box::new(FaultWritableFile {
             inner,
@@ -285,7 +291,7 @@ impl Fs for FaultFs {
     }
 
     fn open_read(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
-        guard(&self.shared, Op::Other, "open_read", path)?;
+        guard(&self.shared, FaultOp::Other, "open_read", path)?;
         let inner = self.inner.open_read(path)?;
         Ok(Arc::new(FaultReadableFile {
             inner,
@@ -294,7 +300,7 @@ impl Fs for FaultFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
-        if let Some(injection) = begin(&self.shared, Op::Rename) {
+        if let Some(injection) = begin(&self.shared, FaultOp::Rename) {
             return Err(Error::Rename {
                 from: from.to_path_buf(),
                 to: to.to_path_buf(),
@@ -305,42 +311,42 @@ impl Fs for FaultFs {
     }
 
     fn remove_file(&self, path: &Path) -> Result<()> {
-        guard(&self.shared, Op::Remove, "remove_file", path)?;
+        guard(&self.shared, FaultOp::Remove, "remove_file", path)?;
         self.inner.remove_file(path)
     }
 
     fn remove_dir_all(&self, path: &Path) -> Result<()> {
-        guard(&self.shared, Op::Remove, "remove_dir_all", path)?;
+        guard(&self.shared, FaultOp::Remove, "remove_dir_all", path)?;
         self.inner.remove_dir_all(path)
     }
 
     fn list(&self, dir: &Path) -> Result<Vec<String>> {
-        guard(&self.shared, Op::Other, "list", dir)?;
+        guard(&self.shared, FaultOp::Other, "list", dir)?;
         self.inner.list(dir)
     }
 
     fn exists(&self, path: &Path) -> Result<bool> {
-        guard(&self.shared, Op::Other, "exists", path)?;
+        guard(&self.shared, FaultOp::Other, "exists", path)?;
         self.inner.exists(path)
     }
 
     fn file_len(&self, path: &Path) -> Result<u64> {
-        guard(&self.shared, Op::Other, "file_len", path)?;
+        guard(&self.shared, FaultOp::Other, "file_len", path)?;
         self.inner.file_len(path)
     }
 
     fn sync_dir(&self, dir: &Path) -> Result<()> {
-        guard(&self.shared, Op::Sync, "sync_dir", dir)?;
+        guard(&self.shared, FaultOp::Sync, "sync_dir", dir)?;
         self.inner.sync_dir(dir)
     }
 
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
-        guard(&self.shared, Op::Other, "lock", path)?;
+        guard(&self.shared, FaultOp::Other, "lock", path)?;
         self.inner.lock(path)
     }
 
     fn lock_dir(&self, dir: &Path) -> Result<Box<dyn FileLock>> {
-        guard(&self.shared, Op::Other, "lock_dir", dir)?;
+        guard(&self.shared, FaultOp::Other, "lock_dir", dir)?;
         self.inner.lock_dir(dir)
     }
 }
@@ -354,7 +360,7 @@ struct FaultWritableFile {
 
 impl WritableFile for FaultWritableFile {
     fn append(&mut self, buf: &[u8]) -> Result<()> {
-        match begin(&self.shared, Op::Append) {
+        match begin(&self.shared, FaultOp::Append) {
             None => self.inner.append(buf),
             Some(injection) => {
                 if injection == Injection::Fault(FaultKind::ShortWrite) {
@@ -367,23 +373,23 @@ impl WritableFile for FaultWritableFile {
     }
 
     fn sync_data(&mut self) -> Result<()> {
-        guard(&self.shared, Op::Sync, "sync_data", self.inner.path())?;
+        guard(&self.shared, FaultOp::Sync, "sync_data", self.inner.path())?;
         self.inner.sync_data()
     }
 
     fn sync_all(&mut self) -> Result<()> {
-        guard(&self.shared, Op::Sync, "sync_all", self.inner.path())?;
+        guard(&self.shared, FaultOp::Sync, "sync_all", self.inner.path())?;
         self.inner.sync_all()
     }
 
     fn reserve(&mut self, len: u64) -> Result<()> {
         // A sparse extension allocates nothing, so no injected kind applies; a halt does.
-        guard(&self.shared, Op::Other, "reserve", self.inner.path())?;
+        guard(&self.shared, FaultOp::Other, "reserve", self.inner.path())?;
         self.inner.reserve(len)
     }
 
     fn trim(&mut self) -> Result<()> {
-        guard(&self.shared, Op::Other, "trim", self.inner.path())?;
+        guard(&self.shared, FaultOp::Other, "trim", self.inner.path())?;
         self.inner.trim()
     }
 
@@ -409,7 +415,7 @@ impl ReadableFile for FaultReadableFile {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        guard(&self.shared, Op::Other, "read_at", self.inner.path())?;
+        guard(&self.shared, FaultOp::Other, "read_at", self.inner.path())?;
         self.inner.read_at(offset, buf)
     }
 
@@ -521,7 +527,7 @@ mod tests {
     #[test]
     fn a_fault_waits_for_the_first_op_it_applies_to() {
         let (_, fault) = setup();
-        // Op 3 is an append; the first sync at or after it is op 4 (sync_all).
+        // FaultOp 3 is an append; the first sync at or after it is op 4 (sync_all).
         fault.fail_at(3, FaultKind::EioOnSync, Persistence::Transient);
         let err = workload(&fault).unwrap_err();
         assert!(matches!(err, Error::Io { op: "sync_all", .. }), "{err:?}");

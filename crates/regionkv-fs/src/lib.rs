@@ -68,7 +68,7 @@ use std::sync::Arc;
 
 pub use descriptors::DescriptorStats;
 pub use error::{Error, FileKind, Result};
-pub use fault::{FaultFs, FaultKind, Persistence};
+pub use fault::{FaultFs, FaultKind, FaultOp, Persistence};
 pub use mem::{CrashMode, MemFs};
 pub use real::{ReadMode, RealFs};
 
