@@ -15,13 +15,14 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use regionkv_cell::{Cell, ManualClock, SharedClock};
 use regionkv_fs::{Fs, RealFs};
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, ReadQuery, RecoveredWal, Region, RegionInfo,
     RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_storefile::StoreFileBlockCache;
 use regionkv_suite::{XorShift, row, value};
-use regionkv_wal::{Durability, RecoveryMode, WalConfig};
+use regionkv_wal::{RecoveryMode, WalConfig};
 use std::hint::black_box;
 use std::sync::Arc;
 

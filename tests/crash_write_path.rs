@@ -20,13 +20,14 @@
 
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionConfig, RegionInfo,
     RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_suite::{ChildRun, XorShift, run_and_kill_child};
-use regionkv_wal::{Durability, RecoveryMode, WalConfig};
+use regionkv_wal::{RecoveryMode, WalConfig};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;

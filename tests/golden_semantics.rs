@@ -24,6 +24,7 @@
 
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock, TimeRange};
 use regionkv_fs::{Fs, MemFs};
+use regionkv_region::Durability;
 use regionkv_region::descriptor::FOREVER;
 use regionkv_region::{
     ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
@@ -33,7 +34,7 @@ use regionkv_testkit::datadriven::{self, diff};
 use regionkv_testkit::model::{
     self, CellSpec, FamilyOptions, Model, ModelCell, ModelError, ModelScan, Query,
 };
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
+use regionkv_wal::{RecoveryMode, Wal, WalConfig};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

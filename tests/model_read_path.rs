@@ -40,13 +40,14 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock, TimeRange};
 use regionkv_fs::{Fs, MemFs};
+use regionkv_region::Durability;
 use regionkv_region::filter::{Filter, PrefixFilter};
 use regionkv_region::{
     ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
     RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_testkit::model::{self, CellSpec, FamilyOptions, Model, ModelCell, ModelScan, Query};
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
+use regionkv_wal::{RecoveryMode, Wal, WalConfig};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::RealFs;
 use regionkv_wal::format::{HEADER_LEN, encode_compact_into, encode_declaration_into};
-use regionkv_wal::{Durability, Wal, WalConfig, WalEdit, WalKey};
+use regionkv_wal::{SyncMode, Wal, WalConfig, WalEdit, WalKey};
 
 const T0: i64 = 1_700_000_000_000; // Tue Nov 14 22:13:20 UTC 2023
 
@@ -60,7 +60,7 @@ fn edits() -> Vec<WalEdit> {
 fn write_log(dir: &Path) -> PathBuf {
     let wal = Wal::open(Arc::new(RealFs::new()), dir, WalConfig::default()).unwrap();
     for e in edits() {
-        wal.append(&e, Durability::SyncWal).unwrap();
+        wal.append(&e, SyncMode::Sync).unwrap();
     }
     let path = wal.log_files()[0].clone();
     wal.close().unwrap();
@@ -290,7 +290,7 @@ fn cell_tags_print_as_wal_pretty_printer_lists_them() {
         seq_id: 3,
         write_time: T0,
     };
-    w.append(&WalEdit::new(key, vec![cell]), Durability::SyncWal)
+    w.append(&WalEdit::new(key, vec![cell]), SyncMode::Sync)
         .unwrap();
     let path = w.log_files()[0].clone();
     w.close().unwrap();
@@ -313,9 +313,9 @@ fn a_directory_prints_every_log_in_it_oldest_first() {
     let dir = db.path().join("wal");
     let w = Wal::open(Arc::new(RealFs::new()), &dir, WalConfig::default()).unwrap();
     let all = edits();
-    w.append(&all[0], Durability::SyncWal).unwrap();
+    w.append(&all[0], SyncMode::Sync).unwrap();
     w.roll().unwrap();
-    w.append(&all[1], Durability::SyncWal).unwrap();
+    w.append(&all[1], SyncMode::Sync).unwrap();
     let logs = w.log_files();
     w.close().unwrap();
     assert_eq!(logs.len(), 2, "{logs:?}");

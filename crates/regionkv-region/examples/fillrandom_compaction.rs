@@ -11,12 +11,13 @@
 
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionInfo, RegionServices,
     TableDescriptor, recover_wal,
 };
 use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
-use regionkv_wal::{Durability, RecoveryMode, WalConfig};
+use regionkv_wal::{RecoveryMode, WalConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;

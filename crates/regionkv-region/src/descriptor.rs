@@ -3,10 +3,10 @@
 //! to size flushes, shape storefiles and (under the read-path work) apply versions, TTL
 //! and KEEP_DELETED_CELLS. The facade re-exports them with builders.
 
+use crate::durability::Durability;
 use crate::error::{AttributeRule, AttributeScope, Error, Result, SchemaProblem};
 use regionkv_cell::limits::check_family_name;
 use regionkv_storefile::{BloomType, Compression, DataBlockEncoding, StoreFileWriterOptions};
-use regionkv_wal::Durability;
 use std::collections::BTreeMap;
 
 /// HBase's `HConstants.FOREVER`: a TTL of `Integer.MAX_VALUE` seconds means "never expires".
@@ -243,13 +243,10 @@ impl TableDescriptor {
         self.families.iter().find(|f| f.name == name)
     }
 
-    /// The effective durability (USE_DEFAULT → SYNC_WAL, HBase's default).
+    /// The effective durability of a mutation that asks for `requested`: its own level, or
+    /// the table's, or SYNC_WAL (HBase's default).
     pub fn effective_durability(&self, requested: Durability) -> Durability {
-        match (requested, self.durability) {
-            (Durability::UseDefault, Durability::UseDefault) => Durability::SyncWal,
-            (Durability::UseDefault, d) => d,
-            (d, _) => d,
-        }
+        requested.resolve(self.durability)
     }
 }
 
@@ -290,35 +287,15 @@ fn parse_ttl(value: &str) -> Result<u32> {
         .ok_or_else(|| invalid_value("TTL", value, AttributeRule::InRange))
 }
 
-/// Durability by HBase's names.
+/// Durability by HBase's names (any case).
 pub fn durability_from_name(value: &str) -> Result<Durability> {
-    Ok(match value.to_ascii_uppercase().as_str() {
-        "USE_DEFAULT" => Durability::UseDefault,
-        "SKIP_WAL" => Durability::SkipWal,
-        "ASYNC_WAL" => Durability::AsyncWal,
-        "SYNC_WAL" => Durability::SyncWal,
-        "FSYNC_WAL" => Durability::FsyncWal,
-        _ => {
-            return Err(invalid_value(
-                "DURABILITY",
-                value,
-                AttributeRule::OneOf(
-                    "one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL",
-                ),
-            ));
-        }
+    Durability::from_name(value).ok_or_else(|| {
+        invalid_value(
+            "DURABILITY",
+            value,
+            AttributeRule::OneOf("one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL"),
+        )
     })
-}
-
-/// HBase's name of a durability.
-pub const fn durability_name(d: Durability) -> &'static str {
-    match d {
-        Durability::UseDefault => "USE_DEFAULT",
-        Durability::SkipWal => "SKIP_WAL",
-        Durability::AsyncWal => "ASYNC_WAL",
-        Durability::SyncWal => "SYNC_WAL",
-        Durability::FsyncWal => "FSYNC_WAL",
-    }
 }
 
 impl ColumnFamilyDescriptor {
@@ -522,7 +499,7 @@ impl TableDescriptor {
         );
         push(
             "DURABILITY",
-            durability_name(self.durability).to_string(),
+            self.durability.name().to_string(),
             "USE_DEFAULT".to_string(),
         );
         push("READONLY", self.read_only.to_string(), "false".to_string());

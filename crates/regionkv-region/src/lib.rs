@@ -16,6 +16,7 @@
 
 pub mod compaction;
 pub mod descriptor;
+pub mod durability;
 mod error;
 pub mod filter;
 pub mod flush;
@@ -36,6 +37,7 @@ pub mod sync;
 
 pub use compaction::compactor::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use durability::Durability;
 pub use error::{
     AttributeRule, AttributeScope, Error, RequestProblem, Result, SchemaProblem, SplitRefusal,
 };

@@ -25,6 +25,7 @@
 //!    until it is reopened (the memstore still holds the data, so reads stay correct).
 
 use crate::descriptor::TableDescriptor;
+use crate::durability::Durability;
 use crate::error::{Error, RequestProblem, Result};
 use crate::flush::policy::{FlushPolicyConfig, StoreFlushStats};
 use crate::manifest::{Manifest, RegionInfo, StoreFileMeta};
@@ -39,7 +40,7 @@ use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, OwnedKey};
 use regionkv_memstore::{MemStoreSize, Segment};
-use regionkv_wal::{Durability, WalEdit, WalKeyRef};
+use regionkv_wal::{WalEdit, WalKeyRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -696,14 +697,14 @@ impl Region {
             }
             c.set_seq_id(seq);
         }
-        if durability != Durability::SkipWal {
+        if let Some(mode) = durability.sync_mode() {
             let key = WalKeyRef {
                 region: self.encoded.as_bytes(),
                 table: &self.table.name,
                 seq_id: seq,
                 write_time: now,
             };
-            if let Err(e) = self.services.wal.append_cells(key, &cells, durability) {
+            if let Err(e) = self.services.wal.append_cells(key, &cells, mode) {
                 let e = Error::from(e);
                 self.poison(&e);
                 // Nothing of this write reached the memstore: complete the entry as empty.

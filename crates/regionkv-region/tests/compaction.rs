@@ -8,8 +8,8 @@ mod common;
 
 use common::{Harness, table};
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::{RegionConfig, RegionScan};
-use regionkv_wal::Durability;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -14,12 +14,13 @@
 use regionkv_cell::{Cell, ManualClock, SharedClock};
 use regionkv_fs::{Fs, MemFs};
 use regionkv_memstore::MemStoreConfig;
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionInfo, RegionServices,
     TableDescriptor, recover_wal,
 };
 use regionkv_regionserver::{MemStoreFlusher, RegionServerWorkers};
-use regionkv_wal::{Durability, RecoveryMode, WalConfig};
+use regionkv_wal::{RecoveryMode, WalConfig};
 use std::path::Path;
 use std::sync::Arc;
 

@@ -13,9 +13,9 @@ mod common;
 use common::Harness;
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::{ColumnFamilyDescriptor, ReadQuery, RegionConfig, TableDescriptor};
 use regionkv_storefile::{Compression, StoreFileBlockCache};
-use regionkv_wal::Durability;
 use std::sync::Arc;
 
 fn harness(versions: u32) -> (Harness, Arc<StoreFileBlockCache>) {

@@ -9,8 +9,8 @@ mod common;
 use common::{Harness, table};
 use regionkv_cell::Cell;
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::{ReadQuery, RegionConfig, RegionScan};
-use regionkv_wal::Durability;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -9,10 +9,10 @@ mod common;
 use common::Harness;
 use regionkv_cell::{Cell, CellType, TimeRange};
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RegionConfig, RegionScan, TableDescriptor,
 };
-use regionkv_wal::Durability;
 use std::sync::Arc;
 
 fn harness(family: ColumnFamilyDescriptor) -> Harness {

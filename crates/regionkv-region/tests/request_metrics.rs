@@ -9,11 +9,11 @@ mod common;
 use common::Harness;
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::filter::parse::parse_filter;
 use regionkv_region::{
     ColumnFamilyDescriptor, ReadQuery, Region, RegionConfig, RegionScan, TableDescriptor,
 };
-use regionkv_wal::Durability;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 

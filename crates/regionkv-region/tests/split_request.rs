@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use common::{Harness, table};
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::{Region, RegionConfig, RegionServerServices};
-use regionkv_wal::Durability;
 
 /// A stand-in region server (no background workers) that answers the split question; the first time, it checks from another thread that the
 /// region can be flushed meanwhile (its flush lock is free).

@@ -17,11 +17,11 @@ mod common;
 use common::Harness;
 use regionkv_cell::Cell;
 use regionkv_fs::MemFs;
+use regionkv_region::Durability;
 use regionkv_region::filter::{Filter, parse_filter};
 use regionkv_region::{
     ColumnFamilyDescriptor, ReadQuery, RegionConfig, RegionScan, TableDescriptor,
 };
-use regionkv_wal::Durability;
 use std::sync::Arc;
 
 const ROWS: [&str; 2] = ["r1", "r2"];

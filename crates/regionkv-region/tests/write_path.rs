@@ -10,9 +10,9 @@ mod common;
 use common::{Harness, region_dir, table};
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
+use regionkv_region::Durability;
 use regionkv_region::flush::policy::FlushPolicy;
 use regionkv_region::{Error, RegionConfig};
-use regionkv_wal::Durability;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use regionkv_cell::Cell;
 use regionkv_fs::{Fs, RealFs};
-use regionkv_wal::{Durability, Wal, WalConfig, WalEdit, WalKey};
+use regionkv_wal::{SyncMode, Wal, WalConfig, WalEdit, WalKey};
 
-fn run(dir: &Path, threads: usize, durability: Durability, seconds: f64) {
+fn run(dir: &Path, threads: usize, mode: SyncMode, seconds: f64) {
     let wal = Arc::new(Wal::open(Arc::new(RealFs::new()), dir, WalConfig::default()).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
@@ -44,7 +44,7 @@ fn run(dir: &Path, threads: usize, durability: Durability, seconds: f64) {
                         },
                         vec![cell],
                     );
-                    wal.append(&edit, durability).unwrap();
+                    wal.append(&edit, mode).unwrap();
                     done.fetch_add(1, Ordering::Relaxed);
                 }
             })
@@ -60,7 +60,7 @@ fn run(dir: &Path, threads: usize, durability: Durability, seconds: f64) {
     let n = done.load(Ordering::Relaxed);
     println!(
         "{:<9} threads={threads}  appends/s={:>8.0}  appends={:>7}  syncs={:>6}  appends/sync={:>5.2}  writes={:>6}",
-        durability.name(),
+        mode.name(),
         n as f64 / elapsed,
         stats.appends,
         stats.syncs,
@@ -79,16 +79,16 @@ fn main() {
         .map_or_else(|| tmp.path().to_path_buf(), Into::into);
     println!("WAL directory under {}", base.display());
     let mut case = 0;
-    for (durability, threads) in [
-        (Durability::FsyncWal, 1),
-        (Durability::FsyncWal, 2),
-        (Durability::FsyncWal, 4),
-        (Durability::SyncWal, 1),
-        (Durability::SyncWal, 2),
+    for (mode, threads) in [
+        (SyncMode::Fsync, 1),
+        (SyncMode::Fsync, 2),
+        (SyncMode::Fsync, 4),
+        (SyncMode::Sync, 1),
+        (SyncMode::Sync, 2),
     ] {
         case += 1;
         let dir = base.join(format!("wal-bench-{case}"));
-        run(&dir, threads, durability, seconds);
+        run(&dir, threads, mode, seconds);
         RealFs::new().remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,75 +1,38 @@
-//! The knobs: [`Durability`] (per table or mutation), [`RecoveryMode`] (per replay) and
-//! [`WalConfig`] (per WAL).
+//! The knobs: [`SyncMode`] (per append), [`RecoveryMode`] (per replay) and [`WalConfig`]
+//! (per WAL).
 
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-/// How durable a write is when it is acknowledged: HBase's `Durability`, with its names and
-/// meaning. See RELIABILITY.md §0 and [`Wal::append`](crate::Wal::append).
+/// What an append waits for before it returns: the three ways HBase's WAL is written
+/// (`ASYNC_WAL`, `SYNC_WAL`, `FSYNC_WAL`). The table- and mutation-level choice, with
+/// `USE_DEFAULT` and `SKIP_WAL`, is the region layer's `Durability`, which resolves to one of
+/// these or to no append at all. See RELIABILITY.md §0 and [`Wal::append`](crate::Wal::append).
 ///
-/// | level       | acknowledged when                              | survives a killed process | survives power loss |
-/// |-------------|------------------------------------------------|---------------------------|---------------------|
-/// | `SkipWal`   | never written to the log                       | no (unless flushed)       | no                  |
-/// | `AsyncWal`  | in the log buffer; written and synced by the background syncer within [`WalConfig::async_sync_interval`] | what the syncer wrote | what the syncer synced |
-/// | `SyncWal`   | `write(2)` of the record returned              | yes                       | no                  |
-/// | `FsyncWal`  | `fdatasync` of the log returned                | yes                       | yes                 |
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Durability {
-    /// Use the table's durability (whose own default is [`SyncWal`](Durability::SyncWal)).
-    /// [`Wal::append`](crate::Wal::append) treats it as `SyncWal`; callers that know the
-    /// table's setting resolve it first with [`Durability::resolve`].
-    #[default]
-    UseDefault,
-    /// Do not write the edit to the log at all.
-    SkipWal,
+/// | mode    | the append returns when                        | survives a killed process | survives power loss |
+/// |---------|------------------------------------------------|---------------------------|---------------------|
+/// | `Async` | in the log buffer; written and synced by the background syncer within [`WalConfig::async_sync_interval`] | what the syncer wrote | what the syncer synced |
+/// | `Sync`  | `write(2)` of the record returned              | yes                       | no                  |
+/// | `Fsync` | `fdatasync` of the log returned                | yes                       | yes                 |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SyncMode {
     /// Buffer the edit; a background thread writes and syncs the log periodically.
-    AsyncWal,
-    /// Write the edit to the OS before acknowledging (HBase's default).
-    SyncWal,
-    /// Write the edit and `fdatasync` the log before acknowledging.
-    FsyncWal,
+    Async,
+    /// Write the edit to the OS before returning (HBase's default, `SYNC_WAL`).
+    Sync,
+    /// Write the edit and `fdatasync` the log before returning.
+    Fsync,
 }
 
-impl Durability {
-    /// What HBase's `USE_DEFAULT` means for a table that does not set `DURABILITY`.
-    pub const TABLE_DEFAULT: Durability = Durability::SyncWal;
-
-    /// Every level, in HBase's declaration order.
-    pub const ALL: [Durability; 5] = [
-        Durability::UseDefault,
-        Durability::SkipWal,
-        Durability::AsyncWal,
-        Durability::SyncWal,
-        Durability::FsyncWal,
-    ];
-
-    /// `self`, or `table_default` when `self` is [`UseDefault`](Durability::UseDefault) (and
-    /// [`TABLE_DEFAULT`](Durability::TABLE_DEFAULT) if that is `UseDefault` too).
-    pub fn resolve(self, table_default: Durability) -> Durability {
-        match (self, table_default) {
-            (Durability::UseDefault, Durability::UseDefault) => Durability::TABLE_DEFAULT,
-            (Durability::UseDefault, d) => d,
-            (d, _) => d,
-        }
-    }
-
-    /// HBase's name of the level, as the shell prints it (`SYNC_WAL`).
+impl SyncMode {
+    /// The name of the HBase durability level that writes the log this way (`SYNC_WAL`).
     pub const fn name(self) -> &'static str {
         match self {
-            Durability::UseDefault => "USE_DEFAULT",
-            Durability::SkipWal => "SKIP_WAL",
-            Durability::AsyncWal => "ASYNC_WAL",
-            Durability::SyncWal => "SYNC_WAL",
-            Durability::FsyncWal => "FSYNC_WAL",
+            SyncMode::Async => "ASYNC_WAL",
+            SyncMode::Sync => "SYNC_WAL",
+            SyncMode::Fsync => "FSYNC_WAL",
         }
-    }
-
-    /// The level with HBase's name `name` (case-insensitive), if any.
-    pub fn from_name(name: &str) -> Option<Durability> {
-        Durability::ALL
-            .into_iter()
-            .find(|d| d.name().eq_ignore_ascii_case(name))
     }
 }
 
@@ -106,7 +69,7 @@ pub struct WalConfig {
     /// HBase rolls at `hbase.regionserver.logroll.multiplier` (0.5) × the WAL block size, which
     /// defaults to 2 × the HDFS block size (128 MiB), so 0.5 × 2 × 128 MiB.
     pub roll_size: u64,
-    /// How often the background syncer writes and syncs what [`Durability::AsyncWal`] appends
+    /// How often the background syncer writes and syncs what [`SyncMode::Async`] appends
     /// left in the buffer. Default 1 s (HBase's `hbase.regionserver.optionallogflushinterval`).
     pub async_sync_interval: Duration,
     /// When more logs than this are live, [`Wal::regions_to_flush`](crate::Wal::regions_to_flush)
@@ -168,35 +131,6 @@ impl Default for WalConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn use_default_resolves_to_the_table_then_to_sync_wal() {
-        assert_eq!(
-            Durability::UseDefault.resolve(Durability::FsyncWal),
-            Durability::FsyncWal
-        );
-        assert_eq!(
-            Durability::UseDefault.resolve(Durability::UseDefault),
-            Durability::SyncWal
-        );
-        assert_eq!(
-            Durability::AsyncWal.resolve(Durability::FsyncWal),
-            Durability::AsyncWal
-        );
-        assert_eq!(Durability::default(), Durability::UseDefault);
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for d in Durability::ALL {
-            assert_eq!(Durability::from_name(d.name()), Some(d));
-        }
-        assert_eq!(
-            Durability::from_name("fsync_wal"),
-            Some(Durability::FsyncWal)
-        );
-        assert_eq!(Durability::from_name("FSYNC"), None);
-    }
 
     #[test]
     fn defaults_are_hbase_s_and_validation_rejects_zeros() {

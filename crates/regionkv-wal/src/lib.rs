@@ -1,5 +1,5 @@
 //! The write-ahead log of regionkv: framed, checksummed records of row mutations, appended
-//! with per-edit [`Durability`] and group commit, rolled into numbered log files, deleted once
+//! with a per-edit [`SyncMode`] and group commit, rolled into numbered log files, deleted once
 //! every region with edits in a log has flushed them, and replayed on open under a
 //! [`RecoveryMode`].
 //!
@@ -29,7 +29,7 @@
 //! use std::sync::Arc;
 //! use regionkv_cell::Cell;
 //! use regionkv_fs::{CrashMode, MemFs};
-//! use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig, WalEdit, WalKey, replay};
+//! use regionkv_wal::{RecoveryMode, SyncMode, Wal, WalConfig, WalEdit, WalKey, replay};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let fs = MemFs::new();
@@ -39,8 +39,8 @@
 //!     WalKey { region: b"region-a".to_vec(), table: "t1".into(), seq_id: 1, write_time: 0 },
 //!     vec![Cell::put(b"row", b"cf", b"q", 1, b"v")?.with_seq_id(1)],
 //! );
-//! wal.append(&edit, Durability::FsyncWal)?;
-//! fs.crash(CrashMode::DropUnsynced); // power loss: the FSYNC_WAL edit survives
+//! wal.append(&edit, SyncMode::Fsync)?;
+//! fs.crash(CrashMode::DropUnsynced); // power loss: the fsynced edit survives
 //! drop(wal);
 //! let (edits, _report) = replay(&fs, dir, RecoveryMode::TolerateCorruptedTail)?.read_all()?;
 //! assert_eq!(edits, [edit]);
@@ -61,7 +61,7 @@ mod reader;
 mod replay;
 mod wal;
 
-pub use config::{Durability, RecoveryMode, WalConfig};
+pub use config::{RecoveryMode, SyncMode, WalConfig};
 pub use edit::{WalEdit, WalKey, WalKeyRef};
 pub use error::{Error, Result};
 pub use format::{LogHeader, LogOrigin};

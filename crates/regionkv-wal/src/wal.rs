@@ -95,7 +95,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use regionkv_fs::{Fs, WritableFile};
 
 use crate::accounting::{Accounting, RoundRegions};
-use crate::config::{Durability, WalConfig};
+use crate::config::{SyncMode, WalConfig};
 use crate::dictionary::Dictionary;
 use crate::edit::{WalEdit, WalKeyRef};
 use crate::error::{Error, Result};
@@ -115,7 +115,7 @@ const MAX_GATHER: Duration = Duration::from_micros(500);
 /// Counters of one [`Wal`] since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WalStats {
-    /// Edits appended (not counting [`Durability::SkipWal`]).
+    /// Edits appended.
     pub appends: u64,
     /// Record bytes appended.
     pub bytes: u64,
@@ -493,21 +493,20 @@ impl Wal {
         &self.shared.dir
     }
 
-    /// Appends `edit` and returns once it is as durable as `durability` promises:
+    /// Appends `edit` and returns once it is as durable as `mode` promises:
     ///
-    /// - [`SkipWal`](Durability::SkipWal): nothing is written;
-    /// - [`AsyncWal`](Durability::AsyncWal): the edit is in the log buffer; the background
-    ///   syncer writes and `fdatasync`s it within
+    /// - [`Async`](SyncMode::Async): the edit is in the log buffer; the background syncer
+    ///   writes and `fdatasync`s it within
     ///   [`async_sync_interval`](WalConfig::async_sync_interval);
-    /// - [`SyncWal`](Durability::SyncWal) (and [`UseDefault`](Durability::UseDefault)): the
-    ///   record has been handed to the OS (`write(2)` returned): it survives a killed process;
-    /// - [`FsyncWal`](Durability::FsyncWal): the log has been `fdatasync`ed past the record:
-    ///   it survives a power loss.
+    /// - [`Sync`](SyncMode::Sync): the record has been handed to the OS (`write(2)`
+    ///   returned): it survives a killed process;
+    /// - [`Fsync`](SyncMode::Fsync): the log has been `fdatasync`ed past the record: it
+    ///   survives a power loss.
     ///
     /// Concurrent appenders share writes and syncs (see the module docs). An error means the
     /// edit is not acknowledged; it may or may not be in the log.
-    pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
-        self.append_cells(edit.key.as_ref(), &edit.cells, durability)
+    pub fn append(&self, edit: &WalEdit, mode: SyncMode) -> Result<()> {
+        self.append_cells(edit.key.as_ref(), &edit.cells, mode)
     }
 
     /// [`Self::append`] of the edit of `key` and `cells`, without building a [`WalEdit`]:
@@ -516,12 +515,8 @@ impl Wal {
         &self,
         key: WalKeyRef<'_>,
         cells: &[regionkv_cell::Cell],
-        durability: Durability,
+        mode: SyncMode,
     ) -> Result<()> {
-        let durability = durability.resolve(Durability::TABLE_DEFAULT);
-        if durability == Durability::SkipWal {
-            return Ok(());
-        }
         let shared = &*self.shared;
         let mut guard = shared.state.lock();
         shared.check_open(&guard)?;
@@ -545,20 +540,18 @@ impl Wal {
         st.stats.appends += 1;
         st.stats.bytes += record_len as u64;
         let end = st.appended;
-        match durability {
-            Durability::AsyncWal => {
+        match mode {
+            SyncMode::Async => {
                 if st.pending.len() >= ASYNC_BUFFER_LIMIT && !st.busy {
                     shared.lead(&mut st);
                 }
                 shared.check_open(&st)
             }
-            Durability::FsyncWal => {
+            SyncMode::Fsync => {
                 st.fsync_wanted = st.fsync_wanted.max(end);
                 shared.await_position(&mut st, end, Wait::SyncedGathering)
             }
-            Durability::SyncWal | Durability::UseDefault | Durability::SkipWal => {
-                shared.await_position(&mut st, end, Wait::Written)
-            }
+            SyncMode::Sync => shared.await_position(&mut st, end, Wait::Written),
         }
     }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use regionkv_fs::{CrashMode, FaultFs, FaultKind, Fs, MemFs, Persistence};
 use regionkv_wal::format::HEADER_LEN;
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig, WalEdit, replay};
+use regionkv_wal::{RecoveryMode, SyncMode, Wal, WalConfig, WalEdit, replay};
 use support::*;
 
 const TOLERATE: RecoveryMode = RecoveryMode::TolerateCorruptedTail;
@@ -39,8 +39,7 @@ fn fsync_wal_acked_edits_survive_a_power_loss() {
             let wal = Arc::clone(&wal);
             std::thread::spawn(move || {
                 for seq in 1..=40 {
-                    wal.append(&edit(region, seq, 2), Durability::FsyncWal)
-                        .unwrap();
+                    wal.append(&edit(region, seq, 2), SyncMode::Fsync).unwrap();
                 }
             })
         })
@@ -49,9 +48,8 @@ fn fsync_wal_acked_edits_survive_a_power_loss() {
         w.join().unwrap();
     }
     // Acknowledged only to the OS or the buffer: may be lost by a power loss.
-    wal.append(&edit("ra", 41, 2), Durability::SyncWal).unwrap();
-    wal.append(&edit("rb", 41, 2), Durability::AsyncWal)
-        .unwrap();
+    wal.append(&edit("ra", 41, 2), SyncMode::Sync).unwrap();
+    wal.append(&edit("rb", 41, 2), SyncMode::Async).unwrap();
     fs.crash(CrashMode::DropUnsynced);
     drop(wal);
 
@@ -71,8 +69,7 @@ fn a_power_loss_drops_sync_wal_edits_that_were_never_synced() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
     for seq in 1..=5 {
-        wal.append(&edit("ra", seq, 1), Durability::SyncWal)
-            .unwrap();
+        wal.append(&edit("ra", seq, 1), SyncMode::Sync).unwrap();
     }
     fs.crash(CrashMode::DropUnsynced);
     drop(wal);
@@ -85,17 +82,11 @@ fn sync_wal_acked_edits_survive_a_killed_process_and_buffered_async_edits_do_not
     let wal = open(&fs, quiet_config());
     let mut acked = Vec::new();
     for seq in 1..=20 {
-        let durability = if seq % 2 == 0 {
-            Durability::SyncWal
-        } else {
-            Durability::UseDefault
-        };
         let e = edit("ra", seq, 3);
-        wal.append(&e, durability).unwrap();
+        wal.append(&e, SyncMode::Sync).unwrap();
         acked.push(e);
     }
-    wal.append(&edit("ra", 21, 1), Durability::AsyncWal)
-        .unwrap();
+    wal.append(&edit("ra", 21, 1), SyncMode::Async).unwrap();
     // A killed process: everything handed to the OS stays, the process's buffers are gone.
     fs.crash(CrashMode::DropUnsyncedDirEntries);
     drop(wal);
@@ -110,25 +101,16 @@ fn sync_and_close_make_everything_durable() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
     let e1 = edit("ra", 1, 2);
-    wal.append(&e1, Durability::AsyncWal).unwrap();
+    wal.append(&e1, SyncMode::Async).unwrap();
     wal.sync().unwrap();
     assert_eq!(wal.stats().syncs, 1);
     wal.sync().unwrap();
     assert_eq!(wal.stats().syncs, 1, "nothing new: no sync");
     let e2 = edit("ra", 2, 2);
-    wal.append(&e2, Durability::AsyncWal).unwrap();
+    wal.append(&e2, SyncMode::Async).unwrap();
     wal.close().unwrap();
     fs.crash(CrashMode::DropUnsynced);
     assert_eq!(replay_all(&fs, TOLERATE).unwrap(), [e1, e2]);
-}
-
-#[test]
-fn skip_wal_writes_nothing() {
-    let fs = MemFs::new();
-    let wal = open(&fs, quiet_config());
-    wal.append(&edit("ra", 1, 2), Durability::SkipWal).unwrap();
-    wal.close().unwrap();
-    assert!(replay_all(&fs, TOLERATE).unwrap().is_empty());
 }
 
 #[test]
@@ -141,7 +123,7 @@ fn async_wal_edits_become_durable_within_the_interval() {
     let wal = open(&fs, config);
     let edits: Vec<WalEdit> = (1..=10).map(|s| edit("ra", s, 2)).collect();
     for e in &edits {
-        wal.append(e, Durability::AsyncWal).unwrap();
+        wal.append(e, SyncMode::Async).unwrap();
     }
     let log = wal.log_files()[0].clone();
     let expected = (HEADER_LEN + expected_records(&edits).0.len()) as u64;
@@ -161,15 +143,13 @@ fn a_failed_fsync_poisons_the_wal_until_it_is_reopened() {
     let fault = FaultFs::new(Arc::new(mem.clone()));
     let wal = Wal::open(Arc::new(fault.clone()), dir(), quiet_config()).unwrap();
     let before = edit("ra", 1, 2);
-    wal.append(&before, Durability::FsyncWal).unwrap();
+    wal.append(&before, SyncMode::Fsync).unwrap();
     fault.fail_at(
         fault.op_count(),
         FaultKind::EioOnSync,
         Persistence::Transient,
     );
-    let err = wal
-        .append(&edit("ra", 2, 2), Durability::FsyncWal)
-        .unwrap_err();
+    let err = wal.append(&edit("ra", 2, 2), SyncMode::Fsync).unwrap_err();
     assert!(err.is_poisoned(), "{err}");
     let cause = std::error::Error::source(&err).unwrap().to_string();
     assert!(
@@ -178,11 +158,7 @@ fn a_failed_fsync_poisons_the_wal_until_it_is_reopened() {
     );
     assert_eq!(fault.faults_injected(), 1);
     // The fault was transient, but nothing is retried: every call fails from now on.
-    for d in [
-        Durability::AsyncWal,
-        Durability::SyncWal,
-        Durability::FsyncWal,
-    ] {
+    for d in [SyncMode::Async, SyncMode::Sync, SyncMode::Fsync] {
         let e = wal.append(&edit("ra", 3, 1), d).unwrap_err();
         assert!(e.is_poisoned(), "{d:?}: {e}");
     }
@@ -194,7 +170,7 @@ fn a_failed_fsync_poisons_the_wal_until_it_is_reopened() {
     let edits = replay_all(&mem, TOLERATE).unwrap();
     assert_eq!(edits[0], before);
     let wal = Wal::open(Arc::new(fault.clone()), dir(), quiet_config()).unwrap();
-    wal.append(&edit("ra", 3, 1), Durability::FsyncWal).unwrap();
+    wal.append(&edit("ra", 3, 1), SyncMode::Fsync).unwrap();
     wal.close().unwrap();
 }
 
@@ -204,25 +180,23 @@ fn a_short_write_poisons_the_wal_and_its_torn_record_is_dropped_on_replay() {
     let fault = FaultFs::new(Arc::new(mem.clone()));
     let wal = Wal::open(Arc::new(fault.clone()), dir(), quiet_config()).unwrap();
     let before = edit("ra", 1, 2);
-    wal.append(&before, Durability::SyncWal).unwrap();
+    wal.append(&before, SyncMode::Sync).unwrap();
     fault.fail_at(
         fault.op_count(),
         FaultKind::ShortWrite,
         Persistence::Transient,
     );
-    let err = wal
-        .append(&edit("ra", 2, 2), Durability::SyncWal)
-        .unwrap_err();
+    let err = wal.append(&edit("ra", 2, 2), SyncMode::Sync).unwrap_err();
     assert!(err.is_poisoned(), "{err}");
     assert!(
-        wal.append(&edit("ra", 3, 2), Durability::SyncWal)
+        wal.append(&edit("ra", 3, 2), SyncMode::Sync)
             .unwrap_err()
             .is_poisoned()
     );
     drop(wal);
     // Log 1 ends in half a record; a new process starts log 2 and replay tolerates it.
     let wal = Wal::open(Arc::new(mem.clone()), dir(), quiet_config()).unwrap();
-    wal.append(&edit("ra", 4, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("ra", 4, 1), SyncMode::Sync).unwrap();
     wal.close().unwrap();
     let (edits, report) = regionkv_wal::replay(&mem, dir(), TOLERATE)
         .unwrap()
@@ -242,11 +216,11 @@ fn a_failed_roll_poisons_the_wal() {
     let mem = MemFs::new();
     let fault = FaultFs::new(Arc::new(mem.clone()));
     let wal = Wal::open(Arc::new(fault.clone()), dir(), quiet_config()).unwrap();
-    wal.append(&edit("ra", 1, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("ra", 1, 2), SyncMode::Sync).unwrap();
     fault.fail_at(fault.op_count(), FaultKind::NoSpace, Persistence::Transient);
     assert!(wal.roll().unwrap_err().is_poisoned());
     assert!(
-        wal.append(&edit("ra", 2, 1), Durability::AsyncWal)
+        wal.append(&edit("ra", 2, 1), SyncMode::Async)
             .unwrap_err()
             .is_poisoned()
     );
@@ -269,8 +243,7 @@ fn concurrent_fsync_appends(threads: usize, per_thread: u64) -> (regionkv_wal::W
             std::thread::spawn(move || {
                 let region = format!("region-{t}");
                 for seq in 1..=per_thread {
-                    wal.append(&edit(&region, seq, 1), Durability::FsyncWal)
-                        .unwrap();
+                    wal.append(&edit(&region, seq, 1), SyncMode::Fsync).unwrap();
                 }
             })
         })
@@ -319,7 +292,7 @@ fn dropping_the_wal_without_close_syncs_and_stops_the_syncer() {
         },
     );
     let e = edit("ra", 1, 1);
-    wal.append(&e, Durability::AsyncWal).unwrap();
+    wal.append(&e, SyncMode::Async).unwrap();
     drop(wal);
     fs.crash(CrashMode::DropUnsynced);
     assert_eq!(replay_all(&fs, TOLERATE).unwrap(), [e]);
@@ -340,12 +313,11 @@ fn a_torn_page_is_a_dropped_tail_and_keeps_every_fsynced_edit() {
         let mut acked = Vec::new();
         for seq in 1..=10 {
             let e = edit("ra", seq, 2);
-            wal.append(&e, Durability::FsyncWal).unwrap();
+            wal.append(&e, SyncMode::Fsync).unwrap();
             acked.push(e);
         }
         for seq in 11..=30 {
-            wal.append(&edit("ra", seq, 2), Durability::SyncWal)
-                .unwrap();
+            wal.append(&edit("ra", seq, 2), SyncMode::Sync).unwrap();
         }
         fs.crash(CrashMode::TornPage { seed });
         drop(wal);

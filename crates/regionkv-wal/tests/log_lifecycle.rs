@@ -9,7 +9,7 @@ mod support;
 use std::path::PathBuf;
 
 use regionkv_fs::{Fs, MemFs};
-use regionkv_wal::{Durability, RecoveryMode, WalConfig, replay};
+use regionkv_wal::{RecoveryMode, SyncMode, WalConfig, replay};
 use support::*;
 
 fn names(paths: &[PathBuf]) -> Vec<String> {
@@ -40,7 +40,7 @@ fn the_log_rolls_when_it_passes_roll_size() {
         .max()
         .unwrap();
     for e in &edits {
-        wal.append(e, Durability::SyncWal).unwrap();
+        wal.append(e, SyncMode::Sync).unwrap();
     }
     let stats = wal.stats();
     let logs = wal.log_files();
@@ -61,14 +61,14 @@ fn mark_flushed_deletes_exactly_the_fully_flushed_old_logs() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
     // log 1: A1 B1 | log 2: A2 | log 3: B2 | log 4: current, A3
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
-    wal.append(&edit("B", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
+    wal.append(&edit("B", 1, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("A", 2, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 2, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("B", 2, 1), Durability::AsyncWal).unwrap();
+    wal.append(&edit("B", 2, 1), SyncMode::Async).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("A", 3, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 3, 1), SyncMode::Sync).unwrap();
     assert_eq!(
         names(&wal.log_files()),
         (1..=4).map(log_name).collect::<Vec<_>>()
@@ -111,7 +111,7 @@ fn mark_flushed_deletes_exactly_the_fully_flushed_old_logs() {
 fn a_roll_deletes_the_old_log_if_everything_in_it_is_flushed() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
     wal.mark_flushed(b"A", 1).unwrap();
     assert_eq!(wal.log_files().len(), 1);
     wal.roll().unwrap();
@@ -123,10 +123,10 @@ fn a_roll_deletes_the_old_log_if_everything_in_it_is_flushed() {
 fn forget_region_stops_holding_logs_for_it() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
-    wal.append(&edit("C", 9, 1), Durability::AsyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
+    wal.append(&edit("C", 9, 1), SyncMode::Async).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("C", 10, 1), Durability::AsyncWal).unwrap();
+    wal.append(&edit("C", 10, 1), SyncMode::Async).unwrap();
     wal.mark_flushed(b"A", 1).unwrap();
     assert_eq!(wal.log_files().len(), 2, "C holds log 1");
     // C's edit 10 is still in the buffer: forget writes it out first, so the roll after it
@@ -146,11 +146,11 @@ fn regions_to_flush_names_the_regions_holding_the_oldest_log_past_max_logs() {
         ..quiet_config()
     };
     let wal = open(&fs, config);
-    wal.append(&edit("B", 1, 1), Durability::SyncWal).unwrap();
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
-    wal.append(&edit("Z", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("B", 1, 1), SyncMode::Sync).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
+    wal.append(&edit("Z", 1, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("C", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("C", 1, 1), SyncMode::Sync).unwrap();
     assert!(wal.regions_to_flush().is_empty(), "2 logs: not too many");
     wal.roll().unwrap();
     wal.mark_flushed(b"Z", 1).unwrap();
@@ -166,10 +166,10 @@ fn regions_to_flush_names_the_regions_holding_the_oldest_log_past_max_logs() {
 fn inherited_logs_are_deleted_once_adopted_and_flushed() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
-    wal.append(&edit("B", 5, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
+    wal.append(&edit("B", 5, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("A", 2, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 2, 1), SyncMode::Sync).unwrap();
     drop(wal); // logs 1 and 2
 
     let (edits, report) = replay(&fs, dir(), RecoveryMode::TolerateCorruptedTail)
@@ -200,7 +200,7 @@ fn inherited_logs_are_deleted_once_adopted_and_flushed() {
         .read_all()
         .unwrap();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("A", 50, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 50, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
     wal.adopt_replayed(&report).unwrap();
     // Log 3 is empty and 4 (started by this open) holds A50; 5 is current.
@@ -212,7 +212,7 @@ fn inherited_logs_are_deleted_once_adopted_and_flushed() {
 fn a_log_started_by_open_is_kept_while_an_older_log_lives() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
     drop(wal); // log 1 holds A1
     let (_, report) = replay(&fs, dir(), RecoveryMode::TolerateCorruptedTail)
         .unwrap()
@@ -240,8 +240,7 @@ fn closing_does_not_start_a_new_log() {
     };
     let wal = open(&fs, config);
     for seq in 1..=5 {
-        wal.append(&edit("A", seq, 2), Durability::AsyncWal)
-            .unwrap();
+        wal.append(&edit("A", seq, 2), SyncMode::Async).unwrap();
     }
     assert_eq!(wal.log_files().len(), 1, "still buffered");
     wal.close().unwrap();
@@ -284,7 +283,7 @@ fn once_ownership_is_lost_no_log_is_deleted_until_reopened() {
         regionkv_wal::Wal::open_owned(Arc::new(fs.clone()), dir, quiet_config(), owner).unwrap()
     };
     let wal = open_owned(owner.clone());
-    wal.append(&edit("A", 1, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 1, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
     // Asked on every roll and flush, with or without anything to delete.
     let asked = owner.asked.load(SeqCst);
@@ -296,7 +295,7 @@ fn once_ownership_is_lost_no_log_is_deleted_until_reopened() {
     assert_eq!(names(&wal.log_files()), [log_name(2)]);
     assert!(!fs.exists(&dir.join(log_name(1))).unwrap());
 
-    wal.append(&edit("A", 2, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 2, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
     owner.lost.store(true, SeqCst);
     wal.mark_flushed(b"A", 2).unwrap();
@@ -304,7 +303,7 @@ fn once_ownership_is_lost_no_log_is_deleted_until_reopened() {
     assert!(fs.exists(&dir.join(log_name(2))).unwrap());
     assert_eq!(wal.stats().logs_kept, 1);
     let asked = owner.asked.load(SeqCst);
-    wal.append(&edit("A", 3, 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("A", 3, 1), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
     wal.mark_flushed(b"A", 3).unwrap();
     assert_eq!(

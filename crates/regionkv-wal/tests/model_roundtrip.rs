@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use regionkv_cell::{Cell, CellType};
 use regionkv_fs::{CrashMode, Fs, MemFs};
 use regionkv_wal::format::{FORMAT_VERSION, LogHeader, LogOrigin, log_path};
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig, WalEdit, WalKey, replay};
+use regionkv_wal::{RecoveryMode, SyncMode, Wal, WalConfig, WalEdit, WalKey, replay};
 use support::*;
 
 #[derive(Debug, Clone)]
@@ -21,7 +21,7 @@ enum Op {
     Append {
         region: u8,
         cells: Vec<Cell>,
-        durability: Durability,
+        mode: SyncMode,
     },
     Roll,
     Sync,
@@ -55,16 +55,14 @@ fn cell() -> impl Strategy<Value = Cell> {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let durability = prop_oneof![
-        Just(Durability::SkipWal),
-        Just(Durability::AsyncWal),
-        Just(Durability::SyncWal),
-        Just(Durability::UseDefault),
-        Just(Durability::FsyncWal),
+    let mode = prop_oneof![
+        Just(SyncMode::Async),
+        Just(SyncMode::Sync),
+        Just(SyncMode::Fsync),
     ];
     prop_oneof![
-        12 => (0u8..4, proptest::collection::vec(cell(), 0..5), durability)
-            .prop_map(|(region, cells, durability)| Op::Append { region, cells, durability }),
+        12 => (0u8..4, proptest::collection::vec(cell(), 0..5), mode)
+            .prop_map(|(region, cells, mode)| Op::Append { region, cells, mode }),
         1 => Just(Op::Roll),
         1 => Just(Op::Sync),
     ]
@@ -81,7 +79,7 @@ fn run(wal: &Wal, ops: &[Op]) -> (Vec<WalEdit>, usize) {
             Op::Append {
                 region,
                 cells,
-                durability,
+                mode,
             } => {
                 let seq = seqs.entry(*region).or_insert(0);
                 *seq += 1;
@@ -94,11 +92,9 @@ fn run(wal: &Wal, ops: &[Op]) -> (Vec<WalEdit>, usize) {
                     },
                     cells.clone(),
                 );
-                wal.append(&edit, *durability).unwrap();
-                if *durability != Durability::SkipWal {
-                    written.push(edit);
-                }
-                if *durability == Durability::FsyncWal {
+                wal.append(&edit, *mode).unwrap();
+                written.push(edit);
+                if *mode == SyncMode::Fsync {
                     durable = written.len();
                 }
             }
@@ -245,15 +241,14 @@ fn concurrent_appenders_in_many_regions_replay_in_per_region_order() {
         .map(|t| {
             let wal = Arc::clone(&wal);
             std::thread::spawn(move || {
-                let durability = [
-                    Durability::AsyncWal,
-                    Durability::SyncWal,
-                    Durability::FsyncWal,
-                    Durability::UseDefault,
+                let mode = [
+                    SyncMode::Async,
+                    SyncMode::Sync,
+                    SyncMode::Fsync,
+                    SyncMode::Sync,
                 ][t];
                 for seq in 1..=200 {
-                    wal.append(&edit(&format!("r{t}"), seq, 1), durability)
-                        .unwrap();
+                    wal.append(&edit(&format!("r{t}"), seq, 1), mode).unwrap();
                 }
             })
         })

@@ -12,7 +12,7 @@ use regionkv_wal::format::{FRAME_HEADER_LEN, HEADER_LEN};
 
 /// Bytes of the seal a closed or rolled-from log ends with.
 const SEAL_LEN: u64 = FRAME_HEADER_LEN as u64 + 8;
-use regionkv_wal::{Durability, Error, RecoveryMode, WalConfig, WalReader};
+use regionkv_wal::{Error, RecoveryMode, SyncMode, WalConfig, WalReader};
 use support::*;
 
 const MODES: [RecoveryMode; 3] = [
@@ -36,8 +36,7 @@ fn a_log_reserves_ahead_once_per_chunk_and_the_header_says_so() {
     let path = wal.log_files()[0].clone();
     let mut appended = 0;
     for seq in 1..=40 {
-        wal.append(&edit("r1", seq, 2), Durability::FsyncWal)
-            .unwrap();
+        wal.append(&edit("r1", seq, 2), SyncMode::Fsync).unwrap();
         appended += 1;
         let len = fs.file_len(&path).unwrap();
         let written = wal.stats().bytes + HEADER_LEN as u64;
@@ -80,7 +79,7 @@ fn preallocation_off_writes_logs_as_before() {
         },
     );
     let path = wal.log_files()[0].clone();
-    wal.append(&edit("r1", 1, 2), Durability::FsyncWal).unwrap();
+    wal.append(&edit("r1", 1, 2), SyncMode::Fsync).unwrap();
     assert_eq!(
         fs.file_len(&path).unwrap(),
         wal.stats().bytes + HEADER_LEN as u64
@@ -97,7 +96,7 @@ fn a_crashed_log_ends_at_its_reserved_zeros_in_every_mode() {
         let wal = open(&fs, quiet_config());
         let path = wal.log_files()[0].clone();
         for e in &edits {
-            wal.append(e, Durability::FsyncWal).unwrap();
+            wal.append(e, SyncMode::Fsync).unwrap();
         }
         let written = wal.stats().bytes + HEADER_LEN as u64;
         fs.crash(crash);
@@ -122,9 +121,9 @@ fn unsynced_appends_lost_in_the_reserved_tail_read_as_its_end() {
         let fs = MemFs::new();
         let edits = four_edits();
         let wal = open(&fs, quiet_config());
-        wal.append(&edits[0], Durability::FsyncWal).unwrap();
+        wal.append(&edits[0], SyncMode::Fsync).unwrap();
         for e in &edits[1..] {
-            wal.append(e, Durability::SyncWal).unwrap();
+            wal.append(e, SyncMode::Sync).unwrap();
         }
         fs.crash(CrashMode::KeepRandomPrefix { seed });
         drop(wal);
@@ -218,8 +217,7 @@ fn a_rolled_log_is_cut_back_to_its_records() {
     // An explicit roll (HBase's rollWriter) leaves the log well inside its reservation; the
     // second roll is by size.
     for seq in 1..=3 {
-        wal.append(&edit("r1", seq, 3), Durability::FsyncWal)
-            .unwrap();
+        wal.append(&edit("r1", seq, 3), SyncMode::Fsync).unwrap();
     }
     let first = wal.log_files()[0].clone();
     assert!(
@@ -230,8 +228,7 @@ fn a_rolled_log_is_cut_back_to_its_records() {
     let mut seq = 3;
     while wal.stats().rolls < 2 {
         seq += 1;
-        wal.append(&edit("r1", seq, 3), Durability::FsyncWal)
-            .unwrap();
+        wal.append(&edit("r1", seq, 3), SyncMode::Fsync).unwrap();
     }
     let logs = wal.log_files();
     assert_eq!(logs.len(), 3);

@@ -11,7 +11,7 @@ use regionkv_wal::format::{FRAME_HEADER_LEN, HEADER_LEN};
 
 /// Bytes of the seal a closed or rolled-from log ends with.
 const SEAL_LEN: u64 = FRAME_HEADER_LEN as u64 + 8;
-use regionkv_wal::{Durability, Error, RecoveryMode, WalReader, replay};
+use regionkv_wal::{Error, RecoveryMode, SyncMode, WalReader, replay};
 use support::*;
 
 const TOLERATE: RecoveryMode = RecoveryMode::TolerateCorruptedTail;
@@ -182,10 +182,10 @@ fn a_torn_tail_in_a_log_that_was_rolled_away_from_is_corruption() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
     for s in 1..=3 {
-        wal.append(&edit("r1", s, 2), Durability::SyncWal).unwrap();
+        wal.append(&edit("r1", s, 2), SyncMode::Sync).unwrap();
     }
     wal.roll().unwrap();
-    wal.append(&edit("r1", 4, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 4, 2), SyncMode::Sync).unwrap();
     let logs = wal.log_files();
     wal.close().unwrap();
     let first = &logs[0];
@@ -222,7 +222,7 @@ fn the_torn_tail_a_crashed_process_left_stays_tolerated_after_restarts() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
     for s in 1..=3 {
-        wal.append(&edit("r1", s, 2), Durability::SyncWal).unwrap();
+        wal.append(&edit("r1", s, 2), SyncMode::Sync).unwrap();
     }
     let first = wal.log_files()[0].clone();
     drop(wal);
@@ -236,9 +236,9 @@ fn the_torn_tail_a_crashed_process_left_stays_tolerated_after_restarts() {
     assert_eq!(report.dropped_tails.len(), 1);
     let wal = open(&fs, quiet_config());
     wal.adopt_replayed(&report).unwrap();
-    wal.append(&edit("r1", 10, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 10, 2), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("r1", 11, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 11, 2), SyncMode::Sync).unwrap();
     assert_eq!(wal.log_files().len(), 3);
     drop(wal);
 
@@ -255,9 +255,9 @@ fn the_torn_tail_a_crashed_process_left_stays_tolerated_after_restarts() {
 fn a_damaged_header_fails_replay_and_salvage_skips_the_file() {
     let fs = MemFs::new();
     let wal = open(&fs, quiet_config());
-    wal.append(&edit("r1", 1, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 1, 2), SyncMode::Sync).unwrap();
     wal.roll().unwrap();
-    wal.append(&edit("r1", 2, 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 2, 2), SyncMode::Sync).unwrap();
     let logs = wal.log_files();
     wal.close().unwrap();
     fs.corrupt(&logs[0], 20, 0x01).unwrap();
@@ -406,7 +406,7 @@ fn rolls_redeclare_regions_and_replay_every_log_alone() {
             format!("r{}", 1 + (s / 20) % 5)
         };
         let e = edit(&region, s, 2);
-        wal.append(&e, Durability::SyncWal).unwrap();
+        wal.append(&e, SyncMode::Sync).unwrap();
         all.push(e);
     }
     let logs = wal.log_files();

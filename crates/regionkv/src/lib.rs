@@ -70,6 +70,6 @@ pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
 pub use regionkv_cell as cell;
 pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemClock, TimeRange};
+pub use regionkv_region::Durability;
 pub use regionkv_region::filter;
 pub use regionkv_region::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
-pub use regionkv_wal::Durability;

@@ -25,8 +25,8 @@
 
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{CellType, TimeRange};
+use regionkv_region::Durability;
 use regionkv_region::filter::Filter;
-use regionkv_wal::Durability;
 
 /// One cell to write: (family, qualifier, timestamp, value).
 pub(crate) type PutEntry = (Vec<u8>, Vec<u8>, i64, Vec<u8>);

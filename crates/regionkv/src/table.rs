@@ -42,8 +42,8 @@ use crate::read::{Get, RowResult, Scan};
 use crate::region_map::RegionMap;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, TimeRange};
+use regionkv_region::Durability;
 use regionkv_region::{ReadQuery, Region, RegionScan, RegionScanner, TableDescriptor};
-use regionkv_wal::Durability;
 use std::sync::Arc;
 
 /// A handle on one table. Cheap to clone; `Send + Sync`.

@@ -5,13 +5,14 @@
 
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock};
 use regionkv_fs::Fs;
+use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionConfig, RegionInfo,
     RegionServerServices, RegionServices, TableDescriptor, recover_wal,
 };
 use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_storefile::StoreFileBlockCache;
-use regionkv_wal::{Durability, RecoveryMode, Wal, WalConfig};
+use regionkv_wal::{RecoveryMode, Wal, WalConfig};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

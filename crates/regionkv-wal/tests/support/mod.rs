@@ -131,7 +131,7 @@ pub fn write_preallocated_log(fs: &MemFs, edits: &[WalEdit]) -> (PathBuf, Vec<u6
 fn write_log_with(fs: &MemFs, edits: &[WalEdit], config: WalConfig) -> (PathBuf, Vec<u64>) {
     let wal = open(fs, config);
     for e in edits {
-        wal.append(e, regionkv_wal::Durability::SyncWal).unwrap();
+        wal.append(e, regionkv_wal::SyncMode::Sync).unwrap();
     }
     let path = wal.log_files().last().unwrap().clone();
     wal.close().unwrap();
