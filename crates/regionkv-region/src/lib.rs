@@ -23,6 +23,7 @@ pub mod flush;
 pub mod manifest;
 pub mod mvcc;
 pub mod recovery;
+pub mod reference;
 pub mod region;
 pub mod region_scanner;
 pub mod region_server_services;

@@ -7,7 +7,8 @@
 //!
 //! A daughter of a split (or the child of a merge) lists *reference* entries: one half of a
 //! storefile in its parent region's directory, read in place until the child's compaction
-//! rewrites it (HBase's reference files, kept here in the manifest rather than as files).
+//! rewrites it (HBase's reference files, kept here in the manifest rather than as files;
+//! see [`crate::reference`]).
 //!
 //! Format (version 3; versions 1, without references, and 2, without trailer checksums, are
 //! still read; `docs/manifest-format.md`):
@@ -31,6 +32,7 @@
 //! `bytes`/`str` are a u32 length and the bytes; integers big-endian.
 
 use crate::error::{Error, Result};
+use crate::reference::Reference;
 use regionkv_fs::Fs;
 use regionkv_wal::SyncedPosition;
 use std::collections::BTreeMap;
@@ -101,20 +103,6 @@ impl RegionInfo {
         row >= self.start_key.as_slice()
             && (self.end_key.is_empty() || row < self.end_key.as_slice())
     }
-}
-
-/// A reference: one half of a storefile of another region of the same table (HBase's
-/// `Reference` file of a split daughter or a merged region).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reference {
-    /// Encoded name of the region whose directory holds the file.
-    pub region: String,
-    /// The file's name in that region's family directory.
-    pub file: String,
-    /// The half's boundary row.
-    pub split_row: Vec<u8>,
-    /// True: rows ≥ `split_row`; false: rows < `split_row`.
-    pub top: bool,
 }
 
 /// One live storefile.

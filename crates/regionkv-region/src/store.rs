@@ -9,7 +9,6 @@
 
 use crate::descriptor::ColumnFamilyDescriptor;
 use crate::error::Result;
-use crate::manifest::Reference;
 use crate::manifest::{StoreFileMeta, StoreManifest};
 use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{MatcherKind, QueryMatcher};
@@ -21,7 +20,7 @@ use regionkv_cell::{CellRef, CellType, KeyValueScanner, KeyView, OwnedKey};
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
-    Half, ReaderOptions, StoreFileBlockCache, StoreFileIdentity, StoreFileReader, StoreFileScanner,
+    ReaderOptions, StoreFileBlockCache, StoreFileIdentity, StoreFileReader, StoreFileScanner,
     StoreFileWriter,
 };
 use std::path::{Path, PathBuf};
@@ -208,7 +207,7 @@ impl Store {
         let cache = cache.filter(|_| family.block_cache_enabled);
         let path = match &meta.reference {
             None => dir.join(&meta.name),
-            Some(r) => Self::referenced_path(dir, r),
+            Some(r) => r.path_from_store(dir),
         };
         let reader = StoreFileReader::open(
             fs,
@@ -222,23 +221,9 @@ impl Store {
         check_file_is_the_entry(&reader, meta, &family.name, owner)?;
         let reader = match &meta.reference {
             None => reader,
-            Some(r) => reader.with_half(Half {
-                split_row: r.split_row.clone(),
-                top: r.top,
-            })?,
+            Some(r) => reader.with_half(r.half())?,
         };
         Ok(Arc::new(reader))
-    }
-
-    /// Where the file a reference points at lives: the same family directory of the
-    /// referenced region, a sibling of this region's directory.
-    pub fn referenced_path(store_dir: &Path, r: &Reference) -> PathBuf {
-        let family = store_dir.file_name().unwrap_or_default();
-        let table_dir = store_dir
-            .parent()
-            .and_then(Path::parent)
-            .unwrap_or(Path::new(""));
-        table_dir.join(&r.region).join(family).join(&r.file)
     }
 
     /// True while some live file is a reference to a parent region's file (HBase's
@@ -714,7 +699,7 @@ mod tests {
     use super::*;
     use regionkv_cell::Cell;
     use regionkv_fs::MemFs;
-    use regionkv_storefile::StoreFileWriterOptions;
+    use regionkv_storefile::{Half, StoreFileWriterOptions};
 
     fn write(fs: &MemFs, rows: &[Vec<u8>], index_block_size: usize) -> StoreFileReader {
         let options = StoreFileWriterOptions {

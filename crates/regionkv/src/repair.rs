@@ -505,10 +505,11 @@ fn entry_path(
     family: &[u8],
     f: &regionkv_region::manifest::StoreFileMeta,
 ) -> PathBuf {
-    let fam = String::from_utf8_lossy(family).into_owned();
     match &f.reference {
-        Some(r) => tdir.join(&r.region).join(&fam).join(&r.file),
-        None => rdir.join(&fam).join(&f.name),
+        Some(r) => r.path_in_table(tdir, family),
+        None => rdir
+            .join(String::from_utf8_lossy(family).as_ref())
+            .join(&f.name),
     }
 }
 

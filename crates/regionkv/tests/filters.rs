@@ -1,5 +1,5 @@
 //! Filters through the Table API, against the filter protocol model
-//! (`regionkv::filter::reference::run_scan`): random rows, a filter from HBase's filter
+//! (`regionkv::filter::model::run_scan`): random rows, a filter from HBase's filter
 //! language, a scan forward and reversed (with data in the memstore, in storefiles, or
 //! both) — the rows must equal what the model gives for the same cells, also for filters
 //! answering `IncludeAndSeekNextRow`. Plus HBase's version-after-filter rule (for raw scans
@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
-use regionkv::filter::{parse_filter, reference::run_scan};
+use regionkv::filter::{model::run_scan, parse_filter};
 use regionkv::{
     Cell, ColumnFamilyDescriptor, Db, DbOptions, Get, ManualClock, Put, Scan, TableDescriptor,
 };

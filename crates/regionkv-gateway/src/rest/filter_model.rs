@@ -366,7 +366,7 @@ fn comparator(m: &Map<String, Value>) -> Result<Comparator, FilterModelError> {
 mod tests {
     use super::*;
     use regionkv::cell::{Cell, CellType};
-    use regionkv::filter::reference::run_scan;
+    use regionkv::filter::model::run_scan;
 
     fn cell(row: &str, q: &str, v: &str) -> Cell {
         match Cell::new(

@@ -27,8 +27,9 @@
 //!    in its reset state, so the two orders are the same);
 //! 6. stops the scan when `filter_all_remaining` is true.
 //!
-//! [`reference::run_scan`] is an executable statement of this protocol over in-memory rows; the
-//! unit tests and the filter-language integration test use it.
+//! `model::run_scan` (feature `filter-model`, for tests only) is an executable statement of
+//! this protocol over in-memory rows; the unit tests, the filter-language test and the
+//! engine-vs-model filter test use it.
 //!
 //! # Comparison convention
 //!
@@ -44,11 +45,14 @@ pub mod fuzzy;
 mod list;
 pub mod parse;
 pub mod range;
-pub mod reference;
 mod row;
 mod value;
 mod wrapper;
 
+/// The filter call protocol as an executable model, for tests (feature `filter-model`): not
+/// part of the engine.
+#[cfg(any(test, feature = "filter-model"))]
+pub mod model;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Unit tests of the filters, comparators, filter lists and the filter language. Row-level
-//! tests play the scanner protocol with [`super::reference::run_scan`] over HBase's
+//! tests play the scanner protocol with [`super::model::run_scan`] over HBase's
 //! `TestFilter` data set; the rest port the assertions of HBase's `TestFilterList`,
 //! `TestSingleColumnValueFilter` and `TestParseFilter` (hbase-server/src/test/.../filter/).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::reference::run_scan;
+use super::model::run_scan;
 use super::*;
 use regionkv_cell::{CellType, compare_keys};
 use std::cmp::Ordering;

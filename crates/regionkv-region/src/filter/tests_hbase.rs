@@ -7,8 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::fuzzy::{SatisfiesCode, next_for_fuzzy_rule, satisfies};
+use super::model::run_scan;
 use super::range::sort_and_merge;
-use super::reference::run_scan;
 use super::*;
 
 fn cell(row: &[u8], family: &[u8], qualifier: &[u8], ts: i64, value: &[u8]) -> Cell {

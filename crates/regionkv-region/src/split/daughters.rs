@@ -11,7 +11,8 @@
 //! rewritten them, so a reference always points at a real file of its parent.
 
 use crate::error::{Error, Result, SplitRefusal};
-use crate::manifest::{Manifest, Reference, RegionInfo, StoreFileMeta, StoreManifest};
+use crate::manifest::{Manifest, RegionInfo, StoreManifest};
+use crate::reference::Reference;
 use crate::region::Region;
 use crate::split::{
     BusyConfig, BusyTracker, SplitConfig, SplitPolicy, adjust_split_point, desired_max_file_size,
@@ -298,7 +299,7 @@ impl Region {
                         first.as_slice() < split_row
                     };
                     if has_rows {
-                        refs.push(reference_meta(meta, &parent_encoded, split_row, top));
+                        refs.push(Reference::entry(meta, &parent_encoded, split_row, top));
                     }
                 }
                 out[d].stores.insert(
@@ -311,29 +312,6 @@ impl Region {
             }
         }
         Ok(out)
-    }
-}
-
-/// A reference entry to half (`top`) of `meta`, a file of region `parent`, named as HBase
-/// names reference files: `<file>.<parent encoded name>`.
-pub fn reference_meta(
-    meta: &StoreFileMeta,
-    parent: &str,
-    split_row: &[u8],
-    top: bool,
-) -> StoreFileMeta {
-    StoreFileMeta {
-        name: format!("{}.{parent}", meta.name),
-        size: meta.size,
-        max_seq_id: meta.max_seq_id,
-        cell_count: meta.cell_count,
-        reference: Some(Reference {
-            region: parent.to_string(),
-            file: meta.name.clone(),
-            split_row: split_row.to_vec(),
-            top,
-        }),
-        trailer_checksum: meta.trailer_checksum,
     }
 }
 
@@ -372,9 +350,12 @@ pub fn merged_manifest(parents: &[(&Manifest, u64)], merged_id: u64) -> Manifest
             let entry = m.stores.entry(family.clone()).or_default();
             entry.flushed_seq_id = seq;
             for f in &sm.files {
-                entry
-                    .files
-                    .push(reference_meta(f, &encoded, &parent.region.start_key, true));
+                entry.files.push(Reference::entry(
+                    f,
+                    &encoded,
+                    &parent.region.start_key,
+                    true,
+                ));
             }
         }
     }

@@ -1,14 +1,14 @@
 //! HBase's filter language end to end: strings as a user types them after the shell's
 //! `FILTER =>` (or sends in Thrift's `TScan.filterString`) are parsed with `parse_filter` and
-//! run over a small table through the filter call protocol's reference model
-//! (`filter::reference::run_scan`). The examples follow the filter-language chapter of the
+//! run over a small table through the filter call protocol's model
+//! (`filter::model::run_scan`, feature `filter-model` of regionkv-region). The examples follow the filter-language chapter of the
 //! HBase reference guide, including its examples that HBase itself rejects.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use regionkv_cell::Cell;
-use regionkv_region::filter::reference::run_scan;
-use regionkv_region::filter::{Filter, FilterError, parse_filter};
+use regionkv::Cell;
+use regionkv::filter::model::run_scan;
+use regionkv::filter::{Filter, FilterError, parse_filter};
 
 fn put(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell {
     Cell::put(
