@@ -1,0 +1,49 @@
+//! HBase's HFile v3, the file format of HBase's store files and bulk loads, read as HBase
+//! 2.x writes it. regionkv's own storefiles have a format of their own
+//! (`regionkv-storefile`); this crate is the interchange with real HBase clusters: reading
+//! HFiles HBase wrote (for `regionkv hfile` and `completebulkload`). The format is
+//! described byte by byte in `docs/hfile-v3.md`.
+//!
+//! Module map, in the order a reader meets the structures:
+//!
+//! - [`trailer`]: the fixed trailer at the end, with the protobuf fields ([`proto`]);
+//! - [`block`]: block headers, CRC32C/CRC32 checksum chunks, the GZ and LZ4 codecs;
+//! - [`index`]: root and non-root block indexes, multi-level lookup, the mid key;
+//! - [`file_info`]: the FileInfo map;
+//! - [`key`]: the KeyValue key and HBase's key order; [`varint`]: Hadoop's vlong;
+//! - [`reader`]: an open file, its data blocks and cells.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use regionkv_fs::{Fs, RealFs};
+//! use regionkv_hfile::HFileReader;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let fs = RealFs::new();
+//! let file = fs.open_read(std::path::Path::new("part-0000.hfile"))?;
+//! let reader = HFileReader::open(file)?;
+//! let mut scanner = reader.scanner();
+//! while let Some(cell) = scanner.next_cell()? {
+//!     println!("{}", regionkv_hfile::key::key_to_string(&cell.key));
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod block;
+mod error;
+pub mod file_info;
+pub mod index;
+pub mod key;
+pub mod proto;
+pub mod reader;
+pub mod trailer;
+pub mod varint;
+
+pub use block::{BlockType, ChecksumType};
+pub use error::{Error, Result};
+pub use file_info::FileInfo;
+pub use reader::{HFileCell, HFileReader, HFileScanner};
+pub use trailer::{Compression, Trailer};
