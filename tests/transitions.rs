@@ -187,6 +187,11 @@ impl Fs for AimFs {
         self.after(n, "rename", from, r)
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> regionkv_fs::Result<()> {
+        let n = self.before(FaultOp::CreateNew, "hard_link", to);
+        self.after(n, "hard_link", to, self.fault.hard_link(from, to))
+    }
+
     fn remove_file(&self, path: &Path) -> regionkv_fs::Result<()> {
         let n = self.before(FaultOp::Remove, "remove_file", path);
         self.after(n, "remove_file", path, self.fault.remove_file(path))

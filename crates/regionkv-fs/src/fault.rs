@@ -310,6 +310,12 @@ impl Fs for FaultFs {
         self.inner.rename(from, to)
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        // A link creates a name, as creating a file does.
+        guard(&self.shared, FaultOp::CreateNew, "hard_link", to)?;
+        self.inner.hard_link(from, to)
+    }
+
     fn remove_file(&self, path: &Path) -> Result<()> {
         guard(&self.shared, FaultOp::Remove, "remove_file", path)?;
         self.inner.remove_file(path)
@@ -522,6 +528,26 @@ mod tests {
         assert!(matches!(err, Error::Rename { .. }), "{err:?}");
         assert_eq!(err.kind(), io::ErrorKind::Other);
         assert_eq!(fault.op_count(), 7);
+    }
+
+    #[test]
+    fn a_hard_link_is_a_creation_for_faults() {
+        let (mem, fault) = setup();
+        fault.create_new(p("/db/a")).unwrap();
+        // ENOSPC applies to creations: the link is op 1 and fails, creating nothing.
+        fault.fail_at(1, FaultKind::NoSpace, Persistence::Transient);
+        match fault.hard_link(p("/db/a"), p("/db/b")) {
+            Err(Error::Io { op, source, .. }) => {
+                assert_eq!(
+                    (op, source.kind()),
+                    ("hard_link", io::ErrorKind::StorageFull)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!mem.exists(p("/db/b")).unwrap());
+        fault.hard_link(p("/db/a"), p("/db/b")).unwrap();
+        assert!(mem.exists(p("/db/b")).unwrap());
     }
 
     #[test]

@@ -106,6 +106,13 @@ pub trait Fs: Send + Sync + Debug {
     /// The change is durable only after [`sync_dir`](Fs::sync_dir) of the directories involved.
     fn rename(&self, from: &Path, to: &Path) -> Result<()>;
 
+    /// Gives the existing file `from` a second name `to`, like POSIX `link`: both names reach
+    /// the same bytes, and removing one leaves the other (how a snapshot keeps a storefile a
+    /// compaction or a table drop removes). Fails with kind
+    /// [`AlreadyExists`](std::io::ErrorKind::AlreadyExists) when `to` exists. The new name is
+    /// durable only after [`sync_dir`](Fs::sync_dir) of its directory.
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()>;
+
     /// Removes the file at `path`. Handles already open on it keep working. The removal is
     /// durable only after [`sync_dir`](Fs::sync_dir) of its parent.
     fn remove_file(&self, path: &Path) -> Result<()>;

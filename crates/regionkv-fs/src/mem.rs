@@ -514,6 +514,28 @@ impl Fs for MemFs {
         Ok(())
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        let op = "hard_link";
+        let (src, dst) = (normalize(from), normalize(to));
+        let mut st = self.state.lock();
+        let inode = st.file(op, from, &src)?;
+        if st.live.contains_key(&dst) || st.dir_exists(&dst) {
+            return Err(Error::simulated(
+                op,
+                to,
+                io::ErrorKind::AlreadyExists,
+                "destination exists",
+            ));
+        }
+        if dst.parent().is_some_and(|p| !st.dir_exists(p)) {
+            return Err(not_found(op, to));
+        }
+        // A second name of the same inode: appends through either reach both, and the
+        // name is durable once its directory is synced (as a created file's is).
+        st.live.insert(dst, inode);
+        Ok(())
+    }
+
     fn remove_file(&self, path: &Path) -> Result<()> {
         let key = normalize(path);
         let mut st = self.state.lock();
@@ -1063,6 +1085,57 @@ mod tests {
         assert_eq!(read_all(&fs, "/db/CURRENT"), b"new");
         assert!(!fs.exists(p("/db/tmp")).unwrap());
         assert_eq!(fs.files().len(), 1);
+    }
+
+    #[test]
+    fn a_hard_link_is_a_second_name_of_the_same_file_durable_with_its_directory() {
+        let fs = fs_with_db();
+        fs.create_dir_all(p("/snap")).unwrap();
+        write(&fs, "/db/sf", b"cells", b"");
+        fs.sync_dir(p("/db")).unwrap();
+        fs.hard_link(p("/db/sf"), p("/snap/sf")).unwrap();
+        assert_eq!(read_all(&fs, "/snap/sf"), b"cells");
+        // Removing the first name leaves the second.
+        fs.remove_file(p("/db/sf")).unwrap();
+        assert_eq!(read_all(&fs, "/snap/sf"), b"cells");
+        // Not durable until its directory is synced...
+        fs.crash(CrashMode::DropUnsynced);
+        assert!(!fs.exists(p("/snap/sf")).unwrap());
+        assert_eq!(
+            read_all(&fs, "/db/sf"),
+            b"cells",
+            "the unsynced remove came back"
+        );
+        // ...then it is, and it survives the other name's durable removal.
+        fs.hard_link(p("/db/sf"), p("/snap/sf")).unwrap();
+        fs.sync_dir(p("/snap")).unwrap();
+        fs.remove_file(p("/db/sf")).unwrap();
+        fs.sync_dir(p("/db")).unwrap();
+        fs.crash(CrashMode::DropUnsynced);
+        assert_eq!(read_all(&fs, "/snap/sf"), b"cells");
+        assert!(!fs.exists(p("/db/sf")).unwrap());
+        // Errors: an existing destination, a missing source, a missing directory.
+        write(&fs, "/db/x", b"x", b"");
+        let kind = |r: Result<()>| match r {
+            Err(Error::Io { source, .. }) => source.kind(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            kind(fs.hard_link(p("/db/x"), p("/snap/sf"))),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(
+            kind(fs.hard_link(p("/db/none"), p("/snap/n"))),
+            io::ErrorKind::NotFound
+        );
+        assert_eq!(
+            kind(fs.hard_link(p("/db/x"), p("/nodir/x"))),
+            io::ErrorKind::NotFound
+        );
+        assert!(matches!(
+            fs.hard_link(p("/db"), p("/snap/db")),
+            Err(Error::NotAFile { .. })
+        ));
     }
 
     #[test]

@@ -211,6 +211,22 @@ impl Fs for RealFs {
         })
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        self.changing_names("hard_link", &[from, to], || {
+            // `link(2)` does not follow a symbolic link at `from` (Linux), so the new name
+            // reaches a regular file only if `from` is one: checked first, as for opens.
+            let meta = fs::symlink_metadata(from).map_err(|e| Error::io("hard_link", from, e))?;
+            if let Some(kind) = kind_of(&meta) {
+                return Err(Error::NotAFile {
+                    op: "hard_link",
+                    path: from.to_path_buf(),
+                    kind,
+                });
+            }
+            fs::hard_link(from, to).map_err(|e| Error::io("hard_link", to, e))
+        })
+    }
+
     fn remove_file(&self, path: &Path) -> Result<()> {
         self.changing_names("remove_file", &[path], || {
             fs::remove_file(path).map_err(|e| Error::io("remove_file", path, e))
@@ -780,6 +796,28 @@ mod tests {
                 assert_eq!(r.as_slice(), Some(&[][..]));
             }
         }
+    }
+
+    #[test]
+    fn hard_link_names_the_same_file_twice_and_refuses_what_is_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs::new();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs.create_new(&a).unwrap().append(b"cells").unwrap();
+        fs.hard_link(&a, &b).unwrap();
+        fs.remove_file(&a).unwrap();
+        assert_eq!(std::fs::read(&b).unwrap(), b"cells");
+        fs.create_new(&a).unwrap();
+        match fs.hard_link(&a, &b) {
+            Err(Error::Io { source, .. }) => {
+                assert_eq!(source.kind(), io::ErrorKind::AlreadyExists);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            fs.hard_link(dir.path(), &dir.path().join("d")),
+            Err(Error::NotAFile { .. })
+        ));
     }
 
     #[test]

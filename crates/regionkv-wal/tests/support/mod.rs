@@ -229,6 +229,9 @@ impl Fs for SlowSyncFs {
     fn rename(&self, from: &Path, to: &Path) -> regionkv_fs::Result<()> {
         self.inner.rename(from, to)
     }
+    fn hard_link(&self, from: &Path, to: &Path) -> regionkv_fs::Result<()> {
+        self.inner.hard_link(from, to)
+    }
     fn remove_file(&self, path: &Path) -> regionkv_fs::Result<()> {
         self.inner.remove_file(path)
     }
