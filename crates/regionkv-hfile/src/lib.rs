@@ -1,7 +1,8 @@
-//! HBase's HFile v3, the file format of HBase's store files and bulk loads, read as HBase
-//! 2.x writes it. regionkv's own storefiles have a format of their own
+//! HBase's HFile v3, the file format of HBase's store files and bulk loads, read and written
+//! as HBase 2.x does. regionkv's own storefiles have a format of their own
 //! (`regionkv-storefile`); this crate is the interchange with real HBase clusters: reading
-//! HFiles HBase wrote (for `regionkv hfile` and `completebulkload`). The format is
+//! HFiles HBase wrote (for `regionkv hfile` and `completebulkload`) and writing files HBase
+//! bulk-loads (`export-hfiles`). The format is
 //! described byte by byte in `docs/hfile-v3.md`.
 //!
 //! Module map, in the order a reader meets the structures:
@@ -11,7 +12,8 @@
 //! - [`index`]: root and non-root block indexes, multi-level lookup, the mid key;
 //! - [`file_info`]: the FileInfo map;
 //! - [`key`]: the KeyValue key and HBase's key order; [`varint`]: Hadoop's vlong;
-//! - [`reader`]: an open file, its data blocks and cells.
+//! - [`reader`]: an open file, its data blocks and cells;
+//! - [`writer`]: writing a file with HBase's block, index and FileInfo rules.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -41,9 +43,11 @@ pub mod proto;
 pub mod reader;
 pub mod trailer;
 pub mod varint;
+pub mod writer;
 
 pub use block::{BlockType, ChecksumType};
 pub use error::{Error, Result};
 pub use file_info::FileInfo;
 pub use reader::{HFileCell, HFileReader, HFileScanner};
 pub use trailer::{Compression, Trailer};
+pub use writer::{HFileSummary, HFileWriter, HFileWriterOptions};
