@@ -10,7 +10,9 @@
 //! in `docs/decisions/20261121_wal_per_db.md`.
 //!
 //! All I/O goes through [`regionkv_fs::Fs`]. This crate depends on `regionkv-cell` and
-//! `regionkv-fs` only.
+//! `regionkv-fs` only (and on shuttle under its `shuttle` feature, which adds
+//! `regionkv_wal::shuttle`: the group commit compiled against shuttle's primitives, for the
+//! models of `regionkv-models`).
 //!
 //! # Life cycle, as the region layer drives it
 //!
@@ -59,6 +61,9 @@ pub mod format;
 mod ownership;
 mod reader;
 mod replay;
+#[cfg(all(feature = "shuttle", not(test)))]
+pub mod shuttle;
+mod sync;
 mod wal;
 
 pub use config::{RecoveryMode, SyncMode, WalConfig};

@@ -88,11 +88,16 @@ use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
 use regionkv_fs::{Fs, WritableFile};
+
+// Locks, the syncer thread and the clock of group commit come through `super::sync`, so that
+// `crate::shuttle` can compile this file again over shuttle's (crates/regionkv-models runs
+// it under shuttle's schedulers). Only `SystemTime`, a log header's creation stamp, comes
+// from std directly: no decision here depends on it.
+use super::sync::thread::{self, JoinHandle};
+use super::sync::{Condvar, Instant, Mutex, MutexGuard};
 
 use crate::accounting::{Accounting, RoundRegions};
 use crate::config::{SyncMode, WalConfig};
@@ -478,7 +483,7 @@ impl Wal {
             gather: Condvar::new(),
         });
         let for_thread = Arc::clone(&shared);
-        let syncer = std::thread::Builder::new()
+        let syncer = thread::Builder::new()
             .name("regionkv-wal-sync".into())
             .spawn(move || run_syncer(&for_thread))
             .map_err(|e| regionkv_fs::Error::io("spawn WAL syncer", dir, e))?;

@@ -5,9 +5,13 @@
 //! enables it for every crate) changes nothing for the engine. Not built into this
 //! crate's own unit-test binary, whose tests would run the copies outside shuttle.
 
-pub mod sync;
+/// The parking_lot-shaped primitives over shuttle's: the WAL crate's shim (its `shuttle`
+/// feature), so that the workspace has one.
+pub use regionkv_wal::shuttle::sync;
 
-/// [`crate::mvcc`], over [`sync`] (the file names its primitives through `super::sync`).
+// `crate::mvcc`, over `sync` (the file names its primitives through `super::sync`); its
+// documentation is mvcc.rs's own (an outer doc comment here would make rustdoc resolve that
+// file's links from this module).
 #[path = "../mvcc.rs"]
 #[allow(missing_docs, clippy::duplicate_mod)] // the second compilation is the point
 pub mod mvcc;
