@@ -499,3 +499,120 @@ fn the_writer_reproduces_hbase_s_uncompressed_files_byte_for_byte() {
         assert_eq!(first_diff, None, "{name}: first differing byte");
     }
 }
+
+/// Everything about a file that compression does not change: block boundaries, cells,
+/// index keys and levels, FileInfo, the trailer's counts (uncompressed sizes included).
+fn structure(r: &HFileReader) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let t = &r.trailer().proto;
+    let _ = writeln!(
+        out,
+        "levels={:?} root={:?} meta={:?} entries={:?} index_bytes={:?} total_uncompressed={:?} codec={:?}",
+        t.num_data_index_levels,
+        t.data_index_count,
+        t.meta_index_count,
+        t.entry_count,
+        t.uncompressed_data_index_size,
+        t.total_uncompressed_bytes,
+        t.compression_codec
+    );
+    let _ = writeln!(out, "mid entry={:?}", r.mid_key_metadata().map(|m| m.entry));
+    for b in r.data_blocks() {
+        let b = b.unwrap();
+        let _ = writeln!(
+            out,
+            "block {} cells={}",
+            b.payload.len(),
+            crc32c::crc32c(&b.payload)
+        );
+    }
+    for e in r.data_index_entries().unwrap() {
+        let _ = writeln!(out, "index {}", regionkv_hfile::key::key_to_string(&e.key));
+    }
+    for e in r.data_index_root() {
+        let _ = writeln!(out, "root {}", regionkv_hfile::key::key_to_string(&e.key));
+    }
+    for b in r.load_on_open_blocks() {
+        let _ = writeln!(
+            out,
+            "load-on-open {} {}",
+            b.header.block_type.name(),
+            b.header.uncompressed_size_without_header
+        );
+    }
+    for (k, v) in &r.file_info().entries {
+        let _ = writeln!(out, "info {} = {v:?}", String::from_utf8_lossy(k));
+    }
+    out
+}
+
+#[test]
+fn the_writer_gives_hbase_s_compressed_files_the_same_structure() {
+    const KB: usize = 1024;
+    // (file, BLOCKSIZE, hfile.index.block.max.size, hfile.index.block.min.entries)
+    let cases = [
+        ("hudi_1_0_hbase_2_4_9_no_entry.hfile", 64 * KB, 128 * KB, 16),
+        (
+            "hudi_1_0_hbase_2_4_9_16KB_GZ_20000.hfile",
+            16 * KB,
+            128 * KB,
+            16,
+        ),
+        (
+            "hudi_1_0_hbase_2_4_9_512KB_GZ_20000.hfile",
+            512 * KB,
+            128 * KB,
+            16,
+        ),
+        (
+            "hudi_1_0_hbase_2_4_9_16KB_GZ_200_20_non_unique.hfile",
+            16 * KB,
+            128 * KB,
+            16,
+        ),
+        (
+            "hudi_1_0_hbase_2_4_13_16KB_GZ_20000_fake_first_key.hfile",
+            16 * KB,
+            128 * KB,
+            16,
+        ),
+        (
+            "hudi_1_0_hbase_2_4_13_1KB_GZ_20000_large_keys.hfile",
+            KB,
+            128 * KB,
+            16,
+        ),
+        // Three levels: written with a small hfile.index.block.max.size (2048, found by
+        // matching the leaf count) and a hfile.index.block.min.entries below 15 (its first
+        // intermediate block holds 15 entries, which the default 16 forbids).
+        (
+            "hudi_1_0_hbase_2_4_13_1KB_GZ_10000_large_keys_deep_index.hfile",
+            KB,
+            2 * KB,
+            2,
+        ),
+    ];
+    for (name, block_size, index_block_max_size, index_min_entries) in cases {
+        let opts = regionkv_hfile::HFileWriterOptions {
+            block_size,
+            index_block_max_size,
+            index_min_entries,
+            compression: Compression::Gz,
+            ..Default::default()
+        };
+        let (original, ours) = rewrite(name, opts);
+        let fs = MemFs::new();
+        write_atomic(&fs, Path::new("/ours"), &ours).unwrap();
+        let ours = HFileReader::open(fs.open_read(Path::new("/ours")).unwrap()).unwrap();
+        let (a, b) = (structure(&original), structure(&ours));
+        let diff = a.lines().zip(b.lines()).find(|(x, y)| x != y);
+        assert_eq!(diff, None, "{name}: first differing line");
+        assert_eq!(a.lines().count(), b.lines().count(), "{name}");
+        // The comparator is HBase's (the empty fixture carries Hudi's own).
+        assert_eq!(
+            ours.trailer().comparator(),
+            "org.apache.hadoop.hbase.KeyValue$KVComparator"
+        );
+    }
+}
