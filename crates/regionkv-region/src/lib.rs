@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bulk_load;
 pub mod compaction;
 pub mod descriptor;
 pub mod durability;

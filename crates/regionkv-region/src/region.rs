@@ -93,6 +93,8 @@ pub struct RegionMetrics {
     pub compacted_bytes_out: AtomicU64,
     /// Time spent compacting, in microseconds.
     pub compaction_micros: AtomicU64,
+    /// Bulk loads committed into the region.
+    pub bulk_loads: AtomicU64,
 }
 
 /// One region.
@@ -498,7 +500,7 @@ impl Region {
         self.services.global.sub(delta);
     }
 
-    fn check_open(&self) -> Result<()> {
+    pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::Closed(self.encoded.clone()));
         }
@@ -511,7 +513,7 @@ impl Region {
         Ok(())
     }
 
-    fn poison(&self, cause: &Error) {
+    pub(crate) fn poison(&self, cause: &Error) {
         let mut p = self.poisoned.lock();
         if p.is_none() {
             tracing::error!(region = %self.encoded, error = %cause, "region poisoned: refusing writes until reopened");
@@ -987,6 +989,11 @@ impl Region {
             heap.advance()?;
         }
         Ok(out)
+    }
+
+    /// The manifest's lock (the manifest in memory is what is on disk).
+    pub(crate) fn manifest_lock(&self) -> &Mutex<Manifest> {
+        &self.manifest
     }
 
     /// Serialises compactions of this region.

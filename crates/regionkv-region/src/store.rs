@@ -16,7 +16,7 @@ use crate::scan::store_scanner::StoreScanner;
 use crate::split::midkey::{midkey_block, midpoint_row};
 use parking_lot::RwLock;
 use regionkv_cell::key::encode_key;
-use regionkv_cell::{CellRef, CellType, KeyValueScanner, KeyView, OwnedKey};
+use regionkv_cell::{Cell, CellRef, CellType, KeyValueScanner, KeyView, OwnedKey};
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
@@ -33,6 +33,9 @@ static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 /// File info key of a storefile's creation time (HBase's `CREATE_TIME_TS`), 8 bytes BE ms:
 /// the compaction policy's "modification time" for periodic majors.
 pub const CREATE_TIME_KEY: &str = "CREATE_TIME_TS";
+/// FileInfo key marking a file a bulk load wrote, with its time (HBase's
+/// `BULKLOAD_TIMESTAMP`).
+pub const BULKLOAD_TIME_KEY: &str = "BULKLOAD_TIMESTAMP";
 
 /// Extension of storefile names.
 pub const STOREFILE_EXT: &str = "sf";
@@ -391,6 +394,15 @@ impl Store {
         }
         let written = writer.finish()?;
         self.fs.sync_dir(&self.dir)?;
+        self.open_written(name, &written).map(Some)
+    }
+
+    /// The handle of the file `name` a writer just finished (and synced with its directory).
+    fn open_written(
+        &self,
+        name: &str,
+        written: &regionkv_storefile::writer::WrittenFile,
+    ) -> Result<StoreFileHandle> {
         let meta = StoreFileMeta {
             name: name.to_string(),
             size: written.size,
@@ -399,6 +411,12 @@ impl Store {
             reference: None,
             trailer_checksum: Some(written.trailer.checksum()),
         };
+        self.open_file(meta)
+    }
+
+    /// Opens the live file of manifest entry `meta` (a file this store's manifest is about
+    /// to list, such as a staged bulk-load file).
+    pub fn open_file(&self, meta: StoreFileMeta) -> Result<StoreFileHandle> {
         let reader = Self::open_reader(
             self.fs.as_ref(),
             &self.dir,
@@ -407,7 +425,65 @@ impl Store {
             &self.family,
             &self.owner,
         )?;
-        Ok(Some(StoreFileHandle { meta, reader }))
+        Ok(StoreFileHandle { meta, reader })
+    }
+
+    /// Writes `cells` into the new file `name` as a bulk load does (HBase's
+    /// `HStore.bulkLoadHFile`): every cell gets sequence id `seq_id`, the file is marked with
+    /// `BULKLOAD_TIMESTAMP`, and it is not listed anywhere yet. The cells must be of this
+    /// family, in key order, with distinct coordinates, timestamp and type. Returns `None`
+    /// (and leaves no file) when there is no cell.
+    pub fn write_bulk_file(
+        &self,
+        name: &str,
+        cells: &mut dyn Iterator<Item = Cell>,
+        seq_id: u64,
+        now: i64,
+    ) -> Result<Option<StoreFileHandle>> {
+        let path = self.dir.join(name);
+        let mut options = self.family.writer_options(false);
+        options.identity = Some(StoreFileIdentity {
+            table: self.owner.table.clone(),
+            region: self.owner.region.clone(),
+            family: self.family.name.clone(),
+            file: name.to_string(),
+        });
+        options
+            .extra
+            .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
+        options
+            .extra
+            .insert(BULKLOAD_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
+        // Cells carry a tags length, as HBase's bulk writer always writes them in v3: the
+        // layout is fixed before the first cell, whatever later cells hold.
+        options.include_tags = true;
+        let mut cells = cells.peekable();
+        if cells.peek().is_none() {
+            return Ok(None);
+        }
+        let mut writer = StoreFileWriter::new(self.fs.create_new(&path)?, options)?;
+        let failed = (|| -> Result<()> {
+            for c in cells {
+                if c.family() != self.family.name.as_slice() {
+                    return Err(crate::error::Error::NoSuchColumnFamily {
+                        family: regionkv_cell::bytes::to_string_binary(c.family()),
+                        region: self.owner.region.clone(),
+                        table: self.owner.table.clone(),
+                    });
+                }
+                writer.append(c.with_seq_id(seq_id).as_cell_ref())?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = failed {
+            drop(writer);
+            // The file was never listed: removing it is all the cleanup there is.
+            let _ = self.fs.remove_file(&path);
+            return Err(e);
+        }
+        let written = writer.finish()?;
+        self.fs.sync_dir(&self.dir)?;
+        self.open_written(name, &written).map(Some)
     }
 
     /// Replaces `removed` (by name) with `added` in the live set (after the manifest
