@@ -59,21 +59,22 @@ impl Region {
         let encoded = self.encoded_name().to_string();
         // Stop at the first cell outside the region: the caller cut the input wrongly.
         let mut outside: Option<Vec<u8>> = None;
-        let mut in_range = std::iter::from_fn(|| {
-            if outside.is_some() {
-                return None;
-            }
-            let c = cells.next()?;
-            if !info.contains_row(c.row()) {
-                outside = Some(c.row().to_vec());
-                return None;
-            }
-            Some(c)
-        });
         let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
         let now = self.services().clock.now_millis();
-        let written = store.write_bulk_file(&name, &mut in_range, seq_id, now)?;
-        drop(in_range);
+        let written = {
+            let mut in_range = std::iter::from_fn(|| {
+                if outside.is_some() {
+                    return None;
+                }
+                let c = cells.next()?;
+                if !info.contains_row(c.row()) {
+                    outside = Some(c.row().to_vec());
+                    return None;
+                }
+                Some(c)
+            });
+            store.write_bulk_file(&name, &mut in_range, seq_id, now)?
+        };
         if let Some(row) = outside {
             if written.is_some() {
                 let _ = self.services().fs.remove_file(&store.dir().join(&name));
