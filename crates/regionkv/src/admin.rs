@@ -1350,9 +1350,15 @@ impl Admin {
         encoded: &str,
         split_point: Option<&[u8]>,
     ) -> Result<[RegionInfo; 2]> {
+        // A user request is refused loudly rather than dropped, so `None` does not come
+        // back; were it to, it would mean the region has nothing to split at.
         self.inner()
             .split_region(table, encoded, split_point, true)?
-            .ok_or_else(|| Error::InvalidArgument(format!("region {encoded} has no split point")))
+            .ok_or_else(|| {
+                Error::SplitRefused(crate::SplitProblem::NoSplitPoint {
+                    region: encoded.to_string(),
+                })
+            })
     }
 
     /// HBase's `Admin.mergeRegionsAsync(regions, forcible)` (shell `merge_region`), done

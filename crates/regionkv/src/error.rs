@@ -636,6 +636,52 @@ pub enum Error {
         /// Why.
         reason: SplitRefusal,
     },
+    /// A split the region server refuses before it closes anything (HBase's
+    /// `SplitTableRegionProcedure` refusing its request): the region is gone, the table
+    /// has SPLIT_ENABLED false, the split row is empty or outside the region, the region
+    /// has no split point or still holds references. Nothing changed.
+    ///
+    /// ```
+    /// use regionkv::{Error, SplitProblem};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// db.admin().split_at("t", b"m")?;
+    /// match db.admin().split_at("t", b"m") {
+    ///     Err(e @ Error::SplitRefused(SplitProblem::SplitRowIsStartKey { .. })) => {
+    ///         assert_eq!(e.to_string(), "Split row is equal to startkey: m")
+    ///     }
+    ///     other => panic!("expected SplitRowIsStartKey, got {other:?}"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    SplitRefused(SplitProblem),
+    /// A merge the region server refuses before it closes anything (HBase's
+    /// `MergeTableRegionsProcedure` refusing its request): fewer than two regions, one
+    /// named twice or gone, regions of different tables or not adjacent, MERGE_ENABLED
+    /// false, a region still holding references. Nothing changed.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, MergeProblem, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"g".to_vec(), b"p".to_vec()])?;
+    /// let r = admin.regions("t")?;
+    /// match admin.merge_regions(&[&r[0].encoded_name, &r[2].encoded_name], false) {
+    ///     Err(Error::MergeRefused(MergeProblem::NotAdjacent { first, second, .. })) => {
+    ///         assert_eq!((first, second), (r[0].encoded_name.clone(), r[2].encoded_name.clone()))
+    ///     }
+    ///     other => panic!("expected NotAdjacent, got {other:?}"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    MergeRefused(MergeProblem),
     /// A region created in a directory that already holds one (a leftover the clean-up
     /// of an earlier transition did not remove).
     ///
@@ -1010,6 +1056,141 @@ pub enum SplitRefusal {
     HasReferences,
 }
 
+/// Why a split request is refused, in an [`Error::SplitRefused`]; each prints HBase's
+/// message for it. Rows and keys are escaped as HBase's `Bytes.toStringBinary` does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SplitProblem {
+    /// The region is not an online region of the table (a split or merge replaced it,
+    /// or the table was disabled, since it was named).
+    #[error("Unknown region {region} of table {table}")]
+    UnknownRegion {
+        /// The region's encoded name.
+        region: String,
+        /// The table.
+        table: String,
+    },
+    /// The table's SPLIT_ENABLED is false.
+    #[error("Table {table} isn't enabled for split (SPLIT_ENABLED => false)")]
+    SplitDisabled {
+        /// The table.
+        table: String,
+    },
+    /// The region still reads its parent's files through references; a compaction
+    /// rewrites them.
+    #[error(
+        "{region} NOT splittable: it still has references to its parent's files; compact it first"
+    )]
+    HasReferences {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// An empty split row.
+    #[error("Split row cannot be null")]
+    EmptySplitRow,
+    /// The split row is the region's start key (the lower daughter would be empty).
+    #[error("Split row is equal to startkey: {row}")]
+    SplitRowIsStartKey {
+        /// The split row, escaped.
+        row: String,
+    },
+    /// The split row is outside the region's key range; the message shows the region as
+    /// HBase's `RegionInfo.toString` does.
+    #[error(
+        "Split row is not inside region key range splitKey:{row} region: {{ENCODED => {region}, NAME => '{name}', STARTKEY => '{start}', ENDKEY => '{end}'}}"
+    )]
+    SplitRowOutsideRegion {
+        /// The split row, escaped.
+        row: String,
+        /// The region's encoded name.
+        region: String,
+        /// The region's full name (`table,startkey,id.encoded.`).
+        name: String,
+        /// Its start key, escaped.
+        start: String,
+        /// Its end key, escaped.
+        end: String,
+    },
+    /// No split row was given and the region has none of its own (no storefile with a
+    /// mid-key, even after flushing its memstore). HBase's message does not name the
+    /// region; `region` does.
+    #[error(
+        "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row"
+    )]
+    NoSplitPoint {
+        /// The region's encoded name.
+        region: String,
+    },
+}
+
+/// Why a merge request is refused, in an [`Error::MergeRefused`]; each prints HBase's
+/// message for it (or regionkv's, for a forced merge of regions that are not adjacent,
+/// which HBase would do and regionkv cannot).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MergeProblem {
+    /// Fewer than two regions named.
+    #[error("Need at least two regions to merge")]
+    TooFewRegions,
+    /// A region named twice. HBase's message does not name it; `region` does.
+    #[error("Duplicate regions specified; cannot merge a region to itself")]
+    DuplicateRegion {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// A region that is not online (a split or merge replaced it, or its table was
+    /// disabled, since it was named).
+    #[error("Unknown region {region}")]
+    UnknownRegion {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// Regions of more than one table.
+    #[error("Can't merge regions from different tables")]
+    DifferentTables,
+    /// The table's MERGE_ENABLED is false.
+    #[error("Table {table} isn't enabled for merge (MERGE_ENABLED => false)")]
+    MergeDisabled {
+        /// The table.
+        table: String,
+    },
+    /// Two regions, consecutive in key order among those named, that do not meet: the
+    /// merged region would cover the regions between them. Refused whether or not the
+    /// merge is `forcible`, which only changes the message.
+    #[error("{}", not_adjacent_message(first, second, *forcible))]
+    NotAdjacent {
+        /// The lower region's encoded name.
+        first: String,
+        /// The higher region's encoded name.
+        second: String,
+        /// Whether the merge was forcible.
+        forcible: bool,
+    },
+    /// A region that still reads its parent's files through references; a compaction
+    /// rewrites them.
+    #[error(
+        "Unable to merge {region}: it has references to a parent region's files; compact it first"
+    )]
+    HasReferences {
+        /// The region's encoded name.
+        region: String,
+    },
+}
+
+/// The message of [`MergeProblem::NotAdjacent`]: HBase's for a merge that is not
+/// forcible; for a forcible one, regionkv's own (HBase merges those).
+fn not_adjacent_message(first: &str, second: &str, forcible: bool) -> String {
+    if forcible {
+        format!(
+            "regionkv cannot force-merge non-adjacent regions '{first}', '{second}' (the merged region would overlap the regions between them)"
+        )
+    } else {
+        format!(
+            "Unable to merge non-adjacent or non-overlapping regions '{first}', '{second}' when force=false"
+        )
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -1109,6 +1290,8 @@ impl fmt::Display for Error {
             } => write_attribute_value(f, key, value, expected),
             Error::InvalidSchema(problem) => fmt::Display::fmt(problem, f),
             Error::NotSplittable { region, reason } => write!(f, "region {region} {reason}"),
+            Error::SplitRefused(problem) => fmt::Display::fmt(problem, f),
+            Error::MergeRefused(problem) => fmt::Display::fmt(problem, f),
             Error::RegionExists { path } => {
                 write!(f, "a region already exists in {}", path.display())
             }
@@ -2135,6 +2318,107 @@ mod tests {
                 "{e:?}"
             );
         }
+    }
+
+    /// The refusals of a split or merge print what their `InvalidArgument(String)` did
+    /// (the shell prints them, after HBase's exception class, which it picks by variant).
+    #[test]
+    fn split_and_merge_refusals_keep_their_text() {
+        let split = |p: SplitProblem| Error::SplitRefused(p).to_string();
+        assert_eq!(
+            split(SplitProblem::UnknownRegion {
+                region: "0123".into(),
+                table: "t".into()
+            }),
+            "Unknown region 0123 of table t"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitDisabled { table: "t".into() }),
+            "Table t isn't enabled for split (SPLIT_ENABLED => false)"
+        );
+        assert_eq!(
+            split(SplitProblem::HasReferences {
+                region: "0123".into()
+            }),
+            "0123 NOT splittable: it still has references to its parent's files; compact it first"
+        );
+        assert_eq!(
+            split(SplitProblem::EmptySplitRow),
+            "Split row cannot be null"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitRowIsStartKey {
+                row: "m\\x00".into()
+            }),
+            "Split row is equal to startkey: m\\x00"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitRowOutsideRegion {
+                row: "a".into(),
+                region: "0123".into(),
+                name: "t,m,5.0123.".into(),
+                start: "m".into(),
+                end: "".into(),
+            }),
+            "Split row is not inside region key range splitKey:a region: {ENCODED => 0123, NAME => 't,m,5.0123.', STARTKEY => 'm', ENDKEY => ''}"
+        );
+        assert_eq!(
+            split(SplitProblem::NoSplitPoint {
+                region: "0123".into()
+            }),
+            "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row"
+        );
+        let merge = |p: MergeProblem| Error::MergeRefused(p).to_string();
+        assert_eq!(
+            merge(MergeProblem::TooFewRegions),
+            "Need at least two regions to merge"
+        );
+        assert_eq!(
+            merge(MergeProblem::DuplicateRegion {
+                region: "0123".into()
+            }),
+            "Duplicate regions specified; cannot merge a region to itself"
+        );
+        assert_eq!(
+            merge(MergeProblem::UnknownRegion {
+                region: "0123".into()
+            }),
+            "Unknown region 0123"
+        );
+        assert_eq!(
+            merge(MergeProblem::DifferentTables),
+            "Can't merge regions from different tables"
+        );
+        assert_eq!(
+            merge(MergeProblem::MergeDisabled { table: "t".into() }),
+            "Table t isn't enabled for merge (MERGE_ENABLED => false)"
+        );
+        let not_adjacent = |forcible| MergeProblem::NotAdjacent {
+            first: "a1".into(),
+            second: "b2".into(),
+            forcible,
+        };
+        assert_eq!(
+            merge(not_adjacent(false)),
+            "Unable to merge non-adjacent or non-overlapping regions 'a1', 'b2' when force=false"
+        );
+        assert_eq!(
+            merge(not_adjacent(true)),
+            "regionkv cannot force-merge non-adjacent regions 'a1', 'b2' (the merged region would overlap the regions between them)"
+        );
+        assert_eq!(
+            merge(MergeProblem::HasReferences {
+                region: "0123".into()
+            }),
+            "Unable to merge 0123: it has references to a parent region's files; compact it first"
+        );
+        // Refusals, not failures: nothing under them.
+        let e = Error::MergeRefused(MergeProblem::TooFewRegions);
+        assert!(std::error::Error::source(&e).is_none());
+        assert!(matches!(
+            e,
+            Error::MergeRefused(MergeProblem::TooFewRegions)
+        ));
     }
 
     #[test]

@@ -56,8 +56,8 @@ pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;
 pub use db::Db;
 pub use error::{
-    AttributeRule, AttributeScope, Cause, Error, RequestProblem, Result, SchemaProblem,
-    SplitRefusal,
+    AttributeRule, AttributeScope, Cause, Error, MergeProblem, RequestProblem, Result,
+    SchemaProblem, SplitProblem, SplitRefusal,
 };
 pub use mutation::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateBuilder, CompareOperator, Condition, Delete,
