@@ -22,10 +22,14 @@
 use crate::error::{Error, Result};
 use regionkv_cell::bytes::to_hex;
 use regionkv_fs::Fs;
-use regionkv_region::{ColumnFamilyDescriptor, RegionInfo, TableDescriptor};
+use regionkv_region::{ColumnFamilyDescriptor, TableDescriptor};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// A region's identity and key range as the catalog records it (HBase's `RegionInfo`):
+/// the element of the format. Admin reports regions as [`crate::RegionDescription`].
+pub use regionkv_region::RegionInfo;
 
 /// File name of the catalog in the Db directory.
 ///
