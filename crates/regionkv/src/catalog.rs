@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use regionkv::catalog::Catalog;
-//! use regionkv_fs::RealFs;
+//! use regionkv::fs::RealFs;
 //! # let dir = tempfile::tempdir()?;
 //! # let options = regionkv::DbOptions::default().background(false);
 //! # let db = regionkv::Db::open(dir.path(), options)?;
@@ -50,7 +50,7 @@ const MAX_LEN: usize = 256 << 20;
 ///
 /// ```
 /// use regionkv::catalog::{Catalog, TableState};
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -74,7 +74,7 @@ pub enum TableState {
 ///
 /// ```
 /// use regionkv::catalog::Catalog;
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -101,7 +101,7 @@ pub struct RegionEntry {
 ///
 /// ```
 /// use regionkv::catalog::{Catalog, TableState};
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -129,7 +129,7 @@ pub struct TableEntry {
 ///
 /// ```
 /// use regionkv::catalog::Catalog;
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 ///
 /// let fresh = Catalog::default();
 /// assert_eq!(fresh.namespaces.iter().collect::<Vec<_>>(), ["default", "hbase"]);
@@ -504,7 +504,7 @@ impl Catalog {
     ///
     /// ```
     /// use regionkv::catalog::Catalog;
-    /// use regionkv_fs::RealFs;
+    /// use regionkv::fs::RealFs;
     /// # let dir = tempfile::tempdir()?;
     /// # let options = regionkv::DbOptions::default().background(false);
     /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -531,7 +531,7 @@ impl Catalog {
     ///
     /// ```
     /// use regionkv::catalog::Catalog;
-    /// use regionkv_fs::{Fs, MemFs};
+    /// use regionkv::fs::{Fs, MemFs};
     /// use std::path::Path;
     ///
     /// let fs = MemFs::new();

@@ -27,7 +27,9 @@
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
 //! [`catalog`] (the persisted table list's format, for inspection and repair),
-//! [`crash_points`] (the named points where crash tests stop the engine). The region
+//! [`crash_points`] (the named points where crash tests stop the engine), [`options`]
+//! (what a Db is opened with), and the layers a program configures or reads through the
+//! facade: [`cell`], [`fs`] and [`filter`]. The region
 //! server behind a `Db` (routing, the transition executor, workers) is internal; see
 //! docs/design.md.
 
@@ -68,8 +70,13 @@ pub use read::{Get, RowResult, Scan};
 pub use regionkv_memstore::ChunkPoolStats;
 pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
+/// The cell layer: cells, keys, time ranges, clocks and HBase's `Bytes` helpers.
 pub use regionkv_cell as cell;
 pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemClock, TimeRange};
+/// The file system seam a Db does all its I/O through ([`DbOptions::fs`]): the real file
+/// system (`RealFs`, storefiles read through mmap or pread), and the test doubles
+/// (`MemFs`, `FaultFs`).
+pub use regionkv_fs as fs;
 pub use regionkv_region::filter;
 pub use regionkv_region::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use regionkv_wal::Durability;
