@@ -553,7 +553,7 @@ impl Catalog {
 
 fn apply_attrs(
     v: &Value,
-    mut set: impl FnMut(&str, &str) -> regionkv_region::Result<()>,
+    mut set: impl FnMut(&str, &str) -> std::result::Result<(), regionkv_region::DescriptorError>,
 ) -> std::result::Result<(), String> {
     for (k, val) in v["attributes"].as_object().ok_or("no attributes")? {
         if k == "NAME" {

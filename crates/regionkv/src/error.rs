@@ -1476,6 +1476,18 @@ fn request_problem(problem: regionkv_region::RequestProblem) -> RequestProblem {
     }
 }
 
+/// A descriptor's error ([`DescriptorError`](crate::DescriptorError)) as the facade reports
+/// it: [`Error::UnknownAttribute`], [`Error::InvalidAttributeValue`],
+/// [`Error::InvalidSchema`], an illegal name as [`Error::InvalidRequest`], a SPLIT_POLICY
+/// as [`Error::InvalidSplit`], a storefile option as [`Error::Other`] — what it was when
+/// the descriptor methods returned the region's error, which this goes through so the two
+/// cannot drift apart.
+impl From<regionkv_region::DescriptorError> for Error {
+    fn from(e: regionkv_region::DescriptorError) -> Self {
+        regionkv_region::Error::from(e).into()
+    }
+}
+
 impl From<regionkv_fs::Error> for Error {
     fn from(e: regionkv_fs::Error) -> Self {
         use regionkv_fs::Error as F;
@@ -1627,6 +1639,7 @@ fn from_wal(e: regionkv_wal::Error) -> Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use regionkv_region::Error as R;
@@ -2318,6 +2331,79 @@ mod tests {
                 "{e:?}"
             );
         }
+    }
+
+    /// The descriptor methods' own error lands on the facade variants their region errors
+    /// did, with the same text.
+    #[test]
+    fn descriptor_errors_keep_their_class_and_text() {
+        use crate::{ColumnFamilyDescriptor, DescriptorError, TableDescriptor};
+        let convert = |e: DescriptorError, want: &str| {
+            assert_eq!(e.to_string(), want);
+            let facade = Error::from(e);
+            assert_eq!(facade.to_string(), want);
+            facade
+        };
+        let mut cf = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        let e = convert(
+            cf.set_attribute("COLOUR", "blue").unwrap_err(),
+            "unknown column family attribute COLOUR",
+        );
+        assert!(matches!(
+            e,
+            Error::UnknownAttribute {
+                scope: AttributeScope::Family,
+                ..
+            }
+        ));
+        let e = convert(
+            cf.set_attribute("VERSIONS", "many").unwrap_err(),
+            "VERSIONS must be a non-negative number, not 'many'",
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidAttributeValue {
+                expected: AttributeRule::NonNegativeNumber,
+                ..
+            }
+        ));
+        let e = convert(
+            TableDescriptor::new("t", vec![]).unwrap_err(),
+            "table t should have at least one column family",
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidSchema(SchemaProblem::NoFamily { .. })
+        ));
+        let e = convert(
+            TableDescriptor::new("bad name!", vec![cf.clone()]).unwrap_err(),
+            &TableDescriptor::new("bad name!", vec![cf.clone()])
+                .unwrap_err()
+                .to_string(),
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidRequest(RequestProblem::IllegalTableName { .. })
+        ));
+        let mut table = TableDescriptor::new("t", vec![cf.clone()]).unwrap();
+        table.split_policy = Some("NoSuchPolicy".into());
+        let e = convert(
+            table.validate().unwrap_err(),
+            "Unable to load configured region split policy 'NoSuchPolicy'",
+        );
+        assert!(matches!(e, Error::InvalidSplit { .. }));
+        cf.block_size = 10;
+        let e = convert(
+            cf.validate().unwrap_err(),
+            "invalid storefile option: BLOCKSIZE 10 must be between 1024 and 16777216",
+        );
+        assert!(matches!(
+            e,
+            Error::Other {
+                layer: "storefile",
+                ..
+            }
+        ));
     }
 
     /// The refusals of a split or merge print what their `InvalidArgument(String)` did

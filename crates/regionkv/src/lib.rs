@@ -78,5 +78,7 @@ pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemC
 /// (`MemFs`, `FaultFs`).
 pub use regionkv_fs as fs;
 pub use regionkv_region::filter;
-pub use regionkv_region::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use regionkv_region::{
+    ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, TableDescriptor,
+};
 pub use regionkv_wal::Durability;

@@ -36,8 +36,9 @@ pub fn flatten(args: &[Value]) -> Vec<Value> {
     out
 }
 
-/// A regionkv descriptor error as a command failure.
-fn desc_error(e: regionkv_region::Error) -> CmdError {
+/// A descriptor's error as a command failure: its text (HBase's client-side checks print
+/// bare).
+fn desc_error(e: regionkv::DescriptorError) -> CmdError {
     CmdError::Failed(error_chain(&e))
 }
 
