@@ -326,6 +326,7 @@ impl From<DescriptorError> for Error {
 
 /// Which attributes an [`Error::UnknownAttribute`] was looked up in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttributeScope {
     /// A table attribute (`MAX_FILESIZE`, `DURABILITY`, ...).
     Table,
@@ -345,6 +346,7 @@ impl std::fmt::Display for AttributeScope {
 /// What an attribute takes, in an [`Error::InvalidAttributeValue`]; each rule has its own
 /// message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttributeRule {
     /// `true` or `false`, any case: "KEY must be true or false, not 'VALUE'".
     Bool,
@@ -361,6 +363,19 @@ pub enum AttributeRule {
     /// A Java `int` (VERSIONS, MIN_VERSIONS on create or alter): "KEY VALUE is out of
     /// range: it is a Java int, at most 2147483647".
     JavaInt,
+}
+
+impl AttributeRule {
+    /// The message for `value`, refused for attribute `key` by this rule (the text of
+    /// [`Error::InvalidAttributeValue`] and [`DescriptorError::InvalidAttributeValue`]).
+    ///
+    /// ```
+    /// use regionkv_region::AttributeRule;
+    /// assert_eq!(AttributeRule::ZeroOrOne.message("REPLICATION_SCOPE", "2"), "REPLICATION_SCOPE must be 0 or 1, not 2");
+    /// ```
+    pub fn message(&self, key: &str, value: &str) -> String {
+        attribute_value_message(key, value, self)
+    }
 }
 
 /// The message of [`Error::InvalidAttributeValue`].
@@ -382,6 +397,7 @@ fn attribute_value_message(key: &str, value: &str, expected: &AttributeRule) -> 
 
 /// The schema rule an [`Error::InvalidSchema`] breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum SchemaProblem {
     /// A table without column families.
     #[error("table {table} should have at least one column family")]

@@ -2,7 +2,9 @@
 //! TableExists, TableNotEnabled, NamespaceNotFound ...). The facade is the error boundary:
 //! what the region, store, storefile, WAL, cell and file system layers report arrives as
 //! one of these variants, with structured fields to match on (no lower crate's type among
-//! them), the lower layer's message unchanged, and its `source()` chain kept.
+//! them but the descriptors' attribute and schema enums, which the facade re-exports with
+//! [`DescriptorError`](crate::DescriptorError)), the lower layer's message unchanged, and
+//! its `source()` chain kept.
 //!
 //! ```
 //! use regionkv::Error;
@@ -819,116 +821,10 @@ impl fmt::Display for Cause {
     }
 }
 
-/// Which attributes an [`Error::UnknownAttribute`] was looked up in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AttributeScope {
-    /// A table attribute (`MAX_FILESIZE`, `DURABILITY`, ...).
-    Table,
-    /// A column family attribute (`VERSIONS`, `TTL`, ...).
-    Family,
-}
-
-impl fmt::Display for AttributeScope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AttributeScope::Table => "table",
-            AttributeScope::Family => "column family",
-        })
-    }
-}
-
-/// What an attribute takes, in an [`Error::InvalidAttributeValue`]; each rule has its own
-/// message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AttributeRule {
-    /// `true` or `false`, any case: "KEY must be true or false, not 'VALUE'".
-    Bool,
-    /// A non-negative decimal number: "KEY must be a non-negative number, not 'VALUE'".
-    NonNegativeNumber,
-    /// One of the listed names: "KEY must be LIST, not 'VALUE'".
-    OneOf(&'static str),
-    /// One of the implemented options: "KEY 'VALUE' is not supported (LIST)".
-    Supported(&'static str),
-    /// 0 or 1 (REPLICATION_SCOPE): "KEY must be 0 or 1, not VALUE".
-    ZeroOrOne,
-    /// A number in the attribute's range (TTL): "KEY VALUE is out of range".
-    InRange,
-    /// A Java `int` (VERSIONS, MIN_VERSIONS on create or alter): "KEY VALUE is out of
-    /// range: it is a Java int, at most 2147483647".
-    JavaInt,
-}
-
-/// The message of [`Error::InvalidAttributeValue`].
-fn write_attribute_value(
-    f: &mut fmt::Formatter<'_>,
-    key: &str,
-    value: &str,
-    expected: &AttributeRule,
-) -> fmt::Result {
-    match expected {
-        AttributeRule::Bool => write!(f, "{key} must be true or false, not '{value}'"),
-        AttributeRule::NonNegativeNumber => {
-            write!(f, "{key} must be a non-negative number, not '{value}'")
-        }
-        AttributeRule::OneOf(list) => write!(f, "{key} must be {list}, not '{value}'"),
-        AttributeRule::Supported(list) => write!(f, "{key} '{value}' is not supported ({list})"),
-        AttributeRule::ZeroOrOne => write!(f, "{key} must be 0 or 1, not {value}"),
-        AttributeRule::InRange => write!(f, "{key} {value} is out of range"),
-        AttributeRule::JavaInt => {
-            write!(
-                f,
-                "{key} {value} is out of range: it is a Java int, at most 2147483647"
-            )
-        }
-    }
-}
-
-/// The schema rule an [`Error::InvalidSchema`] breaks.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SchemaProblem {
-    /// A table without column families.
-    #[error("table {table} should have at least one column family")]
-    NoFamily {
-        /// The table.
-        table: String,
-    },
-    /// Two families of one name.
-    #[error("column family {family} is defined twice")]
-    DuplicateFamily {
-        /// The family.
-        family: String,
-    },
-    /// VERSIONS of 0.
-    #[error("VERSIONS for column family {family} must be positive")]
-    VersionsNotPositive {
-        /// The family.
-        family: String,
-    },
-    /// MIN_VERSIONS above VERSIONS.
-    #[error(
-        "MIN_VERSIONS ({min_versions}) for column family {family} must not exceed VERSIONS ({versions})"
-    )]
-    MinVersionsAboveVersions {
-        /// The family.
-        family: String,
-        /// Its MIN_VERSIONS.
-        min_versions: u32,
-        /// Its VERSIONS.
-        versions: u32,
-    },
-    /// TTL of 0.
-    #[error("TTL for column family {family} must be positive")]
-    TtlNotPositive {
-        /// The family.
-        family: String,
-    },
-    /// MEMSTORE_FLUSHSIZE of 0.
-    #[error("MEMSTORE_FLUSHSIZE must be positive")]
-    FlushSizeZero,
-}
+// The payloads of UnknownAttribute, InvalidAttributeValue and InvalidSchema are the
+// descriptors' own, those of the DescriptorError the facade re-exports: one pattern matches
+// a descriptor's error before and after it becomes an `Error`.
+pub use regionkv_region::{AttributeRule, AttributeScope, SchemaProblem};
 
 /// What is wrong with a request, in an [`Error::InvalidRequest`]. The first four are the
 /// region server's refusals (HBase's DoNotRetryIOException); the others are HBase's
@@ -1287,7 +1183,7 @@ impl fmt::Display for Error {
                 key,
                 value,
                 expected,
-            } => write_attribute_value(f, key, value, expected),
+            } => f.write_str(&expected.message(key, value)),
             Error::InvalidSchema(problem) => fmt::Display::fmt(problem, f),
             Error::NotSplittable { region, reason } => write!(f, "region {region} {reason}"),
             Error::SplitRefused(problem) => fmt::Display::fmt(problem, f),
@@ -1367,13 +1263,7 @@ impl From<regionkv_region::Error> for Error {
                 claims,
                 found_as,
             },
-            R::UnknownAttribute { scope, key } => Error::UnknownAttribute {
-                scope: match scope {
-                    regionkv_region::AttributeScope::Table => AttributeScope::Table,
-                    regionkv_region::AttributeScope::Family => AttributeScope::Family,
-                },
-                key,
-            },
+            R::UnknownAttribute { scope, key } => Error::UnknownAttribute { scope, key },
             R::InvalidAttributeValue {
                 key,
                 value,
@@ -1381,9 +1271,9 @@ impl From<regionkv_region::Error> for Error {
             } => Error::InvalidAttributeValue {
                 key,
                 value,
-                expected: attribute_rule(expected),
+                expected,
             },
-            R::InvalidSchema(problem) => Error::InvalidSchema(schema_problem(problem)),
+            R::InvalidSchema(problem) => Error::InvalidSchema(problem),
             R::InvalidRequest(problem) => Error::InvalidRequest(request_problem(problem)),
             R::NotSplittable { region, reason } => Error::NotSplittable {
                 region,
@@ -1430,39 +1320,6 @@ impl From<regionkv_region::Error> for Error {
                 cause: Cause::new(other),
             },
         }
-    }
-}
-
-fn attribute_rule(rule: regionkv_region::AttributeRule) -> AttributeRule {
-    use regionkv_region::AttributeRule as R;
-    match rule {
-        R::Bool => AttributeRule::Bool,
-        R::NonNegativeNumber => AttributeRule::NonNegativeNumber,
-        R::OneOf(list) => AttributeRule::OneOf(list),
-        R::Supported(list) => AttributeRule::Supported(list),
-        R::ZeroOrOne => AttributeRule::ZeroOrOne,
-        R::InRange => AttributeRule::InRange,
-        R::JavaInt => AttributeRule::JavaInt,
-    }
-}
-
-fn schema_problem(problem: regionkv_region::SchemaProblem) -> SchemaProblem {
-    use regionkv_region::SchemaProblem as R;
-    match problem {
-        R::NoFamily { table } => SchemaProblem::NoFamily { table },
-        R::DuplicateFamily { family } => SchemaProblem::DuplicateFamily { family },
-        R::VersionsNotPositive { family } => SchemaProblem::VersionsNotPositive { family },
-        R::MinVersionsAboveVersions {
-            family,
-            min_versions,
-            versions,
-        } => SchemaProblem::MinVersionsAboveVersions {
-            family,
-            min_versions,
-            versions,
-        },
-        R::TtlNotPositive { family } => SchemaProblem::TtlNotPositive { family },
-        R::FlushSizeZero => SchemaProblem::FlushSizeZero,
     }
 }
 
@@ -2345,6 +2202,14 @@ mod tests {
             facade
         };
         let mut cf = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        // The facade's names match the descriptor's error itself.
+        assert!(matches!(
+            cf.set_attribute("COLOUR", "blue"),
+            Err(DescriptorError::UnknownAttribute {
+                scope: AttributeScope::Family,
+                ..
+            })
+        ));
         let e = convert(
             cf.set_attribute("COLOUR", "blue").unwrap_err(),
             "unknown column family attribute COLOUR",
