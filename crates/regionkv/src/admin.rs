@@ -337,7 +337,7 @@ fn skip_closed<T>(r: regionkv_region::Result<T>) -> Result<()> {
 /// ```
 /// use regionkv::admin::MAX_REGIONS_AT_CREATE;
 /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
-/// use regionkv_region::split::SplitAlgorithm;
+/// use regionkv::split::SplitAlgorithm;
 /// # let dir = tempfile::tempdir()?;
 /// # let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
 /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
@@ -670,7 +670,7 @@ impl Admin {
     ///
     /// ```
     /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-    /// use regionkv_region::split::SplitAlgorithm;
+    /// use regionkv::split::SplitAlgorithm;
     /// # let dir = tempfile::tempdir()?;
     /// # let options = regionkv::DbOptions::default().background(false);
     /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -684,7 +684,7 @@ impl Admin {
     pub fn create_table_with_algorithm(
         &self,
         desc: &TableDescriptor,
-        algorithm: &regionkv_region::split::SplitAlgorithm,
+        algorithm: &crate::split::SplitAlgorithm,
         num_regions: usize,
     ) -> Result<()> {
         check_region_count(num_regions)?;

@@ -28,8 +28,9 @@
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
 //! [`catalog`] (the persisted table list's format, for inspection and repair),
 //! [`crash_points`] (the named points where crash tests stop the engine), [`options`]
-//! (what a Db is opened with), and the layers a program configures or reads through the
-//! facade: [`cell`], [`fs`] and [`filter`]. The region
+//! (what a Db is opened with), [`descriptor`] (defaults and option types of the
+//! descriptors), [`split`] (split algorithms and policies), and the layers a program
+//! configures or reads through the facade: [`cell`], [`fs`] and [`filter`]. The region
 //! server behind a `Db` (routing, the transition executor, workers) is internal; see
 //! docs/design.md.
 
@@ -40,6 +41,7 @@ pub mod buffered;
 pub mod catalog;
 pub mod crash_points;
 pub mod db;
+pub mod descriptor;
 mod dir_lock;
 mod error;
 mod layout;
@@ -49,7 +51,8 @@ pub mod read;
 mod region_map;
 pub mod repair;
 mod server_services;
-mod split;
+pub mod split;
+mod split_worker;
 pub mod table;
 pub mod table_info;
 mod transition;
