@@ -497,7 +497,7 @@ fn engine_of(families: &[FamilyDef], now: i64) -> Result<Engine, String> {
     let clock = ManualClock::new(now);
     let mut descriptors = Vec::new();
     for f in families {
-        let mut d = ColumnFamilyDescriptor::new(&f.name).map_err(e)?;
+        let mut d = ColumnFamilyDescriptor::new(&f.name).map_err(|e| e.to_string())?;
         d.max_versions = f.versions;
         d.min_versions = f.min_versions;
         d.ttl_seconds = f.ttl.unwrap_or(FOREVER);
@@ -508,7 +508,7 @@ fn engine_of(families: &[FamilyDef], now: i64) -> Result<Engine, String> {
         };
         descriptors.push(d);
     }
-    let table = TableDescriptor::new("t1", descriptors).map_err(e)?;
+    let table = TableDescriptor::new("t1", descriptors).map_err(|e| e.to_string())?;
     let services = RegionServices::new(
         fs.clone(),
         wal.clone(),

@@ -73,9 +73,7 @@ fn populated(fs: &MemFs, clock: &ManualClock) -> Db {
     let [low, _high] = admin.split_at("ns:t", b"f").unwrap();
     // One daughter rewrites its references into files of its own; the other still reads
     // the parent's file, so the parent's directory stays.
-    admin
-        .compact_region(&low.encoded_name(), None, true)
-        .unwrap();
+    admin.compact_region(&low.encoded_name, None, true).unwrap();
     for i in 0..10 {
         let put = Put::new(format!("z{i}")).add_column("cf", "q", "in the WAL");
         t.put(&put.durability(Durability::FsyncWal)).unwrap();

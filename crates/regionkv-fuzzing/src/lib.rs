@@ -837,7 +837,7 @@ pub enum SeqOp {
     Compact,
     /// A user major compaction.
     MajorCompact,
-    /// `Admin::split_at(row)`; a refusal (`InvalidArgument`) is a no-op.
+    /// `Admin::split_at(row)`; a refusal (`SplitRefused`) is a no-op.
     Split {
         /// The row, `0..32` (`row00`..`row31`).
         row: u8,
@@ -1350,7 +1350,7 @@ pub fn op_sequence(data: &[u8]) {
                 Ok(()) => seq_apply(&mut model, step, op),
                 // The engine may refuse a split (at a region's start key, of a region
                 // that still has references); nothing changes.
-                Err(regionkv::Error::InvalidArgument(_)) if matches!(op, SeqOp::Split { .. }) => {}
+                Err(regionkv::Error::SplitRefused(_)) if matches!(op, SeqOp::Split { .. }) => {}
                 Err(e) => {
                     assert!(
                         run.fault.faults_injected() > 0,

@@ -127,6 +127,8 @@ impl ErrorKind {
             | Error::InvalidAttributeValue { .. }
             | Error::InvalidSchema(_)
             | Error::NotSplittable { .. }
+            | Error::SplitRefused(_)
+            | Error::MergeRefused(_)
             | Error::RegionExists { .. }
             | Error::Inconsistent { .. } => ErrorKind::IllegalArgument,
             _ => ErrorKind::Io,

@@ -34,8 +34,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use regionkv::split::SplitAlgorithm;
 use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-use regionkv_region::split::SplitAlgorithm;
 use serde::Deserialize;
 
 use crate::expr::{Expr, ExprError};

@@ -8,8 +8,8 @@
 
 use std::fmt;
 
+use regionkv::descriptor::FOREVER;
 use regionkv::{ColumnFamilyDescriptor, KeepDeletedCells};
-use regionkv_region::descriptor::FOREVER;
 
 use crate::design::{Design, PreSplit};
 use crate::expr::{Expr, Function};

@@ -561,9 +561,9 @@ pub fn simulate(
     // The engine: in memory, deterministic, on the simulated clock.
     let clock = ManualClock::new(workload.start_ms);
     let db_options = DbOptions {
-        fs: Some(Arc::new(regionkv_fs::MemFs::new())),
+        fs: Some(Arc::new(regionkv::fs::MemFs::new())),
         block_cache_bytes: 64 << 20,
-        region: regionkv_region::services::RegionConfig {
+        region: regionkv::options::RegionConfig {
             // HBase's per-family flush lower bound (16 MiB of a 128 MiB flush size), at the
             // design's scale: small families of a scaled-down design flush alone as they
             // would at full size.

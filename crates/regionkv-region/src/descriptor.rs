@@ -1,10 +1,11 @@
 //! Table and column family descriptors: HBase's `TableDescriptor` and
 //! `ColumnFamilyDescriptor`, with HBase's option names and defaults. The region reads them
 //! to size flushes, shape storefiles and (under the read-path work) apply versions, TTL
-//! and KEEP_DELETED_CELLS. The facade re-exports them with builders.
+//! and KEEP_DELETED_CELLS. The facade re-exports them with builders. Their methods report
+//! a [`DescriptorError`]: only what a descriptor can be wrong about.
 
 use crate::durability::Durability;
-use crate::error::{AttributeRule, AttributeScope, Error, Result, SchemaProblem};
+use crate::error::{AttributeRule, AttributeScope, DescriptorError, SchemaProblem};
 use regionkv_cell::limits::check_family_name;
 use regionkv_storefile::{BloomType, Compression, DataBlockEncoding, StoreFileWriterOptions};
 use std::collections::BTreeMap;
@@ -73,7 +74,7 @@ pub struct ColumnFamilyDescriptor {
 
 impl ColumnFamilyDescriptor {
     /// A family with HBase's defaults. Fails on an illegal name.
-    pub fn new(name: &[u8]) -> Result<Self> {
+    pub fn new(name: &[u8]) -> Result<Self, DescriptorError> {
         check_family_name(name)?;
         Ok(Self {
             name: name.to_vec(),
@@ -93,15 +94,17 @@ impl ColumnFamilyDescriptor {
     }
 
     /// Checks option ranges as HBase's `TableDescriptorChecker` does.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<(), DescriptorError> {
         check_family_name(&self.name)?;
         if self.max_versions < 1 {
-            return Err(Error::InvalidSchema(SchemaProblem::VersionsNotPositive {
-                family: String::from_utf8_lossy(&self.name).into_owned(),
-            }));
+            return Err(DescriptorError::InvalidSchema(
+                SchemaProblem::VersionsNotPositive {
+                    family: String::from_utf8_lossy(&self.name).into_owned(),
+                },
+            ));
         }
         if self.min_versions > self.max_versions {
-            return Err(Error::InvalidSchema(
+            return Err(DescriptorError::InvalidSchema(
                 SchemaProblem::MinVersionsAboveVersions {
                     family: String::from_utf8_lossy(&self.name).into_owned(),
                     min_versions: self.min_versions,
@@ -110,11 +113,15 @@ impl ColumnFamilyDescriptor {
             ));
         }
         if self.ttl_seconds == 0 {
-            return Err(Error::InvalidSchema(SchemaProblem::TtlNotPositive {
-                family: String::from_utf8_lossy(&self.name).into_owned(),
-            }));
+            return Err(DescriptorError::InvalidSchema(
+                SchemaProblem::TtlNotPositive {
+                    family: String::from_utf8_lossy(&self.name).into_owned(),
+                },
+            ));
         }
-        self.writer_options(false).validate()?;
+        self.writer_options(false)
+            .validate()
+            .map_err(DescriptorError::file_option)?;
         Ok(())
     }
 
@@ -169,7 +176,7 @@ pub struct TableDescriptor {
 
 impl TableDescriptor {
     /// A table with HBase's defaults and the given families.
-    pub fn new(name: &str, families: Vec<ColumnFamilyDescriptor>) -> Result<Self> {
+    pub fn new(name: &str, families: Vec<ColumnFamilyDescriptor>) -> Result<Self, DescriptorError> {
         regionkv_cell::limits::parse_table_name(name)?;
         let mut t = Self {
             name: name.to_string(),
@@ -194,14 +201,14 @@ impl TableDescriptor {
     /// are Java `int`s there (at most 2147483647), so a larger value, which regionkv could
     /// hold, is refused as HBase refuses it. Not part of [`Self::validate`]: descriptors
     /// stored by earlier builds with such values still load.
-    pub fn check_hbase_limits(&self) -> Result<()> {
+    pub fn check_hbase_limits(&self) -> Result<(), DescriptorError> {
         for f in &self.families {
             for (key, value) in [
                 ("VERSIONS", f.max_versions),
                 ("MIN_VERSIONS", f.min_versions),
             ] {
                 if i32::try_from(value).is_err() {
-                    return Err(Error::InvalidAttributeValue {
+                    return Err(DescriptorError::InvalidAttributeValue {
                         key: key.to_string(),
                         value: value.to_string(),
                         expected: AttributeRule::JavaInt,
@@ -213,17 +220,19 @@ impl TableDescriptor {
     }
 
     /// Checks the table and every family.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<(), DescriptorError> {
         if self.families.is_empty() {
-            return Err(Error::InvalidSchema(SchemaProblem::NoFamily {
+            return Err(DescriptorError::InvalidSchema(SchemaProblem::NoFamily {
                 table: self.name.clone(),
             }));
         }
         for w in self.families.windows(2) {
             if w[0].name == w[1].name {
-                return Err(Error::InvalidSchema(SchemaProblem::DuplicateFamily {
-                    family: String::from_utf8_lossy(&w[0].name).into_owned(),
-                }));
+                return Err(DescriptorError::InvalidSchema(
+                    SchemaProblem::DuplicateFamily {
+                        family: String::from_utf8_lossy(&w[0].name).into_owned(),
+                    },
+                ));
             }
         }
         for f in &self.families {
@@ -233,7 +242,7 @@ impl TableDescriptor {
         // HBase refuses flush sizes below 1 MiB unless sanity checks are off; tests use
         // small values, so the floor here is only "positive".
         if self.memstore_flush_size == 0 {
-            return Err(Error::InvalidSchema(SchemaProblem::FlushSizeZero));
+            return Err(DescriptorError::InvalidSchema(SchemaProblem::FlushSizeZero));
         }
         Ok(())
     }
@@ -250,9 +259,9 @@ impl TableDescriptor {
     }
 }
 
-/// An [`Error::InvalidAttributeValue`] of `key` (as given) and `value`.
-fn invalid_value(key: &str, value: &str, expected: AttributeRule) -> Error {
-    Error::InvalidAttributeValue {
+/// A [`DescriptorError::InvalidAttributeValue`] of `key` (as given) and `value`.
+fn invalid_value(key: &str, value: &str, expected: AttributeRule) -> DescriptorError {
+    DescriptorError::InvalidAttributeValue {
         key: key.to_string(),
         value: value.to_string(),
         expected,
@@ -260,7 +269,7 @@ fn invalid_value(key: &str, value: &str, expected: AttributeRule) -> Error {
 }
 
 /// Parses HBase's boolean attribute values ('true'/'false', any case).
-fn parse_bool(key: &str, value: &str) -> Result<bool> {
+fn parse_bool(key: &str, value: &str) -> Result<bool, DescriptorError> {
     match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -268,7 +277,7 @@ fn parse_bool(key: &str, value: &str) -> Result<bool> {
     }
 }
 
-fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
+fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, DescriptorError> {
     value
         .trim()
         .parse()
@@ -276,7 +285,7 @@ fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
 }
 
 /// HBase's TTL forms: seconds, or FOREVER.
-fn parse_ttl(value: &str) -> Result<u32> {
+fn parse_ttl(value: &str) -> Result<u32, DescriptorError> {
     if value.eq_ignore_ascii_case("FOREVER") {
         return Ok(FOREVER);
     }
@@ -288,7 +297,7 @@ fn parse_ttl(value: &str) -> Result<u32> {
 }
 
 /// Durability by HBase's names (any case).
-pub fn durability_from_name(value: &str) -> Result<Durability> {
+pub fn durability_from_name(value: &str) -> Result<Durability, DescriptorError> {
     Durability::from_name(value).ok_or_else(|| {
         invalid_value(
             "DURABILITY",
@@ -303,7 +312,7 @@ impl ColumnFamilyDescriptor {
     /// VERSIONS => 3}` gives them). Unknown names and out-of-range values are errors;
     /// HBase options regionkv does not implement (e.g. COMPRESSION => 'SNAPPY') are errors
     /// too, never silently ignored.
-    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
+    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<(), DescriptorError> {
         let upper = key.to_ascii_uppercase();
         match upper.as_str() {
             "NAME" => {
@@ -382,7 +391,7 @@ impl ColumnFamilyDescriptor {
                 self.replication_scope = scope;
             }
             _ => {
-                return Err(Error::UnknownAttribute {
+                return Err(DescriptorError::UnknownAttribute {
                     scope: AttributeScope::Family,
                     key: key.to_string(),
                 });
@@ -444,7 +453,7 @@ impl TableDescriptor {
     /// Sets one table attribute by HBase's name (`MAX_FILESIZE`, `MEMSTORE_FLUSHSIZE`,
     /// `DURABILITY`, `READONLY`, `SPLIT_POLICY`, `COMPACTION_ENABLED`, `SPLIT_ENABLED`,
     /// `MERGE_ENABLED`). Unknown names and bad values are errors.
-    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
+    pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<(), DescriptorError> {
         match key.to_ascii_uppercase().as_str() {
             "MAX_FILESIZE" => self.max_file_size = parse_num(key, value)?,
             "MEMSTORE_FLUSHSIZE" => self.memstore_flush_size = parse_num(key, value)?,
@@ -455,7 +464,7 @@ impl TableDescriptor {
             "SPLIT_ENABLED" => self.split_enabled = parse_bool(key, value)?,
             "MERGE_ENABLED" => self.merge_enabled = parse_bool(key, value)?,
             _ => {
-                return Err(Error::UnknownAttribute {
+                return Err(DescriptorError::UnknownAttribute {
                     scope: AttributeScope::Table,
                     key: key.to_string(),
                 });
@@ -529,7 +538,7 @@ impl TableDescriptor {
     /// The table's split policy (HBase 2.x's default, SteppingSplitPolicy, when
     /// SPLIT_POLICY is unset); an unknown class or a prefix policy without its parameter
     /// is an error.
-    pub fn split_policy(&self) -> Result<crate::split::SplitPolicy> {
+    pub fn split_policy(&self) -> Result<crate::split::SplitPolicy, DescriptorError> {
         match &self.split_policy {
             None => Ok(crate::split::SplitPolicy::default()),
             Some(name) => Ok(crate::split::SplitPolicy::from_class_name(

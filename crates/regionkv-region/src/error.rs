@@ -52,12 +52,13 @@ pub enum Error {
     },
     /// A table or column family attribute name that does not exist
     /// ([`TableDescriptor::set_attribute`](crate::TableDescriptor::set_attribute),
-    /// [`ColumnFamilyDescriptor::set_attribute`](crate::ColumnFamilyDescriptor::set_attribute)).
+    /// [`ColumnFamilyDescriptor::set_attribute`](crate::ColumnFamilyDescriptor::set_attribute),
+    /// whose [`DescriptorError::UnknownAttribute`] becomes this).
     ///
     /// ```
     /// use regionkv_region::{AttributeScope, ColumnFamilyDescriptor, Error};
     /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
-    /// let err = cf.set_attribute("COLOUR", "blue").unwrap_err();
+    /// let err = Error::from(cf.set_attribute("COLOUR", "blue").unwrap_err());
     /// assert!(matches!(&err, Error::UnknownAttribute { scope: AttributeScope::Family, key } if key == "COLOUR"));
     /// assert_eq!(err.to_string(), "unknown column family attribute COLOUR");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -76,7 +77,7 @@ pub enum Error {
     /// ```
     /// use regionkv_region::{AttributeRule, ColumnFamilyDescriptor, Error};
     /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
-    /// let err = cf.set_attribute("VERSIONS", "many").unwrap_err();
+    /// let err = Error::from(cf.set_attribute("VERSIONS", "many").unwrap_err());
     /// assert!(matches!(&err, Error::InvalidAttributeValue { expected: AttributeRule::NonNegativeNumber, .. }));
     /// assert_eq!(err.to_string(), "VERSIONS must be a non-negative number, not 'many'");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -96,7 +97,7 @@ pub enum Error {
     ///
     /// ```
     /// use regionkv_region::{Error, SchemaProblem, TableDescriptor};
-    /// let err = TableDescriptor::new("t", vec![]).unwrap_err();
+    /// let err = Error::from(TableDescriptor::new("t", vec![]).unwrap_err());
     /// assert!(matches!(&err, Error::InvalidSchema(SchemaProblem::NoFamily { table }) if table == "t"));
     /// assert_eq!(err.to_string(), "table t should have at least one column family");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -184,8 +185,148 @@ pub enum Error {
     Closed(String),
 }
 
+/// What the descriptor methods report ([`TableDescriptor`](crate::TableDescriptor)'s and
+/// [`ColumnFamilyDescriptor`](crate::ColumnFamilyDescriptor)'s `new`, `validate`,
+/// `set_attribute` ..., [`durability_from_name`](crate::descriptor::durability_from_name)):
+/// only what a descriptor can be wrong about, so a caller building or editing one matches
+/// on these and nothing else. Each becomes the [`Error`] variant of the same name (a name
+/// a [`Error::Cell`], a file option a [`Error::StoreFile`], a split policy a
+/// [`Error::Split`]), printing the same text.
+///
+/// ```
+/// use regionkv_region::{AttributeScope, ColumnFamilyDescriptor, DescriptorError, Error};
+/// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+/// let err = cf.set_attribute("COLOUR", "blue").unwrap_err();
+/// assert!(matches!(&err, DescriptorError::UnknownAttribute { scope: AttributeScope::Family, key } if key == "COLOUR"));
+/// assert_eq!(err.to_string(), "unknown column family attribute COLOUR");
+/// assert!(matches!(Error::from(err), Error::UnknownAttribute { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DescriptorError {
+    /// A table or family name that breaks HBase's naming rules or length limits.
+    ///
+    /// ```
+    /// use regionkv_region::{ColumnFamilyDescriptor, DescriptorError};
+    /// let err = ColumnFamilyDescriptor::new(b"a:b").unwrap_err();
+    /// assert!(matches!(err, DescriptorError::InvalidName(_)));
+    /// ```
+    #[error(transparent)]
+    InvalidName(#[from] regionkv_cell::Error),
+    /// An attribute name that does not exist.
+    ///
+    /// ```
+    /// use regionkv_region::{AttributeScope, DescriptorError, TableDescriptor, ColumnFamilyDescriptor};
+    /// let mut t = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// let err = t.set_attribute("OWNER", "me").unwrap_err();
+    /// assert!(matches!(err, DescriptorError::UnknownAttribute { scope: AttributeScope::Table, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("unknown {scope} attribute {key}")]
+    UnknownAttribute {
+        /// Whether a table or a family attribute was named.
+        scope: AttributeScope,
+        /// The name, as given.
+        key: String,
+    },
+    /// An attribute value that does not parse or is out of range; `expected` says what the
+    /// attribute takes, and decides the message.
+    ///
+    /// ```
+    /// use regionkv_region::{AttributeRule, ColumnFamilyDescriptor, DescriptorError};
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// let err = cf.set_attribute("TTL", "99999999999").unwrap_err();
+    /// assert!(matches!(err, DescriptorError::InvalidAttributeValue { expected: AttributeRule::InRange, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("{}", attribute_value_message(key, value, expected))]
+    InvalidAttributeValue {
+        /// The attribute name, as given.
+        key: String,
+        /// The value, as given.
+        value: String,
+        /// What the attribute takes.
+        expected: AttributeRule,
+    },
+    /// A descriptor that breaks a schema rule (HBase's `TableDescriptorChecker`).
+    ///
+    /// ```
+    /// use regionkv_region::{DescriptorError, SchemaProblem, TableDescriptor};
+    /// let err = TableDescriptor::new("t", vec![]).unwrap_err();
+    /// assert!(matches!(err, DescriptorError::InvalidSchema(SchemaProblem::NoFamily { .. })));
+    /// ```
+    #[error("{0}")]
+    InvalidSchema(SchemaProblem),
+    /// A family option the storefile writer refuses (BLOCKSIZE out of its range): the
+    /// writer's message.
+    ///
+    /// ```
+    /// use regionkv_region::{ColumnFamilyDescriptor, DescriptorError};
+    /// let mut cf = ColumnFamilyDescriptor::new(b"cf")?;
+    /// cf.block_size = 10;
+    /// let err = cf.validate().unwrap_err();
+    /// assert!(matches!(err, DescriptorError::InvalidFileOption(_)));
+    /// assert_eq!(err.to_string(), "invalid storefile option: BLOCKSIZE 10 must be between 1024 and 16777216");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("invalid storefile option: {0}")]
+    InvalidFileOption(String),
+    /// A SPLIT_POLICY regionkv does not know, or a policy without its parameters.
+    ///
+    /// ```
+    /// use regionkv_region::{ColumnFamilyDescriptor, DescriptorError, TableDescriptor};
+    /// let mut t = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// t.set_attribute("SPLIT_POLICY", "NoSuchPolicy")?;
+    /// assert!(matches!(t.validate(), Err(DescriptorError::InvalidSplitPolicy(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error(transparent)]
+    InvalidSplitPolicy(#[from] crate::split::SplitError),
+}
+
+impl DescriptorError {
+    /// The storefile writer's refusal of a family's options.
+    pub(crate) fn file_option(e: regionkv_storefile::Error) -> Self {
+        match e {
+            regionkv_storefile::Error::InvalidOption(message) => {
+                DescriptorError::InvalidFileOption(message)
+            }
+            // `StoreFileWriterOptions::validate` reports nothing else; were it to, its
+            // message stands whole.
+            other => DescriptorError::InvalidFileOption(other.to_string()),
+        }
+    }
+}
+
+impl From<DescriptorError> for Error {
+    fn from(e: DescriptorError) -> Self {
+        match e {
+            DescriptorError::InvalidName(e) => Error::Cell(e),
+            DescriptorError::UnknownAttribute { scope, key } => {
+                Error::UnknownAttribute { scope, key }
+            }
+            DescriptorError::InvalidAttributeValue {
+                key,
+                value,
+                expected,
+            } => Error::InvalidAttributeValue {
+                key,
+                value,
+                expected,
+            },
+            DescriptorError::InvalidSchema(problem) => Error::InvalidSchema(problem),
+            DescriptorError::InvalidFileOption(message) => {
+                Error::StoreFile(regionkv_storefile::Error::InvalidOption(message))
+            }
+            DescriptorError::InvalidSplitPolicy(e) => Error::Split(e),
+        }
+    }
+}
+
 /// Which attributes an [`Error::UnknownAttribute`] was looked up in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttributeScope {
     /// A table attribute (`MAX_FILESIZE`, `DURABILITY`, ...).
     Table,
@@ -205,6 +346,7 @@ impl std::fmt::Display for AttributeScope {
 /// What an attribute takes, in an [`Error::InvalidAttributeValue`]; each rule has its own
 /// message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttributeRule {
     /// `true` or `false`, any case: "KEY must be true or false, not 'VALUE'".
     Bool,
@@ -221,6 +363,19 @@ pub enum AttributeRule {
     /// A Java `int` (VERSIONS, MIN_VERSIONS on create or alter): "KEY VALUE is out of
     /// range: it is a Java int, at most 2147483647".
     JavaInt,
+}
+
+impl AttributeRule {
+    /// The message for `value`, refused for attribute `key` by this rule (the text of
+    /// [`Error::InvalidAttributeValue`] and [`DescriptorError::InvalidAttributeValue`]).
+    ///
+    /// ```
+    /// use regionkv_region::AttributeRule;
+    /// assert_eq!(AttributeRule::ZeroOrOne.message("REPLICATION_SCOPE", "2"), "REPLICATION_SCOPE must be 0 or 1, not 2");
+    /// ```
+    pub fn message(&self, key: &str, value: &str) -> String {
+        attribute_value_message(key, value, self)
+    }
 }
 
 /// The message of [`Error::InvalidAttributeValue`].
@@ -242,6 +397,7 @@ fn attribute_value_message(key: &str, value: &str, expected: &AttributeRule) -> 
 
 /// The schema rule an [`Error::InvalidSchema`] breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum SchemaProblem {
     /// A table without column families.
     #[error("table {table} should have at least one column family")]
@@ -316,7 +472,7 @@ pub enum SplitRefusal {
 }
 
 /// Result alias of the region crate.
-pub type Result<T> = std::result::Result<T, Error>;
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -480,7 +636,7 @@ mod tests {
         let mut cf = crate::ColumnFamilyDescriptor::new(b"cf").unwrap();
         assert!(matches!(
             cf.set_attribute("BLOOMFILTER", "xor"),
-            Err(Error::InvalidAttributeValue {
+            Err(DescriptorError::InvalidAttributeValue {
                 expected: AttributeRule::Supported(_),
                 ..
             })
@@ -488,18 +644,71 @@ mod tests {
         cf.min_versions = 5;
         assert!(matches!(
             cf.validate(),
-            Err(Error::InvalidSchema(
+            Err(DescriptorError::InvalidSchema(
                 SchemaProblem::MinVersionsAboveVersions { .. }
             ))
         ));
         assert!(matches!(
             crate::TableDescriptor::new("t", vec![]),
-            Err(Error::InvalidSchema(SchemaProblem::NoFamily { .. }))
+            Err(DescriptorError::InvalidSchema(
+                SchemaProblem::NoFamily { .. }
+            ))
+        ));
+        assert!(matches!(
+            crate::TableDescriptor::new("bad name!", vec![]),
+            Err(DescriptorError::InvalidName(
+                regionkv_cell::Error::IllegalTableName { .. }
+            ))
         ));
         let durability = crate::descriptor::durability_from_name("SOMETIMES").unwrap_err();
+        assert!(matches!(
+            durability,
+            DescriptorError::InvalidAttributeValue {
+                expected: AttributeRule::OneOf(_),
+                ..
+            }
+        ));
         assert_eq!(
             durability.to_string(),
             "DURABILITY must be one of USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not 'SOMETIMES'"
         );
+    }
+
+    /// A descriptor error becomes the region error it was before it had its own type,
+    /// with the same text.
+    #[test]
+    fn descriptor_errors_become_the_region_errors_they_were() {
+        let convert = |e: DescriptorError| {
+            let text = e.to_string();
+            let region = Error::from(e);
+            assert_eq!(region.to_string(), text);
+            region
+        };
+        let mut cf = crate::ColumnFamilyDescriptor::new(b"cf").unwrap();
+        let mut table = crate::TableDescriptor::new("t", vec![cf.clone()]).unwrap();
+        let e = convert(crate::ColumnFamilyDescriptor::new(b"a:b").unwrap_err());
+        assert!(matches!(e, Error::Cell(_)), "{e:?}");
+        cf.block_size = 10;
+        let e = convert(cf.validate().unwrap_err());
+        assert!(
+            matches!(
+                e,
+                Error::StoreFile(regionkv_storefile::Error::InvalidOption(_))
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "invalid storefile option: BLOCKSIZE 10 must be between 1024 and 16777216"
+        );
+        table.split_policy = Some("NoSuchPolicy".into());
+        let e = convert(table.validate().unwrap_err());
+        assert!(matches!(e, Error::Split(_)), "{e:?}");
+        let e = convert(table.set_attribute("OWNER", "me").unwrap_err());
+        assert!(matches!(e, Error::UnknownAttribute { .. }), "{e:?}");
+        let e = convert(table.set_attribute("READONLY", "maybe").unwrap_err());
+        assert!(matches!(e, Error::InvalidAttributeValue { .. }), "{e:?}");
+        let e = convert(crate::TableDescriptor::new("t", vec![]).unwrap_err());
+        assert!(matches!(e, Error::InvalidSchema(_)), "{e:?}");
     }
 }

@@ -41,7 +41,8 @@ pub use compaction::compactor::CompactionResult;
 pub use descriptor::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use durability::Durability;
 pub use error::{
-    AttributeRule, AttributeScope, Error, RequestProblem, Result, SchemaProblem, SplitRefusal,
+    AttributeRule, AttributeScope, DescriptorError, Error, RequestProblem, Result, SchemaProblem,
+    SplitRefusal,
 };
 pub use manifest::{Manifest, RegionInfo};
 pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};

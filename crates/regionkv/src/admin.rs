@@ -110,8 +110,9 @@ pub struct StoreStatus {
     pub oldest_major_compacted_ts: Option<i64>,
 }
 
-/// One region of a table as the catalog lists it: its identity and key range (HBase's
-/// `RegionInfo`), whether or not it is open; see [`Admin::table_regions`].
+/// One region of a table: its identity and key range (HBase's `RegionInfo`), as the
+/// catalog lists it ([`Admin::table_regions`], open or not) and as a split or merge made it
+/// ([`Admin::split_at`], [`Admin::merge_regions`] ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionDescription {
     /// HBase's region name: `table,startkey,id.encoded.`
@@ -124,6 +125,19 @@ pub struct RegionDescription {
     pub start_key: Vec<u8>,
     /// End row (exclusive; empty: the end of the table).
     pub end_key: Vec<u8>,
+}
+
+impl RegionDescription {
+    /// The description of `info`.
+    pub(crate) fn of(info: &RegionInfo) -> Self {
+        RegionDescription {
+            name: region_name(info),
+            encoded_name: info.encoded_name(),
+            region_id: info.region_id,
+            start_key: info.start_key.clone(),
+            end_key: info.end_key.clone(),
+        }
+    }
 }
 
 /// One region's status (HBase's region metrics, as `status 'detailed'` shows them).
@@ -211,22 +225,9 @@ pub struct RegionStatus {
     pub stores: Vec<StoreStatus>,
 }
 
-/// HBase's region name of `info`.
-///
-/// ```
-/// use regionkv::admin::region_name;
-/// # let dir = tempfile::tempdir()?;
-/// # let options = regionkv::DbOptions::default().background(false);
-/// # let db = regionkv::Db::open(dir.path(), options)?;
-/// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
-/// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
-/// # let table = db.table("t")?;
-/// let [low, _high] = db.admin().split_at("t", b"m")?;
-/// assert_eq!(region_name(&low), format!("t,,{}.{}.", low.region_id, low.encoded_name()));
-/// assert_eq!(region_name(&low), db.admin().regions("t")?[0].name);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn region_name(info: &RegionInfo) -> String {
+/// HBase's region name of `info`: `table,startkey,id.encoded.` (the `name` of a
+/// [`RegionDescription`] and a [`RegionStatus`]).
+pub(crate) fn region_name(info: &RegionInfo) -> String {
     format!(
         "{},{},{}.{}.",
         info.table,
@@ -336,7 +337,7 @@ fn skip_closed<T>(r: regionkv_region::Result<T>) -> Result<()> {
 /// ```
 /// use regionkv::admin::MAX_REGIONS_AT_CREATE;
 /// use regionkv::{ColumnFamilyDescriptor, Error, TableDescriptor};
-/// use regionkv_region::split::SplitAlgorithm;
+/// use regionkv::split::SplitAlgorithm;
 /// # let dir = tempfile::tempdir()?;
 /// # let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
 /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
@@ -669,7 +670,7 @@ impl Admin {
     ///
     /// ```
     /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-    /// use regionkv_region::split::SplitAlgorithm;
+    /// use regionkv::split::SplitAlgorithm;
     /// # let dir = tempfile::tempdir()?;
     /// # let options = regionkv::DbOptions::default().background(false);
     /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -683,7 +684,7 @@ impl Admin {
     pub fn create_table_with_algorithm(
         &self,
         desc: &TableDescriptor,
-        algorithm: &regionkv_region::split::SplitAlgorithm,
+        algorithm: &crate::split::SplitAlgorithm,
         num_regions: usize,
     ) -> Result<()> {
         check_region_count(num_regions)?;
@@ -1248,10 +1249,11 @@ impl Admin {
     /// assert_eq!(daughters.len(), 2);
     /// assert_eq!(daughters[0].end_key, daughters[1].start_key);
     /// assert_eq!(admin.splits("t")?, [daughters[1].start_key.clone()]);
+    /// assert_eq!(daughters[1], admin.table_regions("t")?[1]);
     /// assert_eq!(table.scan(&Scan::new())?.count(), 20); // every row still served once
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn split(&self, table: &str) -> Result<Vec<RegionInfo>> {
+    pub fn split(&self, table: &str) -> Result<Vec<RegionDescription>> {
         let name = crate::db::canonical_table_name(table)?;
         let encoded: Vec<String> = self
             .regions_of(&name)?
@@ -1263,7 +1265,7 @@ impl Admin {
         let mut first_err = None;
         for e in encoded {
             match self.inner().split_region(&name, &e, None, true) {
-                Ok(d) => out.extend(d.into_iter().flatten()),
+                Ok(d) => out.extend(d.iter().flatten().map(RegionDescription::of)),
                 Err(err) => {
                     first_err.get_or_insert(err);
                 }
@@ -1289,6 +1291,7 @@ impl Admin {
     /// let admin = db.admin();
     /// table.put(&Put::new("x").add_column("cf", "q", "v"))?;
     /// let [low, high] = admin.split_at("t", b"m")?;
+    /// assert_eq!(low.name, format!("t,,{}.{}.", low.region_id, low.encoded_name));
     /// assert_eq!((low.start_key, low.end_key), (b"".to_vec(), b"m".to_vec()));
     /// assert_eq!((high.start_key, high.end_key), (b"m".to_vec(), b"".to_vec()));
     /// assert_eq!(admin.splits("t")?, [b"m".to_vec()]);
@@ -1297,7 +1300,7 @@ impl Admin {
     /// assert!(admin.split_at("t", b"m").is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionInfo; 2]> {
+    pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionDescription; 2]> {
         let name = crate::db::canonical_table_name(table)?;
         let encoded = self
             .regions_of(&name)?
@@ -1339,7 +1342,7 @@ impl Admin {
         &self,
         region: &str,
         split_point: Option<&[u8]>,
-    ) -> Result<[RegionInfo; 2]> {
+    ) -> Result<[RegionDescription; 2]> {
         let (table, encoded) = self.find_region(region)?;
         self.split_region_of(&table, &encoded, split_point)
     }
@@ -1349,10 +1352,17 @@ impl Admin {
         table: &str,
         encoded: &str,
         split_point: Option<&[u8]>,
-    ) -> Result<[RegionInfo; 2]> {
+    ) -> Result<[RegionDescription; 2]> {
+        // A user request is refused loudly rather than dropped, so `None` does not come
+        // back; were it to, it would mean the region has nothing to split at.
         self.inner()
             .split_region(table, encoded, split_point, true)?
-            .ok_or_else(|| Error::InvalidArgument(format!("region {encoded} has no split point")))
+            .map(|daughters| daughters.each_ref().map(RegionDescription::of))
+            .ok_or_else(|| {
+                Error::SplitRefused(crate::SplitProblem::NoSplitPoint {
+                    region: encoded.to_string(),
+                })
+            })
     }
 
     /// HBase's `Admin.mergeRegionsAsync(regions, forcible)` (shell `merge_region`), done
@@ -1380,13 +1390,14 @@ impl Admin {
     /// assert!(table.exists(&Get::new("a"))?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionInfo> {
+    pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionDescription> {
         let mut encoded = Vec::new();
         for r in regions {
             encoded.push(self.find_region(r)?.1);
         }
         let names: Vec<&str> = encoded.iter().map(String::as_str).collect();
-        self.inner().merge_regions(&names, forcible)
+        let merged = self.inner().merge_regions(&names, forcible)?;
+        Ok(RegionDescription::of(&merged))
     }
 
     /// The table and encoded name of an online region given by its encoded name (hex,
@@ -1623,13 +1634,7 @@ impl Admin {
         Ok(entry
             .regions
             .iter()
-            .map(|r| RegionDescription {
-                name: region_name(&r.info),
-                encoded_name: r.info.encoded_name(),
-                region_id: r.info.region_id,
-                start_key: r.info.start_key.clone(),
-                end_key: r.info.end_key.clone(),
-            })
+            .map(|r| RegionDescription::of(&r.info))
             .collect())
     }
 

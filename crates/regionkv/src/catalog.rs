@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use regionkv::catalog::Catalog;
-//! use regionkv_fs::RealFs;
+//! use regionkv::fs::RealFs;
 //! # let dir = tempfile::tempdir()?;
 //! # let options = regionkv::DbOptions::default().background(false);
 //! # let db = regionkv::Db::open(dir.path(), options)?;
@@ -22,10 +22,14 @@
 use crate::error::{Error, Result};
 use regionkv_cell::bytes::to_hex;
 use regionkv_fs::Fs;
-use regionkv_region::{ColumnFamilyDescriptor, RegionInfo, TableDescriptor};
+use regionkv_region::{ColumnFamilyDescriptor, TableDescriptor};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// A region's identity and key range as the catalog records it (HBase's `RegionInfo`):
+/// the element of the format. Admin reports regions as [`crate::RegionDescription`].
+pub use regionkv_region::RegionInfo;
 
 /// File name of the catalog in the Db directory.
 ///
@@ -46,7 +50,7 @@ const MAX_LEN: usize = 256 << 20;
 ///
 /// ```
 /// use regionkv::catalog::{Catalog, TableState};
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -70,7 +74,7 @@ pub enum TableState {
 ///
 /// ```
 /// use regionkv::catalog::Catalog;
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -97,7 +101,7 @@ pub struct RegionEntry {
 ///
 /// ```
 /// use regionkv::catalog::{Catalog, TableState};
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 /// # let dir = tempfile::tempdir()?;
 /// # let options = regionkv::DbOptions::default().background(false);
 /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -125,7 +129,7 @@ pub struct TableEntry {
 ///
 /// ```
 /// use regionkv::catalog::Catalog;
-/// use regionkv_fs::RealFs;
+/// use regionkv::fs::RealFs;
 ///
 /// let fresh = Catalog::default();
 /// assert_eq!(fresh.namespaces.iter().collect::<Vec<_>>(), ["default", "hbase"]);
@@ -500,7 +504,7 @@ impl Catalog {
     ///
     /// ```
     /// use regionkv::catalog::Catalog;
-    /// use regionkv_fs::RealFs;
+    /// use regionkv::fs::RealFs;
     /// # let dir = tempfile::tempdir()?;
     /// # let options = regionkv::DbOptions::default().background(false);
     /// # let db = regionkv::Db::open(dir.path(), options)?;
@@ -527,7 +531,7 @@ impl Catalog {
     ///
     /// ```
     /// use regionkv::catalog::Catalog;
-    /// use regionkv_fs::{Fs, MemFs};
+    /// use regionkv::fs::{Fs, MemFs};
     /// use std::path::Path;
     ///
     /// let fs = MemFs::new();
@@ -549,7 +553,7 @@ impl Catalog {
 
 fn apply_attrs(
     v: &Value,
-    mut set: impl FnMut(&str, &str) -> regionkv_region::Result<()>,
+    mut set: impl FnMut(&str, &str) -> std::result::Result<(), regionkv_region::DescriptorError>,
 ) -> std::result::Result<(), String> {
     for (k, val) in v["attributes"].as_object().ok_or("no attributes")? {
         if k == "NAME" {

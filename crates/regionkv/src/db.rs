@@ -112,7 +112,7 @@ pub(crate) struct RegionServer {
     pub(crate) catalog: Mutex<Catalog>,
     pub(crate) tables: RwLock<BTreeMap<String, Arc<TableHandle>>>,
     /// Runs splits the regions ask for and removes unreferenced parents.
-    pub(crate) splitter: Arc<crate::split::SplitWorker>,
+    pub(crate) splitter: Arc<crate::split_worker::SplitWorker>,
     /// The background flusher and compaction pools (none without `background`).
     pub(crate) workers: RegionServerWorkers,
     closed: AtomicBool,
@@ -741,7 +741,7 @@ impl Db {
         } else {
             RegionServerWorkers::default()
         };
-        let splitter = Arc::new(crate::split::SplitWorker::default());
+        let splitter = Arc::new(crate::split_worker::SplitWorker::default());
         let services = RegionServices {
             memstore: memstore_config(&options),
             server: Some(Arc::new(crate::server_services::ServerServices {

@@ -2,7 +2,9 @@
 //! TableExists, TableNotEnabled, NamespaceNotFound ...). The facade is the error boundary:
 //! what the region, store, storefile, WAL, cell and file system layers report arrives as
 //! one of these variants, with structured fields to match on (no lower crate's type among
-//! them), the lower layer's message unchanged, and its `source()` chain kept.
+//! them but the descriptors' attribute and schema enums, which the facade re-exports with
+//! [`DescriptorError`](crate::DescriptorError)), the lower layer's message unchanged, and
+//! its `source()` chain kept.
 //!
 //! ```
 //! use regionkv::Error;
@@ -636,6 +638,52 @@ pub enum Error {
         /// Why.
         reason: SplitRefusal,
     },
+    /// A split the region server refuses before it closes anything (HBase's
+    /// `SplitTableRegionProcedure` refusing its request): the region is gone, the table
+    /// has SPLIT_ENABLED false, the split row is empty or outside the region, the region
+    /// has no split point or still holds references. Nothing changed.
+    ///
+    /// ```
+    /// use regionkv::{Error, SplitProblem};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// db.admin().split_at("t", b"m")?;
+    /// match db.admin().split_at("t", b"m") {
+    ///     Err(e @ Error::SplitRefused(SplitProblem::SplitRowIsStartKey { .. })) => {
+    ///         assert_eq!(e.to_string(), "Split row is equal to startkey: m")
+    ///     }
+    ///     other => panic!("expected SplitRowIsStartKey, got {other:?}"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    SplitRefused(SplitProblem),
+    /// A merge the region server refuses before it closes anything (HBase's
+    /// `MergeTableRegionsProcedure` refusing its request): fewer than two regions, one
+    /// named twice or gone, regions of different tables or not adjacent, MERGE_ENABLED
+    /// false, a region still holding references. Nothing changed.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, Error, MergeProblem, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let admin = db.admin();
+    /// let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// admin.create_table_with_splits(&desc, vec![b"g".to_vec(), b"p".to_vec()])?;
+    /// let r = admin.regions("t")?;
+    /// match admin.merge_regions(&[&r[0].encoded_name, &r[2].encoded_name], false) {
+    ///     Err(Error::MergeRefused(MergeProblem::NotAdjacent { first, second, .. })) => {
+    ///         assert_eq!((first, second), (r[0].encoded_name.clone(), r[2].encoded_name.clone()))
+    ///     }
+    ///     other => panic!("expected NotAdjacent, got {other:?}"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    MergeRefused(MergeProblem),
     /// A region created in a directory that already holds one (a leftover the clean-up
     /// of an earlier transition did not remove).
     ///
@@ -773,116 +821,10 @@ impl fmt::Display for Cause {
     }
 }
 
-/// Which attributes an [`Error::UnknownAttribute`] was looked up in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AttributeScope {
-    /// A table attribute (`MAX_FILESIZE`, `DURABILITY`, ...).
-    Table,
-    /// A column family attribute (`VERSIONS`, `TTL`, ...).
-    Family,
-}
-
-impl fmt::Display for AttributeScope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AttributeScope::Table => "table",
-            AttributeScope::Family => "column family",
-        })
-    }
-}
-
-/// What an attribute takes, in an [`Error::InvalidAttributeValue`]; each rule has its own
-/// message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AttributeRule {
-    /// `true` or `false`, any case: "KEY must be true or false, not 'VALUE'".
-    Bool,
-    /// A non-negative decimal number: "KEY must be a non-negative number, not 'VALUE'".
-    NonNegativeNumber,
-    /// One of the listed names: "KEY must be LIST, not 'VALUE'".
-    OneOf(&'static str),
-    /// One of the implemented options: "KEY 'VALUE' is not supported (LIST)".
-    Supported(&'static str),
-    /// 0 or 1 (REPLICATION_SCOPE): "KEY must be 0 or 1, not VALUE".
-    ZeroOrOne,
-    /// A number in the attribute's range (TTL): "KEY VALUE is out of range".
-    InRange,
-    /// A Java `int` (VERSIONS, MIN_VERSIONS on create or alter): "KEY VALUE is out of
-    /// range: it is a Java int, at most 2147483647".
-    JavaInt,
-}
-
-/// The message of [`Error::InvalidAttributeValue`].
-fn write_attribute_value(
-    f: &mut fmt::Formatter<'_>,
-    key: &str,
-    value: &str,
-    expected: &AttributeRule,
-) -> fmt::Result {
-    match expected {
-        AttributeRule::Bool => write!(f, "{key} must be true or false, not '{value}'"),
-        AttributeRule::NonNegativeNumber => {
-            write!(f, "{key} must be a non-negative number, not '{value}'")
-        }
-        AttributeRule::OneOf(list) => write!(f, "{key} must be {list}, not '{value}'"),
-        AttributeRule::Supported(list) => write!(f, "{key} '{value}' is not supported ({list})"),
-        AttributeRule::ZeroOrOne => write!(f, "{key} must be 0 or 1, not {value}"),
-        AttributeRule::InRange => write!(f, "{key} {value} is out of range"),
-        AttributeRule::JavaInt => {
-            write!(
-                f,
-                "{key} {value} is out of range: it is a Java int, at most 2147483647"
-            )
-        }
-    }
-}
-
-/// The schema rule an [`Error::InvalidSchema`] breaks.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SchemaProblem {
-    /// A table without column families.
-    #[error("table {table} should have at least one column family")]
-    NoFamily {
-        /// The table.
-        table: String,
-    },
-    /// Two families of one name.
-    #[error("column family {family} is defined twice")]
-    DuplicateFamily {
-        /// The family.
-        family: String,
-    },
-    /// VERSIONS of 0.
-    #[error("VERSIONS for column family {family} must be positive")]
-    VersionsNotPositive {
-        /// The family.
-        family: String,
-    },
-    /// MIN_VERSIONS above VERSIONS.
-    #[error(
-        "MIN_VERSIONS ({min_versions}) for column family {family} must not exceed VERSIONS ({versions})"
-    )]
-    MinVersionsAboveVersions {
-        /// The family.
-        family: String,
-        /// Its MIN_VERSIONS.
-        min_versions: u32,
-        /// Its VERSIONS.
-        versions: u32,
-    },
-    /// TTL of 0.
-    #[error("TTL for column family {family} must be positive")]
-    TtlNotPositive {
-        /// The family.
-        family: String,
-    },
-    /// MEMSTORE_FLUSHSIZE of 0.
-    #[error("MEMSTORE_FLUSHSIZE must be positive")]
-    FlushSizeZero,
-}
+// The payloads of UnknownAttribute, InvalidAttributeValue and InvalidSchema are the
+// descriptors' own, those of the DescriptorError the facade re-exports: one pattern matches
+// a descriptor's error before and after it becomes an `Error`.
+pub use regionkv_region::{AttributeRule, AttributeScope, SchemaProblem};
 
 /// What is wrong with a request, in an [`Error::InvalidRequest`]. The first four are the
 /// region server's refusals (HBase's DoNotRetryIOException); the others are HBase's
@@ -1010,6 +952,141 @@ pub enum SplitRefusal {
     HasReferences,
 }
 
+/// Why a split request is refused, in an [`Error::SplitRefused`]; each prints HBase's
+/// message for it. Rows and keys are escaped as HBase's `Bytes.toStringBinary` does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SplitProblem {
+    /// The region is not an online region of the table (a split or merge replaced it,
+    /// or the table was disabled, since it was named).
+    #[error("Unknown region {region} of table {table}")]
+    UnknownRegion {
+        /// The region's encoded name.
+        region: String,
+        /// The table.
+        table: String,
+    },
+    /// The table's SPLIT_ENABLED is false.
+    #[error("Table {table} isn't enabled for split (SPLIT_ENABLED => false)")]
+    SplitDisabled {
+        /// The table.
+        table: String,
+    },
+    /// The region still reads its parent's files through references; a compaction
+    /// rewrites them.
+    #[error(
+        "{region} NOT splittable: it still has references to its parent's files; compact it first"
+    )]
+    HasReferences {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// An empty split row.
+    #[error("Split row cannot be null")]
+    EmptySplitRow,
+    /// The split row is the region's start key (the lower daughter would be empty).
+    #[error("Split row is equal to startkey: {row}")]
+    SplitRowIsStartKey {
+        /// The split row, escaped.
+        row: String,
+    },
+    /// The split row is outside the region's key range; the message shows the region as
+    /// HBase's `RegionInfo.toString` does.
+    #[error(
+        "Split row is not inside region key range splitKey:{row} region: {{ENCODED => {region}, NAME => '{name}', STARTKEY => '{start}', ENDKEY => '{end}'}}"
+    )]
+    SplitRowOutsideRegion {
+        /// The split row, escaped.
+        row: String,
+        /// The region's encoded name.
+        region: String,
+        /// The region's full name (`table,startkey,id.encoded.`).
+        name: String,
+        /// Its start key, escaped.
+        start: String,
+        /// Its end key, escaped.
+        end: String,
+    },
+    /// No split row was given and the region has none of its own (no storefile with a
+    /// mid-key, even after flushing its memstore). HBase's message does not name the
+    /// region; `region` does.
+    #[error(
+        "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row"
+    )]
+    NoSplitPoint {
+        /// The region's encoded name.
+        region: String,
+    },
+}
+
+/// Why a merge request is refused, in an [`Error::MergeRefused`]; each prints HBase's
+/// message for it (or regionkv's, for a forced merge of regions that are not adjacent,
+/// which HBase would do and regionkv cannot).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MergeProblem {
+    /// Fewer than two regions named.
+    #[error("Need at least two regions to merge")]
+    TooFewRegions,
+    /// A region named twice. HBase's message does not name it; `region` does.
+    #[error("Duplicate regions specified; cannot merge a region to itself")]
+    DuplicateRegion {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// A region that is not online (a split or merge replaced it, or its table was
+    /// disabled, since it was named).
+    #[error("Unknown region {region}")]
+    UnknownRegion {
+        /// The region's encoded name.
+        region: String,
+    },
+    /// Regions of more than one table.
+    #[error("Can't merge regions from different tables")]
+    DifferentTables,
+    /// The table's MERGE_ENABLED is false.
+    #[error("Table {table} isn't enabled for merge (MERGE_ENABLED => false)")]
+    MergeDisabled {
+        /// The table.
+        table: String,
+    },
+    /// Two regions, consecutive in key order among those named, that do not meet: the
+    /// merged region would cover the regions between them. Refused whether or not the
+    /// merge is `forcible`, which only changes the message.
+    #[error("{}", not_adjacent_message(first, second, *forcible))]
+    NotAdjacent {
+        /// The lower region's encoded name.
+        first: String,
+        /// The higher region's encoded name.
+        second: String,
+        /// Whether the merge was forcible.
+        forcible: bool,
+    },
+    /// A region that still reads its parent's files through references; a compaction
+    /// rewrites them.
+    #[error(
+        "Unable to merge {region}: it has references to a parent region's files; compact it first"
+    )]
+    HasReferences {
+        /// The region's encoded name.
+        region: String,
+    },
+}
+
+/// The message of [`MergeProblem::NotAdjacent`]: HBase's for a merge that is not
+/// forcible; for a forcible one, regionkv's own (HBase merges those).
+fn not_adjacent_message(first: &str, second: &str, forcible: bool) -> String {
+    if forcible {
+        format!(
+            "regionkv cannot force-merge non-adjacent regions '{first}', '{second}' (the merged region would overlap the regions between them)"
+        )
+    } else {
+        format!(
+            "Unable to merge non-adjacent or non-overlapping regions '{first}', '{second}' when force=false"
+        )
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -1106,9 +1183,11 @@ impl fmt::Display for Error {
                 key,
                 value,
                 expected,
-            } => write_attribute_value(f, key, value, expected),
+            } => f.write_str(&expected.message(key, value)),
             Error::InvalidSchema(problem) => fmt::Display::fmt(problem, f),
             Error::NotSplittable { region, reason } => write!(f, "region {region} {reason}"),
+            Error::SplitRefused(problem) => fmt::Display::fmt(problem, f),
+            Error::MergeRefused(problem) => fmt::Display::fmt(problem, f),
             Error::RegionExists { path } => {
                 write!(f, "a region already exists in {}", path.display())
             }
@@ -1184,13 +1263,7 @@ impl From<regionkv_region::Error> for Error {
                 claims,
                 found_as,
             },
-            R::UnknownAttribute { scope, key } => Error::UnknownAttribute {
-                scope: match scope {
-                    regionkv_region::AttributeScope::Table => AttributeScope::Table,
-                    regionkv_region::AttributeScope::Family => AttributeScope::Family,
-                },
-                key,
-            },
+            R::UnknownAttribute { scope, key } => Error::UnknownAttribute { scope, key },
             R::InvalidAttributeValue {
                 key,
                 value,
@@ -1198,9 +1271,9 @@ impl From<regionkv_region::Error> for Error {
             } => Error::InvalidAttributeValue {
                 key,
                 value,
-                expected: attribute_rule(expected),
+                expected,
             },
-            R::InvalidSchema(problem) => Error::InvalidSchema(schema_problem(problem)),
+            R::InvalidSchema(problem) => Error::InvalidSchema(problem),
             R::InvalidRequest(problem) => Error::InvalidRequest(request_problem(problem)),
             R::NotSplittable { region, reason } => Error::NotSplittable {
                 region,
@@ -1250,39 +1323,6 @@ impl From<regionkv_region::Error> for Error {
     }
 }
 
-fn attribute_rule(rule: regionkv_region::AttributeRule) -> AttributeRule {
-    use regionkv_region::AttributeRule as R;
-    match rule {
-        R::Bool => AttributeRule::Bool,
-        R::NonNegativeNumber => AttributeRule::NonNegativeNumber,
-        R::OneOf(list) => AttributeRule::OneOf(list),
-        R::Supported(list) => AttributeRule::Supported(list),
-        R::ZeroOrOne => AttributeRule::ZeroOrOne,
-        R::InRange => AttributeRule::InRange,
-        R::JavaInt => AttributeRule::JavaInt,
-    }
-}
-
-fn schema_problem(problem: regionkv_region::SchemaProblem) -> SchemaProblem {
-    use regionkv_region::SchemaProblem as R;
-    match problem {
-        R::NoFamily { table } => SchemaProblem::NoFamily { table },
-        R::DuplicateFamily { family } => SchemaProblem::DuplicateFamily { family },
-        R::VersionsNotPositive { family } => SchemaProblem::VersionsNotPositive { family },
-        R::MinVersionsAboveVersions {
-            family,
-            min_versions,
-            versions,
-        } => SchemaProblem::MinVersionsAboveVersions {
-            family,
-            min_versions,
-            versions,
-        },
-        R::TtlNotPositive { family } => SchemaProblem::TtlNotPositive { family },
-        R::FlushSizeZero => SchemaProblem::FlushSizeZero,
-    }
-}
-
 fn request_problem(problem: regionkv_region::RequestProblem) -> RequestProblem {
     use regionkv_region::RequestProblem as R;
     match problem {
@@ -1290,6 +1330,18 @@ fn request_problem(problem: regionkv_region::RequestProblem) -> RequestProblem {
         R::ColumnsOnRawScan => RequestProblem::ColumnsOnRawScan,
         R::BatchWithRowFilter => RequestProblem::BatchWithRowFilter,
         R::CellOfOtherRow { cell_row, row } => RequestProblem::CellOfOtherRow { cell_row, row },
+    }
+}
+
+/// A descriptor's error ([`DescriptorError`](crate::DescriptorError)) as the facade reports
+/// it: [`Error::UnknownAttribute`], [`Error::InvalidAttributeValue`],
+/// [`Error::InvalidSchema`], an illegal name as [`Error::InvalidRequest`], a SPLIT_POLICY
+/// as [`Error::InvalidSplit`], a storefile option as [`Error::Other`] — what it was when
+/// the descriptor methods returned the region's error, which this goes through so the two
+/// cannot drift apart.
+impl From<regionkv_region::DescriptorError> for Error {
+    fn from(e: regionkv_region::DescriptorError) -> Self {
+        regionkv_region::Error::from(e).into()
     }
 }
 
@@ -1444,6 +1496,7 @@ fn from_wal(e: regionkv_wal::Error) -> Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use regionkv_region::Error as R;
@@ -2135,6 +2188,188 @@ mod tests {
                 "{e:?}"
             );
         }
+    }
+
+    /// The descriptor methods' own error lands on the facade variants their region errors
+    /// did, with the same text.
+    #[test]
+    fn descriptor_errors_keep_their_class_and_text() {
+        use crate::{ColumnFamilyDescriptor, DescriptorError, TableDescriptor};
+        let convert = |e: DescriptorError, want: &str| {
+            assert_eq!(e.to_string(), want);
+            let facade = Error::from(e);
+            assert_eq!(facade.to_string(), want);
+            facade
+        };
+        let mut cf = ColumnFamilyDescriptor::new(b"cf").unwrap();
+        // The facade's names match the descriptor's error itself.
+        assert!(matches!(
+            cf.set_attribute("COLOUR", "blue"),
+            Err(DescriptorError::UnknownAttribute {
+                scope: AttributeScope::Family,
+                ..
+            })
+        ));
+        let e = convert(
+            cf.set_attribute("COLOUR", "blue").unwrap_err(),
+            "unknown column family attribute COLOUR",
+        );
+        assert!(matches!(
+            e,
+            Error::UnknownAttribute {
+                scope: AttributeScope::Family,
+                ..
+            }
+        ));
+        let e = convert(
+            cf.set_attribute("VERSIONS", "many").unwrap_err(),
+            "VERSIONS must be a non-negative number, not 'many'",
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidAttributeValue {
+                expected: AttributeRule::NonNegativeNumber,
+                ..
+            }
+        ));
+        let e = convert(
+            TableDescriptor::new("t", vec![]).unwrap_err(),
+            "table t should have at least one column family",
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidSchema(SchemaProblem::NoFamily { .. })
+        ));
+        let e = convert(
+            TableDescriptor::new("bad name!", vec![cf.clone()]).unwrap_err(),
+            &TableDescriptor::new("bad name!", vec![cf.clone()])
+                .unwrap_err()
+                .to_string(),
+        );
+        assert!(matches!(
+            e,
+            Error::InvalidRequest(RequestProblem::IllegalTableName { .. })
+        ));
+        let mut table = TableDescriptor::new("t", vec![cf.clone()]).unwrap();
+        table.split_policy = Some("NoSuchPolicy".into());
+        let e = convert(
+            table.validate().unwrap_err(),
+            "Unable to load configured region split policy 'NoSuchPolicy'",
+        );
+        assert!(matches!(e, Error::InvalidSplit { .. }));
+        cf.block_size = 10;
+        let e = convert(
+            cf.validate().unwrap_err(),
+            "invalid storefile option: BLOCKSIZE 10 must be between 1024 and 16777216",
+        );
+        assert!(matches!(
+            e,
+            Error::Other {
+                layer: "storefile",
+                ..
+            }
+        ));
+    }
+
+    /// The refusals of a split or merge print what their `InvalidArgument(String)` did
+    /// (the shell prints them, after HBase's exception class, which it picks by variant).
+    #[test]
+    fn split_and_merge_refusals_keep_their_text() {
+        let split = |p: SplitProblem| Error::SplitRefused(p).to_string();
+        assert_eq!(
+            split(SplitProblem::UnknownRegion {
+                region: "0123".into(),
+                table: "t".into()
+            }),
+            "Unknown region 0123 of table t"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitDisabled { table: "t".into() }),
+            "Table t isn't enabled for split (SPLIT_ENABLED => false)"
+        );
+        assert_eq!(
+            split(SplitProblem::HasReferences {
+                region: "0123".into()
+            }),
+            "0123 NOT splittable: it still has references to its parent's files; compact it first"
+        );
+        assert_eq!(
+            split(SplitProblem::EmptySplitRow),
+            "Split row cannot be null"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitRowIsStartKey {
+                row: "m\\x00".into()
+            }),
+            "Split row is equal to startkey: m\\x00"
+        );
+        assert_eq!(
+            split(SplitProblem::SplitRowOutsideRegion {
+                row: "a".into(),
+                region: "0123".into(),
+                name: "t,m,5.0123.".into(),
+                start: "m".into(),
+                end: "".into(),
+            }),
+            "Split row is not inside region key range splitKey:a region: {ENCODED => 0123, NAME => 't,m,5.0123.', STARTKEY => 'm', ENDKEY => ''}"
+        );
+        assert_eq!(
+            split(SplitProblem::NoSplitPoint {
+                region: "0123".into()
+            }),
+            "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row"
+        );
+        let merge = |p: MergeProblem| Error::MergeRefused(p).to_string();
+        assert_eq!(
+            merge(MergeProblem::TooFewRegions),
+            "Need at least two regions to merge"
+        );
+        assert_eq!(
+            merge(MergeProblem::DuplicateRegion {
+                region: "0123".into()
+            }),
+            "Duplicate regions specified; cannot merge a region to itself"
+        );
+        assert_eq!(
+            merge(MergeProblem::UnknownRegion {
+                region: "0123".into()
+            }),
+            "Unknown region 0123"
+        );
+        assert_eq!(
+            merge(MergeProblem::DifferentTables),
+            "Can't merge regions from different tables"
+        );
+        assert_eq!(
+            merge(MergeProblem::MergeDisabled { table: "t".into() }),
+            "Table t isn't enabled for merge (MERGE_ENABLED => false)"
+        );
+        let not_adjacent = |forcible| MergeProblem::NotAdjacent {
+            first: "a1".into(),
+            second: "b2".into(),
+            forcible,
+        };
+        assert_eq!(
+            merge(not_adjacent(false)),
+            "Unable to merge non-adjacent or non-overlapping regions 'a1', 'b2' when force=false"
+        );
+        assert_eq!(
+            merge(not_adjacent(true)),
+            "regionkv cannot force-merge non-adjacent regions 'a1', 'b2' (the merged region would overlap the regions between them)"
+        );
+        assert_eq!(
+            merge(MergeProblem::HasReferences {
+                region: "0123".into()
+            }),
+            "Unable to merge 0123: it has references to a parent region's files; compact it first"
+        );
+        // Refusals, not failures: nothing under them.
+        let e = Error::MergeRefused(MergeProblem::TooFewRegions);
+        assert!(std::error::Error::source(&e).is_none());
+        assert!(matches!(
+            e,
+            Error::MergeRefused(MergeProblem::TooFewRegions)
+        ));
     }
 
     #[test]

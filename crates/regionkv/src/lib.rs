@@ -27,7 +27,10 @@
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
 //! [`catalog`] (the persisted table list's format, for inspection and repair),
-//! [`crash_points`] (the named points where crash tests stop the engine). The region
+//! [`crash_points`] (the named points where crash tests stop the engine), [`options`]
+//! (what a Db is opened with), [`descriptor`] (defaults and option types of the
+//! descriptors), [`split`] (split algorithms and policies), and the layers a program
+//! configures or reads through the facade: [`cell`], [`fs`] and [`filter`]. The region
 //! server behind a `Db` (routing, the transition executor, workers) is internal; see
 //! docs/design.md.
 
@@ -38,6 +41,7 @@ pub mod buffered;
 pub mod catalog;
 pub mod crash_points;
 pub mod db;
+pub mod descriptor;
 mod dir_lock;
 mod error;
 mod layout;
@@ -47,7 +51,8 @@ pub mod read;
 mod region_map;
 pub mod repair;
 mod server_services;
-mod split;
+pub mod split;
+mod split_worker;
 pub mod table;
 pub mod table_info;
 mod transition;
@@ -56,8 +61,8 @@ pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;
 pub use db::Db;
 pub use error::{
-    AttributeRule, AttributeScope, Cause, Error, RequestProblem, Result, SchemaProblem,
-    SplitRefusal,
+    AttributeRule, AttributeScope, Cause, Error, MergeProblem, RequestProblem, Result,
+    SchemaProblem, SplitProblem, SplitRefusal,
 };
 pub use mutation::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateBuilder, CompareOperator, Condition, Delete,
@@ -68,8 +73,15 @@ pub use read::{Get, RowResult, Scan};
 pub use regionkv_memstore::ChunkPoolStats;
 pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
+/// The cell layer: cells, keys, time ranges, clocks and HBase's `Bytes` helpers.
 pub use regionkv_cell as cell;
 pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemClock, TimeRange};
+/// The file system seam a Db does all its I/O through ([`DbOptions::fs`]): the real file
+/// system (`RealFs`, storefiles read through mmap or pread), and the test doubles
+/// (`MemFs`, `FaultFs`).
+pub use regionkv_fs as fs;
 pub use regionkv_region::Durability;
 pub use regionkv_region::filter;
-pub use regionkv_region::{ColumnFamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use regionkv_region::{
+    ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, TableDescriptor,
+};

@@ -1,6 +1,9 @@
 //! `DbOptions`: everything a Db is opened with — the clock (HBase tests inject an
 //! environment edge the same way), the file system seam, cache and memstore budgets,
-//! background threads and the region/compaction knobs under HBase's names.
+//! background threads and the region/compaction knobs under HBase's names. The types of
+//! its WAL and region fields are re-exported here ([`WalConfig`], [`RecoveryMode`],
+//! [`RegionConfig`] and what it holds), so a program configures a Db through `regionkv`
+//! alone; the file system seam is [`crate::fs`].
 //!
 //! ```
 //! use regionkv::{Clock, Db, DbOptions, ManualClock};
@@ -17,12 +20,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::fs::Fs;
 use regionkv_cell::{SharedClock, SystemClock};
-use regionkv_fs::Fs;
-use regionkv_region::RegionConfig;
-use regionkv_wal::{RecoveryMode, WalConfig};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The region and compaction knobs of [`DbOptions::region`].
+pub use regionkv_region::RegionConfig;
+/// The type of a field of [`RegionConfig`].
+pub use regionkv_region::compaction::{CompactionConfig, CompactionPolicyKind};
+/// The type of a field of [`RegionConfig`].
+pub use regionkv_region::flush::policy::FlushPolicy;
+/// What WAL replay does with a damaged log ([`DbOptions::wal_recovery`]).
+pub use regionkv_wal::RecoveryMode;
+/// The WAL settings of [`DbOptions::wal`].
+pub use regionkv_wal::WalConfig;
 
 /// Options for [`crate::Db::open`]. `DbOptions::default()` is HBase's defaults with a
 /// 32 MiB block cache and a 1 GiB Db-wide memstore budget.
@@ -39,6 +51,30 @@ use std::time::Duration;
 /// // Builder methods for the common knobs, struct update syntax for the rest.
 /// let options = DbOptions {
 ///     global_memstore_bytes: 64 << 20,
+///     ..DbOptions::default().background(false)
+/// };
+/// let dir = tempfile::tempdir()?;
+/// let db = Db::open(dir.path(), options)?;
+/// assert!(db.admin().list_tables()?.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// The WAL, recovery and region knobs, every type named through `regionkv`:
+///
+/// ```
+/// use regionkv::options::{CompactionConfig, RecoveryMode, RegionConfig, WalConfig};
+/// use regionkv::{Db, DbOptions};
+/// use std::time::Duration;
+///
+/// let options = DbOptions {
+///     wal: WalConfig { roll_size: 8 << 20, ..WalConfig::default() },
+///     // Any damage in the WAL fails the open, a torn tail included.
+///     wal_recovery: RecoveryMode::AbsoluteConsistency,
+///     region: RegionConfig {
+///         row_lock_wait: Duration::from_secs(5),
+///         compaction: CompactionConfig { min_files: 4, ..CompactionConfig::default() },
+///         ..RegionConfig::default()
+///     },
 ///     ..DbOptions::default().background(false)
 /// };
 /// let dir = tempfile::tempdir()?;
@@ -118,7 +154,7 @@ impl Default for DbOptions {
 }
 
 impl DbOptions {
-    /// Uses `clock` as the engine clock (e.g. a [`regionkv_cell::ManualClock`] in tests).
+    /// Uses `clock` as the engine clock (e.g. a [`crate::ManualClock`] in tests).
     ///
     /// ```
     /// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, ManualClock, Put};
@@ -144,12 +180,13 @@ impl DbOptions {
     /// Uses `fs` instead of the real file system.
     ///
     /// ```
+    /// use regionkv::fs::{Fs, MemFs};
     /// use regionkv::{Db, DbOptions};
-    /// use regionkv_fs::{Fs, MemFs};
     /// use std::path::Path;
     /// use std::sync::Arc;
     ///
-    /// // An in-memory file system (from the `regionkv-fs` crate): nothing touches the disk.
+    /// // An in-memory file system (the test double of the file system seam): nothing
+    /// // touches the disk.
     /// let fs = Arc::new(MemFs::new());
     /// let db = Db::open("/db", DbOptions::default().background(false).fs(fs.clone()))?;
     /// assert!(fs.exists(Path::new("/db/REGIONKV"))?);

@@ -5,7 +5,7 @@
 //! server: the workers and the split worker hold regions and the Db only weakly, so no
 //! reference cycle keeps a closed Db alive.
 
-use crate::split::SplitWorker;
+use crate::split_worker::SplitWorker;
 use regionkv_region::{Region, RegionServerServices};
 use regionkv_regionserver::RegionServerWorkers;
 use std::sync::Arc;

@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv::{
-    ColumnFamilyDescriptor, Db, DbOptions, Delete, Error, Get, ManualClock, Put, Scan,
-    TableDescriptor,
+    ColumnFamilyDescriptor, Db, DbOptions, Delete, Error, Get, ManualClock, MergeProblem, Put,
+    Scan, SplitProblem, TableDescriptor,
 };
 use regionkv_fs::{CrashMode, FaultFs, Fs, MemFs};
 use std::collections::BTreeMap;
@@ -208,11 +208,17 @@ fn manual_split_serves_every_row_once_then_compaction_and_the_janitor_free_the_p
     check(&db, "t", &model);
     // A daughter with references cannot split again.
     let d0 = admin.regions("t").unwrap()[0].encoded_name.clone();
-    let e = admin
-        .split_region(&d0, Some(b"row00100"))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("NOT splittable"), "{e}");
+    let e = admin.split_region(&d0, Some(b"row00100")).unwrap_err();
+    assert!(
+        matches!(&e, Error::SplitRefused(SplitProblem::HasReferences { region }) if *region == d0),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{d0} NOT splittable: it still has references to its parent's files; compact it first"
+        )
+    );
     // Writes and deletes keep working in both daughters.
     load(&db, "t", 3000..3100, &mut model);
     check(&db, "t", &model);
@@ -241,24 +247,54 @@ fn split_arguments_are_checked_as_hbase_does() {
         .unwrap();
     let regions = admin.regions("t").unwrap();
     let second = regions[1].encoded_name.clone();
-    let e = admin
-        .split_region(&second, Some(b"m"))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("Split row is equal to startkey: m"), "{e}");
-    let e = admin
-        .split_region(&second, Some(b"a"))
-        .unwrap_err()
-        .to_string();
+    let e = admin.split_region(&second, Some(b"m")).unwrap_err();
     assert!(
-        e.contains("Split row is not inside region key range splitKey:a"),
-        "{e}"
+        matches!(&e, Error::SplitRefused(SplitProblem::SplitRowIsStartKey { row }) if row == "m"),
+        "{e:?}"
     );
+    assert_eq!(e.to_string(), "Split row is equal to startkey: m");
+    let e = admin.split_region(&second, Some(b"a")).unwrap_err();
+    match &e {
+        Error::SplitRefused(SplitProblem::SplitRowOutsideRegion {
+            row,
+            region,
+            name,
+            start,
+            end,
+        }) => {
+            assert_eq!(
+                (row.as_str(), region, name),
+                ("a", &second, &regions[1].name)
+            );
+            assert_eq!((start.as_str(), end.as_str()), ("m", ""));
+        }
+        other => panic!("expected SplitRowOutsideRegion, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "Split row is not inside region key range splitKey:a region: {{ENCODED => {second}, NAME => '{}', STARTKEY => 'm', ENDKEY => ''}}",
+            regions[1].name
+        )
+    );
+    let e = admin.split_region(&second, Some(b"")).unwrap_err();
+    assert!(
+        matches!(&e, Error::SplitRefused(SplitProblem::EmptySplitRow)),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "Split row cannot be null");
     // An empty region has no split point.
-    let e = admin.split_region(&second, None).unwrap_err().to_string();
-    assert!(e.contains("bestSplitPoint = null"), "{e}");
-    let e = admin.split("t").unwrap_err().to_string();
-    assert!(e.contains("bestSplitPoint = null"), "{e}");
+    let e = admin.split_region(&second, None).unwrap_err();
+    assert!(
+        matches!(&e, Error::SplitRefused(SplitProblem::NoSplitPoint { region }) if *region == second),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("bestSplitPoint = null"), "{e}");
+    let e = admin.split("t").unwrap_err();
+    assert!(
+        matches!(&e, Error::SplitRefused(SplitProblem::NoSplitPoint { .. })),
+        "{e:?}"
+    );
     // Full region names work like encoded ones.
     let [a, b] = admin.split_region(&regions[1].name, Some(b"q")).unwrap();
     assert_eq!(
@@ -282,8 +318,55 @@ fn split_arguments_are_checked_as_hbase_does() {
     let mut d = admin.describe("t").unwrap();
     d.split_enabled = false;
     admin.modify_table(&d).unwrap();
-    let e = admin.split_at("t", b"x").unwrap_err().to_string();
-    assert!(e.contains("SPLIT_ENABLED"), "{e}");
+    let e = admin.split_at("t", b"x").unwrap_err();
+    assert!(
+        matches!(&e, Error::SplitRefused(SplitProblem::SplitDisabled { table }) if table == "t"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "Table t isn't enabled for split (SPLIT_ENABLED => false)"
+    );
+}
+
+#[test]
+fn merge_arguments_are_checked_as_hbase_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_700_000_000_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    let admin = db.admin();
+    for t in ["t", "u"] {
+        admin
+            .create_table_with_splits(&desc(t), vec![b"m".to_vec()])
+            .unwrap();
+    }
+    let t = admin.regions("t").unwrap();
+    let u = admin.regions("u").unwrap();
+    let e = admin
+        .merge_regions(&[&t[0].encoded_name, &u[1].encoded_name], false)
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::MergeRefused(MergeProblem::DifferentTables)),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "Can't merge regions from different tables");
+    // MERGE_ENABLED => false refuses every merge.
+    let mut d = admin.describe("t").unwrap();
+    d.merge_enabled = false;
+    admin.modify_table(&d).unwrap();
+    let t = admin.regions("t").unwrap();
+    let e = admin
+        .merge_regions(&[&t[0].encoded_name, &t[1].encoded_name], false)
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::MergeRefused(MergeProblem::MergeDisabled { table }) if table == "t"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "Table t isn't enabled for merge (MERGE_ENABLED => false)"
+    );
+    assert_eq!(admin.splits("t").unwrap(), vec![b"m".to_vec()]);
 }
 
 #[test]
@@ -483,19 +566,43 @@ fn merge_regions_serves_both_ranges_and_frees_the_parents() {
     admin.flush("t").unwrap();
     load(&db, "t", 500..3500, &mut model); // memstore data too: merge flushes it
     let r = admin.regions("t").unwrap();
-    let e = admin
-        .merge_regions(&[&r[0].encoded_name, &r[2].encoded_name], false)
-        .unwrap_err()
-        .to_string();
+    let (r0, r2) = (&r[0].encoded_name, &r[2].encoded_name);
+    for forcible in [false, true] {
+        let e = admin.merge_regions(&[r2, r0], forcible).unwrap_err();
+        match &e {
+            Error::MergeRefused(MergeProblem::NotAdjacent {
+                first,
+                second,
+                forcible: f,
+            }) => assert_eq!((first, second, *f), (r0, r2, forcible)),
+            other => panic!("expected NotAdjacent, got {other:?}"),
+        }
+        let want = if forcible {
+            format!(
+                "regionkv cannot force-merge non-adjacent regions '{r0}', '{r2}' (the merged region would overlap the regions between them)"
+            )
+        } else {
+            format!(
+                "Unable to merge non-adjacent or non-overlapping regions '{r0}', '{r2}' when force=false"
+            )
+        };
+        assert_eq!(e.to_string(), want);
+    }
+    let e = admin.merge_regions(&[r0, r0], false).unwrap_err();
     assert!(
-        e.contains("Unable to merge non-adjacent or non-overlapping regions"),
-        "{e}"
+        matches!(&e, Error::MergeRefused(MergeProblem::DuplicateRegion { region }) if region == r0),
+        "{e:?}"
     );
-    let e = admin
-        .merge_regions(&[&r[0].encoded_name, &r[0].encoded_name], false)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("Duplicate regions"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "Duplicate regions specified; cannot merge a region to itself"
+    );
+    let e = admin.merge_regions(&[r0], false).unwrap_err();
+    assert!(
+        matches!(&e, Error::MergeRefused(MergeProblem::TooFewRegions)),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "Need at least two regions to merge");
     let merged = admin
         .merge_regions(&[&r[2].encoded_name, &r[1].name], false)
         .unwrap();
@@ -507,10 +614,19 @@ fn merge_regions_serves_both_ranges_and_frees_the_parents() {
     check(&db, "t", &model);
     // The merged region holds references: it cannot merge again until compacted.
     let r = admin.regions("t").unwrap();
+    let e = admin
+        .merge_regions(&[&r[0].encoded_name, &r[1].encoded_name], false)
+        .unwrap_err();
     assert!(
-        admin
-            .merge_regions(&[&r[0].encoded_name, &r[1].encoded_name], false)
-            .is_err()
+        matches!(&e, Error::MergeRefused(MergeProblem::HasReferences { region }) if *region == r[1].encoded_name),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "Unable to merge {}: it has references to a parent region's files; compact it first",
+            r[1].encoded_name
+        )
     );
     assert_eq!(region_dirs(dir.path(), "t").len(), 5);
     admin.major_compact("t").unwrap();

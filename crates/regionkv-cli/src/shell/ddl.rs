@@ -11,9 +11,9 @@
 //! runs); keys HBase itself does not know are reported and ignored as HBase reports them.
 
 use regionkv::cell::bytes::to_string_binary;
+use regionkv::descriptor::{DEFAULT_MAX_FILESIZE, DEFAULT_MEMSTORE_FLUSH_SIZE};
+use regionkv::split::{self, SplitAlgorithm, SplitAlgorithmKind};
 use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-use regionkv_region::descriptor::{DEFAULT_MAX_FILESIZE, DEFAULT_MEMSTORE_FLUSH_SIZE};
-use regionkv_region::split::SplitAlgorithm;
 
 use super::args::{
     CmdError, CmdResult, Opts, arity, class_name, fail, inspect, int_arg, java_bool, java_int_arg,
@@ -36,8 +36,9 @@ pub fn flatten(args: &[Value]) -> Vec<Value> {
     out
 }
 
-/// A regionkv descriptor error as a command failure.
-fn desc_error(e: regionkv_region::Error) -> CmdError {
+/// A descriptor's error as a command failure: its text (HBase's client-side checks print
+/// bare).
+fn desc_error(e: regionkv::DescriptorError) -> CmdError {
     CmdError::Failed(error_chain(&e))
 }
 
@@ -344,32 +345,32 @@ pub(super) enum ConfKind {
 /// ignored when it is set.
 pub(super) const TABLE_CONFIG_KEYS: &[(&str, ConfKind, &str)] = &[
     (
-        regionkv_region::split::policy::MAX_FILESIZE_JITTER_KEY,
+        split::MAX_FILESIZE_JITTER_KEY,
         ConfKind::Fraction,
         "jitter of the split size, a fraction of MAX_FILESIZE (default 0.25)",
     ),
     (
-        regionkv_region::split::policy::INITIAL_SIZE_KEY,
+        split::INITIAL_SIZE_KEY,
         ConfKind::Long,
         "first split size of the increasing/stepping policies, bytes (default 2 x flush size)",
     ),
     (
-        regionkv_region::split::policy::OVERALL_FILES_KEY,
+        split::OVERALL_FILES_KEY,
         ConfKind::Bool,
         "split on the sum of all stores (true) or the largest one (default true)",
     ),
     (
-        regionkv_region::split::policy::BUSY_BLOCKED_REQUESTS_KEY,
+        split::BUSY_BLOCKED_REQUESTS_KEY,
         ConfKind::Fraction,
         "BusyRegionSplitPolicy: blocked-request share that splits (default 0.2)",
     ),
     (
-        regionkv_region::split::policy::BUSY_MIN_AGE_KEY,
+        split::BUSY_MIN_AGE_KEY,
         ConfKind::Long,
         "BusyRegionSplitPolicy: youngest region it splits, ms (default 600000)",
     ),
     (
-        regionkv_region::split::policy::BUSY_AGG_WINDOW_KEY,
+        split::BUSY_AGG_WINDOW_KEY,
         ConfKind::Long,
         "BusyRegionSplitPolicy: aggregation window, ms (default 300000)",
     ),
@@ -377,9 +378,9 @@ pub(super) const TABLE_CONFIG_KEYS: &[(&str, ConfKind, &str)] = &[
 
 /// The table values (METADATA or CONFIGURATION) the prefix split policies read.
 pub(super) const SPLIT_POLICY_KEYS: &[&str] = &[
-    regionkv_region::split::policy::PREFIX_LENGTH_KEY,
-    regionkv_region::split::policy::PREFIX_LENGTH_KEY_DEPRECATED,
-    regionkv_region::split::policy::DELIMITER_KEY,
+    split::PREFIX_LENGTH_KEY,
+    split::PREFIX_LENGTH_KEY_DEPRECATED,
+    split::DELIMITER_KEY,
 ];
 
 /// Checks the value of a CONFIGURATION key regionkv acts on; `false` for a key it does not
@@ -509,9 +510,9 @@ pub(super) fn write_attribute_help(out: &mut dyn std::io::Write) -> std::io::Res
     defaults(out, TABLE_DEFAULTS)?;
     writeln!(out, "  Refused: {}", TABLE_UNSUPPORTED.join(", "))?;
     let algorithms: Vec<&str> = [
-        regionkv_region::split::SplitAlgorithmKind::HexString,
-        regionkv_region::split::SplitAlgorithmKind::DecimalString,
-        regionkv_region::split::SplitAlgorithmKind::Uniform,
+        SplitAlgorithmKind::HexString,
+        SplitAlgorithmKind::DecimalString,
+        SplitAlgorithmKind::Uniform,
     ]
     .iter()
     .map(|k| k.name())
@@ -2102,8 +2103,8 @@ mod tests {
             blocksize.range,
             format!(
                 "{} .. {}",
-                regionkv_storefile::writer::MIN_BLOCK_SIZE,
-                regionkv_storefile::writer::MAX_BLOCK_SIZE
+                regionkv::descriptor::MIN_BLOCK_SIZE,
+                regionkv::descriptor::MAX_BLOCK_SIZE
             )
         );
     }

@@ -16,8 +16,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use regionkv::fs::RealFs;
 use regionkv::{Db, DbOptions};
-use regionkv_fs::RealFs;
 
 use super::args::{CmdError, CmdResult, arity, fail};
 use super::clock::SwitchableClock;
@@ -241,8 +241,7 @@ impl Engine {
 /// list is HBase's exactly (the Java-only filters, e.g. FuzzyRowFilter, are in neither).
 fn show_filters(args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
     arity(args, 0, Some(0))?;
-    let names =
-        super::format::java_hashmap_order(regionkv_region::filter::parse::SUPPORTED_FILTERS);
+    let names = super::format::java_hashmap_order(regionkv::filter::parse::SUPPORTED_FILTERS);
     for name in &names {
         out.row(&[name])?;
     }

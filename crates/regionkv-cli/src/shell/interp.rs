@@ -415,7 +415,7 @@ fn time_to_s(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = regionkv_cell::civil_from_days(days);
+    let (y, m, d) = regionkv::cell::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000",
         rem / 3600,
@@ -1621,7 +1621,7 @@ impl<W: Write> Session<W> {
                 "to_f" => Ok(Obj::Float(*ms as f64 / 1000.0)),
                 "usec" => Ok(Obj::Int(ms.rem_euclid(1000) * 1000)),
                 "year" => Ok(Obj::Int(
-                    regionkv_cell::civil_from_days(ms.div_euclid(86_400_000)).0,
+                    regionkv::cell::civil_from_days(ms.div_euclid(86_400_000)).0,
                 )),
                 _ => no_method(name, &recv),
             },
@@ -2773,7 +2773,7 @@ impl<W: Write> Session<W> {
                 })?;
                 Ok(Obj::JBytes(Rc::new(bytes)))
             }
-            ("Bytes", "toStringBinary") => Ok(Obj::str(regionkv_cell::bytes::to_string_binary(
+            ("Bytes", "toStringBinary") => Ok(Obj::str(regionkv::cell::bytes::to_string_binary(
                 java_bytes(name, one(0)?)?,
             ))),
             ("Bytes", "toString") => Ok(Obj::Str(java_bytes(name, one(0)?)?.to_vec())),
@@ -2830,7 +2830,7 @@ impl<W: Write> Session<W> {
                 ]))
             }
             ("Hash", "new") => Ok(Obj::Hash(Rc::new(RefCell::new(Vec::new())))),
-            ("Time", "now") => Ok(Obj::Time(regionkv_cell::Clock::now_millis(
+            ("Time", "now") => Ok(Obj::Time(regionkv::cell::Clock::now_millis(
                 self.engine().clock(),
             ))),
             ("Time", "at") => match one(0)? {
@@ -2841,7 +2841,7 @@ impl<W: Write> Session<W> {
                     format!("can't convert {} into an exact number", class_of(other)),
                 ),
             },
-            ("System", "currentTimeMillis") => Ok(Obj::Int(regionkv_cell::Clock::now_millis(
+            ("System", "currentTimeMillis") => Ok(Obj::Int(regionkv::cell::Clock::now_millis(
                 self.engine().clock(),
             ))),
             ("Math", "sqrt" | "log" | "log10" | "log2" | "cbrt") => {

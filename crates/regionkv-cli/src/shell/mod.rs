@@ -98,8 +98,8 @@ pub(crate) struct ShellArgs {
 
 impl ShellArgs {
     /// The file system the flags ask for.
-    fn fs(&self) -> regionkv_fs::RealFs {
-        use regionkv_fs::{ReadMode, RealFs};
+    fn fs(&self) -> regionkv::fs::RealFs {
+        use regionkv::fs::{ReadMode, RealFs};
         match self.max_open_files {
             Some(n) => RealFs::with_max_open_files(usize::try_from(n).unwrap_or(usize::MAX)),
             None if self.pread => RealFs::with_read_mode(ReadMode::Pread),

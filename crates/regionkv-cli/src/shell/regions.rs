@@ -157,56 +157,37 @@ enum Target {
     Region { table: String, encoded: String },
 }
 
-/// HBase's exception class for the refusals of a split or merge, by the start of the
-/// message (HBase's master throws them from `SplitTableRegionProcedure` and
-/// `MergeTableRegionsProcedure`; the shell prints `class: message`).
-const SERVER_EXCEPTIONS: &[(&str, &str)] = &[
-    (
-        "Region not splittable because",
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-    ),
-    (
-        "Split row is equal to startkey",
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-    ),
-    (
-        "Split row is not inside region key range",
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-    ),
-    (
-        "Unable to merge",
-        "org.apache.hadoop.hbase.exceptions.MergeRegionException",
-    ),
-    (
-        "Duplicate regions specified",
-        "org.apache.hadoop.hbase.exceptions.MergeRegionException",
-    ),
-    (
-        "Can't merge regions from different tables",
-        "org.apache.hadoop.hbase.exceptions.MergeRegionException",
-    ),
-];
+/// HBase's exception class for the refusals of a split or merge that its master throws
+/// from `SplitTableRegionProcedure` and `MergeTableRegionsProcedure` (the shell prints
+/// `class: message`). The others print bare, as HBase's client-side checks do; so does a
+/// forcible merge of regions that are not adjacent, which HBase would run.
+fn server_exception(e: &regionkv::Error) -> Option<&'static str> {
+    use regionkv::{Error as E, MergeProblem as M, SplitProblem as S};
+    match e {
+        E::SplitRefused(
+            S::NoSplitPoint { .. }
+            | S::SplitRowIsStartKey { .. }
+            | S::SplitRowOutsideRegion { .. }
+            | S::HasReferences { .. },
+        ) => Some("org.apache.hadoop.hbase.DoNotRetryIOException"),
+        E::MergeRefused(
+            M::NotAdjacent {
+                forcible: false, ..
+            }
+            | M::HasReferences { .. }
+            | M::DuplicateRegion { .. }
+            | M::DifferentTables,
+        ) => Some("org.apache.hadoop.hbase.exceptions.MergeRegionException"),
+        _ => None,
+    }
+}
 
 /// The message for an engine error of a split or merge of a region of `table`.
 fn region_error(e: regionkv::Error, table: &str) -> CmdError {
-    if let regionkv::Error::InvalidArgument(message) = &e {
-        // `ENCODED NOT splittable: ...` (a region still holding references).
-        let class = if message
-            .split_once(' ')
-            .is_some_and(|(_, rest)| rest.starts_with("NOT splittable"))
-        {
-            Some("org.apache.hadoop.hbase.DoNotRetryIOException")
-        } else {
-            SERVER_EXCEPTIONS
-                .iter()
-                .find(|(prefix, _)| message.starts_with(prefix))
-                .map(|(_, class)| *class)
-        };
-        if let Some(class) = class {
-            return CmdError::Failed(format!("{class}: {message}"));
-        }
+    match server_exception(&e) {
+        Some(class) => CmdError::Failed(format!("{class}: {e}")),
+        None => hbase_error(e, table),
     }
-    hbase_error(e, table)
 }
 
 /// The text of a name argument, for messages (HBase prints the Ruby string).
@@ -544,24 +525,49 @@ mod tests {
 
     #[test]
     fn refusals_carry_hbase_exception_classes() {
-        let text = |m: &str| match region_error(regionkv::Error::InvalidArgument(m.into()), "t") {
+        use regionkv::{Error, MergeProblem, SplitProblem};
+        let text = |e| match region_error(e, "t") {
             CmdError::Failed(m) => m,
             CmdError::Io(e) => e.to_string(),
         };
         assert_eq!(
-            text("Split row is equal to startkey: b"),
+            text(Error::SplitRefused(SplitProblem::SplitRowIsStartKey {
+                row: "b".into()
+            })),
             "org.apache.hadoop.hbase.DoNotRetryIOException: Split row is equal to startkey: b"
         );
         assert_eq!(
-            text("abc NOT splittable: it still has references"),
-            "org.apache.hadoop.hbase.DoNotRetryIOException: abc NOT splittable: it still has references"
+            text(Error::SplitRefused(SplitProblem::HasReferences {
+                region: "abc".into()
+            })),
+            "org.apache.hadoop.hbase.DoNotRetryIOException: abc NOT splittable: it still has \
+             references to its parent's files; compact it first"
         );
-        assert!(
-            text(
-                "Unable to merge non-adjacent or non-overlapping regions 'a', 'b' when force=false"
-            )
-            .starts_with("org.apache.hadoop.hbase.exceptions.MergeRegionException: Unable")
+        let not_adjacent = |forcible| {
+            Error::MergeRefused(MergeProblem::NotAdjacent {
+                first: "a".into(),
+                second: "b".into(),
+                forcible,
+            })
+        };
+        assert_eq!(
+            text(not_adjacent(false)),
+            "org.apache.hadoop.hbase.exceptions.MergeRegionException: Unable to merge \
+             non-adjacent or non-overlapping regions 'a', 'b' when force=false"
         );
-        assert_eq!(text("Split row cannot be null"), "Split row cannot be null");
+        assert!(text(not_adjacent(true)).starts_with("regionkv cannot force-merge"));
+        assert_eq!(
+            text(Error::MergeRefused(MergeProblem::DifferentTables)),
+            "org.apache.hadoop.hbase.exceptions.MergeRegionException: Can't merge regions from \
+             different tables"
+        );
+        assert_eq!(
+            text(Error::SplitRefused(SplitProblem::EmptySplitRow)),
+            "Split row cannot be null"
+        );
+        assert_eq!(
+            text(Error::MergeRefused(MergeProblem::TooFewRegions)),
+            "Need at least two regions to merge"
+        );
     }
 }

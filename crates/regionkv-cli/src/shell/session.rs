@@ -355,7 +355,7 @@ pub(super) fn test_session(settings: Settings) -> (tempfile::TempDir, Session<Ve
     let engine = Engine::open(
         dir.path(),
         super::format::TimestampFormat::Epoch,
-        regionkv_fs::RealFs::new(),
+        regionkv::fs::RealFs::new(),
     )
     .unwrap();
     (dir, Session::new(Vec::new(), engine, settings))

@@ -129,7 +129,7 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-pub use regionkv_cell::civil_from_days;
+pub use regionkv::cell::civil_from_days;
 
 fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)

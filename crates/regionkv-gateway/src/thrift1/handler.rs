@@ -714,7 +714,7 @@ fn family_from_thrift(cd: &ColumnDescriptor) -> Result<ColumnFamilyDescriptor, S
     out.ttl_seconds = if ttl > 0 {
         ttl as u32
     } else {
-        regionkv_region::descriptor::FOREVER
+        regionkv::descriptor::FOREVER
     };
     Ok(out)
 }

@@ -7,7 +7,7 @@
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
 use crate::db::{RegionServer, TableHandle};
-use crate::error::{Error, Result};
+use crate::error::{Error, MergeProblem, Result};
 use regionkv_region::split::daughters::merged_manifest;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
 use std::collections::BTreeSet;
@@ -24,8 +24,8 @@ pub(crate) struct MergeTableRegions {
     merged: Option<Manifest>,
 }
 
-fn invalid(msg: impl Into<String>) -> Error {
-    Error::InvalidArgument(msg.into())
+fn refused(problem: MergeProblem) -> Error {
+    Error::MergeRefused(problem)
 }
 
 impl MergeTableRegions {
@@ -39,13 +39,13 @@ impl MergeTableRegions {
         force: bool,
     ) -> Result<Self> {
         if encoded.len() < 2 {
-            return Err(invalid("Need at least two regions to merge"));
+            return Err(refused(MergeProblem::TooFewRegions));
         }
-        let unique: BTreeSet<&str> = encoded.iter().copied().collect();
-        if unique.len() != encoded.len() {
-            return Err(invalid(
-                "Duplicate regions specified; cannot merge a region to itself",
-            ));
+        let mut unique = BTreeSet::new();
+        if let Some(twice) = encoded.iter().find(|e| !unique.insert(**e)) {
+            return Err(refused(MergeProblem::DuplicateRegion {
+                region: twice.to_string(),
+            }));
         }
         let mut found: Vec<(Arc<TableHandle>, Arc<Region>)> = Vec::new();
         {
@@ -62,46 +62,40 @@ impl MergeTableRegions {
                 });
                 match hit {
                     Some(h) => found.push(h),
-                    None => return Err(invalid(format!("Unknown region {e}"))),
+                    None => {
+                        return Err(refused(MergeProblem::UnknownRegion {
+                            region: e.to_string(),
+                        }));
+                    }
                 }
             }
         }
         let handle = found[0].0.clone();
         if found.iter().any(|(t, _)| t.name != handle.name) {
-            return Err(invalid("Can't merge regions from different tables"));
+            return Err(refused(MergeProblem::DifferentTables));
         }
         let desc = handle.descriptor.load_full();
         if !desc.merge_enabled {
-            return Err(invalid(format!(
-                "Table {} isn't enabled for merge (MERGE_ENABLED => false)",
-                desc.name
-            )));
+            return Err(refused(MergeProblem::MergeDisabled {
+                table: desc.name.clone(),
+            }));
         }
         let mut parents: Vec<Arc<Region>> = found.into_iter().map(|(_, r)| r).collect();
         parents.sort_by(|a, b| a.info().start_key.cmp(&b.info().start_key));
         for w in parents.windows(2) {
             if w[0].info().end_key != w[1].info().start_key {
-                return Err(invalid(if force {
-                    format!(
-                        "regionkv cannot force-merge non-adjacent regions '{}', '{}' (the merged region would overlap the regions between them)",
-                        w[0].encoded_name(),
-                        w[1].encoded_name()
-                    )
-                } else {
-                    format!(
-                        "Unable to merge non-adjacent or non-overlapping regions '{}', '{}' when force=false",
-                        w[0].encoded_name(),
-                        w[1].encoded_name()
-                    )
+                return Err(refused(MergeProblem::NotAdjacent {
+                    first: w[0].encoded_name().to_string(),
+                    second: w[1].encoded_name().to_string(),
+                    forcible: force,
                 }));
             }
         }
         for p in &parents {
             if p.has_references() {
-                return Err(invalid(format!(
-                    "Unable to merge {}: it has references to a parent region's files; compact it first",
-                    p.encoded_name()
-                )));
+                return Err(refused(MergeProblem::HasReferences {
+                    region: p.encoded_name().to_string(),
+                }));
             }
         }
         let infos: Vec<&RegionInfo> = parents.iter().map(|p| p.info()).collect();

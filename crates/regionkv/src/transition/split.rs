@@ -10,13 +10,10 @@
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
 use crate::db::{RegionServer, TableHandle};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SplitProblem};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{Manifest, Region, RegionInfo, TableDescriptor};
 use std::sync::Arc;
-
-/// HBase's message when a region has no split point.
-const NO_SPLIT_POINT: &str = "Region not splittable because bestSplitPoint = null, maybe table is too small for auto split. For force split, try specifying split row";
 
 /// One split, checked and ready to run.
 pub(crate) struct SplitTableRegion {
@@ -29,19 +26,8 @@ pub(crate) struct SplitTableRegion {
     daughters: Vec<Manifest>,
 }
 
-fn invalid(msg: impl Into<String>) -> Error {
-    Error::InvalidArgument(msg.into())
-}
-
-/// HBase's `RegionInfo.toString` shape, for messages.
-fn describe(info: &RegionInfo) -> String {
-    format!(
-        "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
-        info.encoded_name(),
-        crate::admin::region_name(info),
-        to_string_binary(&info.start_key),
-        to_string_binary(&info.end_key)
-    )
+fn refused(problem: SplitProblem) -> Error {
+    Error::SplitRefused(problem)
 }
 
 impl SplitTableRegion {
@@ -66,18 +52,18 @@ impl SplitTableRegion {
             .cloned()
         else {
             if user {
-                return Err(invalid(format!(
-                    "Unknown region {encoded} of table {table}"
-                )));
+                return Err(refused(SplitProblem::UnknownRegion {
+                    region: encoded.to_string(),
+                    table: table.to_string(),
+                }));
             }
             return Ok(None);
         };
         let desc = handle.descriptor.load_full();
         if !desc.split_enabled {
-            return Err(invalid(format!(
-                "Table {} isn't enabled for split (SPLIT_ENABLED => false)",
-                desc.name
-            )));
+            return Err(refused(SplitProblem::SplitDisabled {
+                table: desc.name.clone(),
+            }));
         }
         if !user && !parent.should_split(map.len() as u32) {
             return Ok(None);
@@ -86,44 +72,50 @@ impl SplitTableRegion {
             if !user {
                 return Ok(None);
             }
-            return Err(invalid(format!(
-                "{encoded} NOT splittable: it still has references to its parent's files; compact it first"
-            )));
+            return Err(refused(SplitProblem::HasReferences {
+                region: encoded.to_string(),
+            }));
         }
         let row = match split_row {
             Some(r) => {
                 let info = parent.info();
                 if r.is_empty() {
-                    return Err(invalid("Split row cannot be null"));
+                    return Err(refused(SplitProblem::EmptySplitRow));
                 }
                 if r == info.start_key.as_slice() {
-                    return Err(invalid(format!(
-                        "Split row is equal to startkey: {}",
-                        to_string_binary(r)
-                    )));
+                    return Err(refused(SplitProblem::SplitRowIsStartKey {
+                        row: to_string_binary(r),
+                    }));
                 }
                 if !info.contains_row(r) {
-                    return Err(invalid(format!(
-                        "Split row is not inside region key range splitKey:{} region: {}",
-                        to_string_binary(r),
-                        describe(info)
-                    )));
+                    return Err(refused(SplitProblem::SplitRowOutsideRegion {
+                        row: to_string_binary(r),
+                        region: info.encoded_name(),
+                        name: crate::admin::region_name(info),
+                        start: to_string_binary(&info.start_key),
+                        end: to_string_binary(&info.end_key),
+                    }));
                 }
                 r.to_vec()
             }
-            None => match parent.split_point()? {
-                Some(r) => r,
-                // HBase's region server flushes a region whose data is all in the
-                // memstore and asks again.
-                None if user && parent.memstore_data_size() > 0 => {
-                    parent.flush_all()?;
-                    parent
-                        .split_point()?
-                        .ok_or_else(|| invalid(NO_SPLIT_POINT))?
+            None => {
+                let no_split_point = || {
+                    refused(SplitProblem::NoSplitPoint {
+                        region: encoded.to_string(),
+                    })
+                };
+                match parent.split_point()? {
+                    Some(r) => r,
+                    // HBase's region server flushes a region whose data is all in the
+                    // memstore and asks again.
+                    None if user && parent.memstore_data_size() > 0 => {
+                        parent.flush_all()?;
+                        parent.split_point()?.ok_or_else(no_split_point)?
+                    }
+                    None if user => return Err(no_split_point()),
+                    None => return Ok(None),
                 }
-                None if user => return Err(invalid(NO_SPLIT_POINT)),
-                None => return Ok(None),
-            },
+            }
         };
         let (daughter_id, next_region_id) = child_region_id(db, catalog, &[parent.info()]);
         Ok(Some(Self {
