@@ -69,6 +69,18 @@ impl RegionInfo {
         }
     }
 
+    /// HBase's region name: `table,startkey,id.encoded.` (`RegionInfo.getRegionNameAsString`,
+    /// the start key as `Bytes.toStringBinary` prints it), as the shell and status show it.
+    pub fn region_name(&self) -> String {
+        format!(
+            "{},{},{}.{}.",
+            self.table,
+            regionkv_cell::bytes::to_string_binary(&self.start_key),
+            self.region_id,
+            self.encoded_name()
+        )
+    }
+
     /// HBase-style encoded name: a hash of table, start key and id, as 32 hex digits (HBase
     /// uses an MD5 of the region name; ours is two 64-bit FNV-1a variants).
     pub fn encoded_name(&self) -> String {
@@ -465,6 +477,25 @@ impl Manifest {
 mod tests {
     use super::*;
     use regionkv_fs::{CrashMode, MemFs};
+
+    #[test]
+    fn region_names_are_hbase_s() {
+        let info = RegionInfo {
+            table: "ns:t".into(),
+            start_key: b"r\x00\xff".to_vec(),
+            end_key: Vec::new(),
+            region_id: 1_700_000_000_000,
+        };
+        assert_eq!(
+            info.region_name(),
+            format!("ns:t,r\\x00\\xFF,1700000000000.{}.", info.encoded_name())
+        );
+        let first = RegionInfo::whole_table("t", 7);
+        assert_eq!(
+            first.region_name(),
+            format!("t,,7.{}.", first.encoded_name())
+        );
+    }
 
     fn sample() -> Manifest {
         let mut m = Manifest::new(

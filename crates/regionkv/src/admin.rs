@@ -131,7 +131,7 @@ impl RegionDescription {
     /// The description of `info`.
     pub(crate) fn of(info: &RegionInfo) -> Self {
         RegionDescription {
-            name: region_name(info),
+            name: info.region_name(),
             encoded_name: info.encoded_name(),
             region_id: info.region_id,
             start_key: info.start_key.clone(),
@@ -225,18 +225,6 @@ pub struct RegionStatus {
     pub stores: Vec<StoreStatus>,
 }
 
-/// HBase's region name of `info`: `table,startkey,id.encoded.` (the `name` of a
-/// [`RegionDescription`] and a [`RegionStatus`]).
-pub(crate) fn region_name(info: &RegionInfo) -> String {
-    format!(
-        "{},{},{}.{}.",
-        info.table,
-        to_string_binary(&info.start_key),
-        info.region_id,
-        info.encoded_name()
-    )
-}
-
 fn region_status(r: &Region) -> RegionStatus {
     let info = r.info();
     let stores: Vec<StoreStatus> = r
@@ -282,7 +270,7 @@ fn region_status(r: &Region) -> RegionStatus {
         .collect();
     let m = r.metrics();
     RegionStatus {
-        name: region_name(info),
+        name: info.region_name(),
         encoded_name: r.encoded_name().to_string(),
         region_id: info.region_id,
         start_key: info.start_key.clone(),
@@ -1416,7 +1404,7 @@ impl Admin {
                 continue;
             };
             for r in map.regions() {
-                let full = region_name(r.info());
+                let full = r.info().region_name();
                 let hit = match (suffix, table_part) {
                     // A full name: its table and encoded name must both match.
                     (Some((_, enc)), Some(tbl)) => {

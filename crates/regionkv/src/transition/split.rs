@@ -91,7 +91,7 @@ impl SplitTableRegion {
                     return Err(refused(SplitProblem::SplitRowOutsideRegion {
                         row: to_string_binary(r),
                         region: info.encoded_name(),
-                        name: crate::admin::region_name(info),
+                        name: info.region_name(),
                         start: to_string_binary(&info.start_key),
                         end: to_string_binary(&info.end_key),
                     }));
