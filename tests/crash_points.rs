@@ -69,6 +69,17 @@ enum Op {
     Recreate,
     /// Create a namespace, change its properties, drop it (no data).
     Namespace,
+    /// Bulk-load rows `bulk_rows(n)` with value `v<i>` in both families (one table-wide
+    /// commit: all rows or none).
+    BulkLoad(u32),
+}
+
+/// The rows a `BulkLoad(n)` writes, ascending.
+fn bulk_rows(n: u32) -> Vec<u32> {
+    let mut rows: Vec<u32> = (0..6u32).map(|j| (n * 11 + j * 19) % 100).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
 }
 
 fn row(r: u32) -> Vec<u8> {
@@ -102,6 +113,7 @@ fn script() -> Vec<Op> {
         s.push(Op::RollWal);
         // The other transitions, each with data on both sides of it.
         s.push(Op::Alter(round + 2));
+        s.push(Op::BulkLoad(round));
         s.push(Op::DisableEnable);
         match round {
             1 => s.push(Op::Truncate),
@@ -143,6 +155,11 @@ fn model(script: &[Op], k: usize) -> (Model, usize) {
             Op::DeleteRow(r) => {
                 m.remove(&text(&row(*r)));
             }
+            Op::BulkLoad(n) => {
+                for r in bulk_rows(*n) {
+                    m.insert(text(&row(r)), format!("v{i}"));
+                }
+            }
             Op::SplitAt(_) => regions += 1,
             Op::MergeAll => regions = 1,
             Op::Truncate | Op::Recreate => {
@@ -156,7 +173,14 @@ fn model(script: &[Op], k: usize) -> (Model, usize) {
 }
 
 fn options() -> DbOptions {
-    DbOptions::default().background(false)
+    let mut o = DbOptions::default().background(false);
+    // The WAL's background syncer runs a round whenever its interval finds written but
+    // unsynced bytes (every SYNC_WAL put leaves some): how many such rounds a run has
+    // depends on how long it takes, and the hit numbers of the WAL's crash points with it.
+    // The script writes no ASYNC_WAL edit, so the syncer has nothing of its own to do:
+    // an interval longer than any run keeps the census and the kills counting alike.
+    o.wal.async_sync_interval = Duration::from_secs(3600);
+    o
 }
 
 fn max_seq(db: &Db) -> u64 {
@@ -205,6 +229,23 @@ fn run_op(db: &Db, i: usize, op: Op) -> regionkv::Result<()> {
             )?;
         }
         Op::DeleteRow(r) => db.table(TABLE)?.delete(&Delete::new(row(r)))?,
+        // Loaded cells need a timestamp; now is at or after every earlier put's, and a
+        // loaded cell's sequence id beats an earlier write at an equal one.
+        Op::BulkLoad(n) => {
+            let v = format!("v{i}");
+            let ts = regionkv::Clock::now_millis(&regionkv::SystemClock);
+            let family = |f: &'static [u8]| {
+                let cells: Vec<regionkv::Cell> = bulk_rows(n)
+                    .into_iter()
+                    .map(|r| regionkv::Cell::put(&row(r), f, b"q", ts, v.as_bytes()).unwrap())
+                    .collect();
+                regionkv::FamilyCells {
+                    family: f.to_vec(),
+                    cells: Box::new(cells.into_iter()),
+                }
+            };
+            admin.bulk_load(TABLE, vec![family(b"cf"), family(b"cg")])?;
+        }
         Op::Flush => admin.flush(TABLE)?,
         Op::Compact => admin.compact(TABLE)?,
         Op::Major => admin.major_compact(TABLE)?,

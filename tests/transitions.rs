@@ -563,6 +563,7 @@ impl World {
             "disarm" => Ok(self.disarm()),
             "create" => self.create(t()?, step),
             "put" => self.put(t()?, step),
+            "bulkload" => self.bulkload(t()?, step),
             "flush" => {
                 let t = t()?;
                 self.admin(|db| db.admin().flush(t).map_err(err))
@@ -853,6 +854,53 @@ impl World {
                 Err(e) => format!("{}\n", err(e)),
             }
         }))
+    }
+
+    /// `bulkload T ROW/FAM:QUAL=VALUE ...`: one table-wide bulk load of the cells, at the
+    /// clock's time.
+    fn bulkload(&self, table: &str, step: &Step) -> Out {
+        let mut families: BTreeMap<String, Vec<(String, String, String)>> = BTreeMap::new();
+        for cell in &step.args[1..] {
+            let (row, rest) = cell
+                .split_once('/')
+                .ok_or_else(|| format!("`{cell}` is not ROW/FAM:QUAL=VALUE"))?;
+            let (col, value) = rest
+                .split_once('=')
+                .ok_or_else(|| format!("`{cell}` is not ROW/FAM:QUAL=VALUE"))?;
+            let (fam, qual) = col
+                .split_once(':')
+                .ok_or_else(|| format!("`{col}` is not FAM:QUAL"))?;
+            families.entry(fam.to_string()).or_default().push((
+                row.to_string(),
+                qual.to_string(),
+                value.to_string(),
+            ));
+        }
+        let ts = regionkv::Clock::now_millis(&self.clock);
+        self.admin(|db| {
+            let mut input = Vec::new();
+            for (family, mut cells) in families {
+                cells.sort();
+                let cells: Vec<regionkv::Cell> = cells
+                    .into_iter()
+                    .map(|(r, q, v)| {
+                        regionkv::Cell::put(
+                            r.as_bytes(),
+                            family.as_bytes(),
+                            q.as_bytes(),
+                            ts,
+                            v.as_bytes(),
+                        )
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())?;
+                input.push(regionkv::FamilyCells {
+                    family: family.into_bytes(),
+                    cells: Box::new(cells.into_iter()),
+                });
+            }
+            db.admin().bulk_load(table, input).map(|_| ()).map_err(err)
+        })
     }
 
     /// The encoded names of regions `indexes` of the table, as the Admin lists them.

@@ -1,7 +1,7 @@
 //! The named crash points inside regionkv's multi-step operations: WAL group commit and
 //! roll, every step of flush and compaction, every phase boundary of the region
 //! transitions (split, merge, alter, disable, enable, create, truncate, delete and the
-//! namespace changes), the janitor, and recovery.
+//! namespace changes), the steps of a bulk load, the janitor, and recovery.
 //!
 //! They are the `fail` crate's fail points, compiled in only with the `failpoints`
 //! feature (off by default: without it each point is nothing at all). A test configures a
@@ -234,6 +234,19 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "drop-namespace-after-publish",
         "the namespace's directory is not yet removed (rolls forward)",
+    ),
+    // Bulk load (`crate::bulk_load`): not a region-set change, its own commit record.
+    (
+        "bulk-load-after-stage",
+        "every region's files are written, none listed, no record (rolls back)",
+    ),
+    (
+        "bulk-load-after-commit",
+        "the record is on disk, no region lists its files yet (rolls forward)",
+    ),
+    (
+        "bulk-load-after-publish",
+        "every region lists its files, the record is not yet deleted (rolls forward)",
     ),
     // Janitor.
     (

@@ -777,6 +777,9 @@ impl Db {
                 .map(|e| String::from_utf8_lossy(&e.key.region).into_owned())
                 .collect(),
         };
+        // Bulk loads that committed before a crash: listed in their regions' manifests
+        // before the regions open (whose leftover sweep would otherwise remove the files).
+        crate::bulk_load::recover_pending(inner.fs.as_ref(), &inner.dir, &catalog)?;
         let mut tables = BTreeMap::new();
         for (name, entry) in &catalog.tables {
             let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();

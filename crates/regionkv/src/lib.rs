@@ -38,6 +38,7 @@
 
 pub mod admin;
 pub mod buffered;
+pub mod bulk_load;
 pub mod catalog;
 pub mod crash_points;
 pub mod db;
@@ -59,6 +60,7 @@ mod transition;
 
 pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
 pub use buffered::BufferedMutator;
+pub use bulk_load::{BulkLoadReport, FamilyCells};
 pub use db::Db;
 pub use error::{
     AttributeRule, AttributeScope, Cause, Error, MergeProblem, RequestProblem, Result,
