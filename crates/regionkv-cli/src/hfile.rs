@@ -9,6 +9,11 @@
 //! counted over all files; `-w ROW` limits the scan (cells, keys, stats, checks) to one row.
 //! The file info prints every key in byte order (HBase's TreeMap order), each value rendered
 //! as HBase's `printMeta` renders that key: longs, ints, booleans, the time range, keys.
+//!
+//! A file HBase wrote (an HFile v3, or v2.3+: the version word and `TRABLK"$` trailer
+//! magic at the end, see [`hbase_hfile_version`]) goes to `hfile_hbase.rs`, which prints
+//! what HBase 2.4's printer prints for it; this file keeps the inspector of regionkv's own
+//! storefiles, whose output names regionkv's own fields.
 
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::{KeyValueScanner, KeyView, compare_keys};
@@ -38,6 +43,8 @@ pub struct HfileOptions {
     pub stats: bool,
     /// `-k`: check that cells are in order.
     pub check: bool,
+    /// `-h`: every block's header (HBase's `HFileBlock.toString` for HBase files).
+    pub headers: bool,
 }
 
 /// Why inspection failed.
@@ -46,6 +53,12 @@ pub enum HfileError {
     /// The file is unreadable or corrupt.
     #[error(transparent)]
     StoreFile(#[from] regionkv_storefile::Error),
+    /// An HBase HFile is unreadable or corrupt (the error names the file and offset).
+    #[error(transparent)]
+    HFile(#[from] regionkv_hfile::Error),
+    /// Opening or reading a file failed.
+    #[error(transparent)]
+    Fs(#[from] regionkv_fs::Error),
     /// Writing the report failed.
     #[error("writing output: {0}")]
     Output(#[from] std::io::Error),
@@ -115,26 +128,23 @@ fn key_only_string(key: &[u8]) -> String {
 
 /// One FileInfo value as HBase's `HFilePrettyPrinter.printMeta` renders it for `key`:
 /// `Bytes.toLong` for the sequence id and time keys, `Bytes.toInt` for the lengths,
-/// `Bytes.toBoolean` for the flags, `min....max` for TIMERANGE, the key form for LASTKEY,
-/// and `Bytes.toStringBinary` for everything else. A value of the wrong width (HBase would
+/// `Bytes.toBoolean` for the flags, `min....max` for TIMERANGE, `last_key` for LASTKEY, and
+/// `Bytes.toStringBinary` for everything else. A value of the wrong width (HBase would
 /// throw) falls back to `toStringBinary` rather than failing the whole report.
-pub fn file_info_value(key: &str, v: &[u8]) -> String {
+pub(crate) fn printmeta_value(key: &str, v: &[u8], last_key: fn(&[u8]) -> String) -> String {
     match key {
         "MAX_SEQ_ID_KEY"
         | "DELETE_FAMILY_COUNT"
         | "EARLIEST_PUT_TS"
         | "MAX_MEMSTORE_TS_KEY"
         | "hfile.CREATE_TIME_TS"
-        | "CREATE_TIME_TS"
         | "BULKLOAD_TIMESTAMP" => <[u8; 8]>::try_from(v)
             .map(|b| i64::from_be_bytes(b).to_string())
             .unwrap_or_else(|_| to_string_binary(v)),
-        "TIMERANGE" if v.len() == 16 => {
-            let (a, b) = v.split_at(8);
-            let min = <[u8; 8]>::try_from(a).map_or(0, i64::from_be_bytes);
-            let max = <[u8; 8]>::try_from(b).map_or(0, i64::from_be_bytes);
-            format!("{min}....{max}")
-        }
+        "TIMERANGE" => match time_range(v) {
+            Some((min, max)) => format!("{min}....{max}"),
+            None => to_string_binary(v),
+        },
         "hfile.AVG_KEY_LEN"
         | "hfile.AVG_VALUE_LEN"
         | "KEY_VALUE_VERSION"
@@ -147,9 +157,53 @@ pub fn file_info_value(key: &str, v: &[u8]) -> String {
         {
             (v[0] != 0).to_string()
         }
-        "hfile.LASTKEY" => key_only_string(v),
+        "hfile.LASTKEY" => last_key(v),
         _ => to_string_binary(v),
     }
+}
+
+/// `TimeRangeTracker.parseFrom`: HBase 2 writes `PBUF` and a `TimeRangeTracker` message
+/// (`from` = 1, `to` = 2, both uint64, 0 when absent); older files hold two longs.
+fn time_range(v: &[u8]) -> Option<(i64, i64)> {
+    if let Some(mut pb) = v.strip_prefix(b"PBUF".as_slice()) {
+        let (mut from, mut to) = (0i64, 0i64);
+        let varint = |b: &mut &[u8]| -> Option<u64> {
+            let mut out = 0u64;
+            for shift in (0..64).step_by(7) {
+                let (first, rest) = b.split_first()?;
+                *b = rest;
+                out |= u64::from(first & 0x7f) << shift;
+                if first & 0x80 == 0 {
+                    return Some(out);
+                }
+            }
+            None
+        };
+        while !pb.is_empty() {
+            let tag = varint(&mut pb)?;
+            // Only varint fields are defined; anything else is not a TimeRangeTracker.
+            if tag & 7 != 0 {
+                return None;
+            }
+            let value = varint(&mut pb)? as i64;
+            match tag >> 3 {
+                1 => from = value,
+                2 => to = value,
+                _ => {}
+            }
+        }
+        return Some((from, to));
+    }
+    let (a, b) = v.split_at_checked(8)?;
+    Some((
+        i64::from_be_bytes(a.try_into().ok()?),
+        i64::from_be_bytes(b.try_into().ok()?),
+    ))
+}
+
+/// [`printmeta_value`] for regionkv's own storefiles, whose keys are regionkv keys.
+pub fn file_info_value(key: &str, v: &[u8]) -> String {
+    printmeta_value(key, v, key_only_string)
 }
 
 /// The file info as `KEY -> printed value`, in HBase's order (key bytes ascending).
@@ -210,10 +264,11 @@ fn file_info_lines(info: &regionkv_storefile::FileInfo) -> BTreeMap<String, Stri
     m
 }
 
-/// `Some("3.3")` when `path` is an HBase-written HFile: its last 4 bytes are the version
-/// (major in the low 3 bytes, minor in the high byte) and its fixed trailer (212 bytes in
-/// v2, 4096 in v3) starts with HBase's trailer magic. Lets the error for such a file say
-/// what it is rather than only what it is not.
+/// `Some("3.3")` when `path` is an HBase-written HFile that HBase 2.x reads: its last 4
+/// bytes are the version (major in the low 3 bytes, minor in the high byte: 3.x, or 2.3
+/// and later, whose trailer is protobuf) and its fixed trailer (212 bytes in v2, 4096 in
+/// v3) starts with HBase's trailer magic. Such a file goes to HBase's printer; everything
+/// else is read as a regionkv storefile.
 pub fn hbase_hfile_version(path: &Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(path).ok()?;
@@ -223,9 +278,9 @@ pub fn hbase_hfile_version(path: &Path) -> Option<String> {
     f.read_exact(&mut v).ok()?;
     let v = u32::from_be_bytes(v);
     let (major, minor) = (v & 0x00FF_FFFF, v >> 24);
-    let trailer = match major {
-        2 => 212,
-        3 => 4096,
+    let trailer = match (major, minor) {
+        (2, 3..) => 212,
+        (3, _) => 4096,
         _ => return None,
     };
     let mut magic = [0u8; 8];
@@ -234,12 +289,25 @@ pub fn hbase_hfile_version(path: &Path) -> Option<String> {
     (&magic == b"TRABLK\"$").then(|| format!("{major}.{minor}"))
 }
 
-/// Inspects every file of `paths` in turn and writes the report to `out`; stops at the
-/// first file that fails, as HBase's printer does.
-pub fn run(paths: &[PathBuf], opts: &HfileOptions, out: &mut dyn Write) -> Result<(), HfileError> {
+/// Inspects every file of `paths` in turn and writes the report to `out` (and `-k`'s
+/// warnings about HBase files to `err`, where HBase prints them); stops at the first file
+/// that fails, as HBase's printer does.
+pub fn run(
+    paths: &[PathBuf],
+    opts: &HfileOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), HfileError> {
     let mut count = 0u64;
     for p in paths {
-        process(p, opts, out, &mut count)?;
+        if hbase_hfile_version(p).is_some() {
+            if opts.verbose {
+                writeln!(out, "Scanning -> {}", p.display())?;
+            }
+            crate::hfile_hbase::process(p, opts, out, err, &mut count)?;
+        } else {
+            process(p, opts, out, &mut count)?;
+        }
     }
     if opts.verbose || opts.keys || opts.print {
         writeln!(out, "Scanned kv count -> {count}")?;
@@ -354,6 +422,28 @@ fn process(
                 h.size,
                 header.uncompressed_len,
                 first.as_deref().map(key_string).unwrap_or_default()
+            )?;
+            next = reader.next_data_block(h)?;
+        }
+    }
+    // HBase's -h prints each block's header; a regionkv data block's header is its type,
+    // codec, encoding and the two lengths.
+    if opts.headers {
+        writeln!(out, "Block Headers:")?;
+        let mut next = reader.data_block_by_ordinal(0)?;
+        while let Some(h) = next {
+            let header = reader.block_header(h)?;
+            writeln!(
+                out,
+                "    [blockType={}, fileOffset={}, onDiskSize={}, onDiskBodySize={}, \
+                 uncompressedSize={}, compression={}, encoding={}]",
+                header.block_type.name(),
+                h.offset,
+                h.size,
+                header.on_disk_body_len,
+                header.uncompressed_len,
+                header.compression.name(),
+                header.encoding.name()
             )?;
             next = reader.next_data_block(h)?;
         }

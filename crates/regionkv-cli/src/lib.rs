@@ -1,7 +1,8 @@
 //! The library of the `regionkv` binary (`src/main.rs` only installs the allocator and
 //! calls [`run`]): the command line of regionkv. Subcommands: `shell`, the
 //! HBase-shell-compatible REPL and script runner (see [`shell`]), `hfile`, the storefile
-//! inspector (`hfile.rs`), `wal`, the write-ahead log inspector (`wal.rs`), and the
+//! inspector (`hfile.rs`; HFiles HBase wrote print as HBase prints them, `hfile_hbase.rs`),
+//! `wal`, the write-ahead log inspector (`wal.rs`), and the
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
 //! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`.
@@ -15,6 +16,8 @@
 
 mod bench;
 mod hfile;
+mod hfile_hbase;
+mod hfile_hbase_stats;
 mod lab;
 mod lab_text;
 mod serve;
@@ -62,7 +65,7 @@ fn init_logging(level: Option<&str>, default: &str) -> Result<(), String> {
 enum Command {
     /// Run the HBase-compatible shell on a data directory (interactively, or a script)
     Shell(shell::ShellArgs),
-    /// Inspect a storefile, like HBase's `hbase hfile` (HFilePrettyPrinter)
+    /// Inspect a storefile or an HBase HFile, like HBase's `hbase hfile` (HFilePrettyPrinter)
     Hfile(HfileArgs),
     /// Inspect write-ahead log files, like HBase's `hbase wal` (WALPrettyPrinter)
     Wal(WalArgs),
@@ -384,39 +387,59 @@ fn run_wal(args: WalArgs) -> ExitCode {
 /// flags choose what is printed: with none, the files are opened and checked, nothing is
 /// printed, and the exit status says whether they were readable.
 #[derive(Debug, clap::Args)]
-#[command(arg_required_else_help = true)]
+#[command(
+    arg_required_else_help = true,
+    // -h is HBase's --printblockheaders, so help is --help only.
+    disable_help_flag = true,
+    after_help = "Files HBase wrote (HFile v3, or v2.3 and later: HBase's trailer at the end) \
+print what HBase 2.4's `hbase hfile` prints for them, line for line: cells as KeyValue.toString \
+(K: row/family:qualifier/timestamp/Type/vlen=N/seqid=N V: value), -m as printMeta (heap size \
+of the block index, reader, trailer, FileInfo, mid-key, Bloom filters), -b the root block \
+index, -h each block's HFileBlock.toString, -s HBase's histograms. Two things cannot be \
+HBase's to the byte: statistics over more than 1028 values (HBase samples them at random; \
+here every value counts) and the JVM identity hash after the comparator's class in -h. \
+regionkv's own storefiles print regionkv's fields (docs/storefile-format.md); see \
+docs/hfile-v3.md, \"Inspecting HBase files\"."
+)]
 struct HfileArgs {
     /// Verbose: `Scanning -> FILE` before each file, and `Scanned kv count -> N`
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
-    /// Print the trailer, file info, midkey and bloom filter
+    /// Print the trailer, file info, midkey and bloom filters
     #[arg(short = 'm', long = "printmeta")]
     meta: bool,
-    /// Print the block index and every data block's offset and sizes
+    /// Print the block index (HBase files: its root level; regionkv files: every data
+    /// block's offset and sizes)
     #[arg(short = 'b', long = "printblocks")]
     blocks: bool,
+    /// Print the header of every block from the first data block to the last
+    #[arg(short = 'h', long = "printblockheaders")]
+    headers: bool,
     /// Print every cell: key and value (rows escaped like Bytes.toStringBinary)
     #[arg(short = 'p', long = "printkv")]
     print: bool,
     /// Print every key, without values
     #[arg(short = 'e', long = "printkey")]
     keys: bool,
-    /// Print statistics: key, value and row sizes, blocks, bloom
+    /// Print statistics: key, value and row sizes (HBase files: HBase's histograms)
     #[arg(short = 's', long = "stats")]
     stats: bool,
-    /// Check that cells are in order
+    /// Check that cells are in order (HBase files: rows, warnings on standard error)
     #[arg(short = 'k', long = "checkrow")]
     check: bool,
     /// Seek to this row and read its cells only (escapes like \x00 as in
     /// Bytes.toBytesBinary); with -p, -e, -s or -k
     #[arg(short = 'w', long = "seekToRow", value_name = "ROW")]
     row: Option<String>,
-    /// A storefile (HBase's -f FILE form)
+    /// A storefile or HFile (HBase's -f FILE form)
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     file_flag: Option<std::path::PathBuf>,
-    /// The storefiles
+    /// The storefiles or HFiles
     #[arg(value_name = "FILE", required_unless_present = "file_flag")]
     files: Vec<std::path::PathBuf>,
+    /// Print help
+    #[arg(long = "help", action = clap::ArgAction::Help)]
+    help: Option<bool>,
 }
 
 /// Whether `e` is a write to a closed pipe (`regionkv hfile -p F | head`): Rust ignores
@@ -483,26 +506,17 @@ fn run_hfile(args: &HfileArgs) -> ExitCode {
         print: args.print,
         stats: args.stats,
         check: args.check,
+        headers: args.headers,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = hfile::run(&files, &opts, &mut out);
+    let mut err = std::io::stderr();
+    let result = hfile::run(&files, &opts, &mut out, &mut err);
     let flushed = out.flush();
     match result {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ERROR: {}", error_chain(&e));
-            if let Some(f) = files
-                .iter()
-                .find(|f| e.to_string().contains(&f.display().to_string()))
-                && let Some(v) = hfile::hbase_hfile_version(f)
-            {
-                eprintln!(
-                    "note: {} is an HBase HFile (version {v}); `regionkv hfile` reads the \
-                     storefiles regionkv writes (docs/storefile-format.md)",
-                    f.display()
-                );
-            }
             ExitCode::FAILURE
         }
         Ok(()) => match flushed {

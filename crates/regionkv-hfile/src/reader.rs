@@ -302,7 +302,9 @@ impl HFileReader {
     }
 
     /// HBase's mid key (the split point it would pick): the middle leaf entry of a
-    /// multi-level index, or the middle root entry.
+    /// multi-level index, or root entry `count / 2` of a single-level one (HBase's
+    /// `BlockIndexReader.midkey`: `blockKeys[rootCount / 2]`, the upper middle of an even
+    /// count).
     pub fn mid_key(&self) -> Result<Option<Vec<u8>>> {
         if let Some(m) = self.mid_key {
             let leaf = self.index_child(
@@ -324,7 +326,7 @@ impl HFileReader {
         }
         Ok(self
             .data_root
-            .get(self.data_root.len().saturating_sub(1) / 2)
+            .get(self.data_root.len() / 2)
             .map(|e| e.key.clone()))
     }
 

@@ -337,6 +337,26 @@ fn mid_keys_are_the_middle_leaf_entries() {
 }
 
 #[test]
+fn a_single_level_index_s_mid_key_is_root_entry_count_over_two() {
+    // HBase's BlockIndexReader.midkey: blockKeys[rootCount / 2]; 18 root entries give
+    // entry 9, 5 give entry 2.
+    for (name, at) in [
+        ("hudi_1_0_hbase_2_4_9_16KB_NONE_5000.hfile", 9),
+        ("hudi_1_0_hbase_2_4_9_64KB_NONE_5000.hfile", 2),
+    ] {
+        let r = open(name);
+        let root = r.data_index_root();
+        assert_eq!(r.mid_key().unwrap().unwrap(), root[at].key, "{name}");
+    }
+    assert_eq!(
+        open("hudi_1_0_hbase_2_4_9_no_entry.hfile")
+            .mid_key()
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
 fn trailers_and_file_info_re_encode_to_hbase_s_bytes() {
     for e in FIXTURES {
         let path = fixture(e.name);
