@@ -587,10 +587,22 @@ fn read_table(dir: &Path, label: &str) -> (Model, usize, Option<u64>) {
     }
     for e in std::fs::read_dir(&table_dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(
-            allowed.contains(&name) || name.starts_with('.'),
-            "{label}: directory {name} of the table is neither a region nor referred to"
-        );
+        if !(allowed.contains(&name) || name.starts_with('.')) {
+            let m = regionkv_region::Manifest::read(
+                &regionkv_fs::RealFs::new(),
+                &table_dir.join(&name),
+            );
+            let listing: Vec<String> = std::fs::read_dir(table_dir.join(&name))
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            panic!(
+                "{label}: directory {name} of the table is neither a region nor referred to; live {allowed:?}; its manifest {m:?}; entries {listing:?}"
+            );
+        }
     }
     drop(db);
     (rows, status.len(), seq)

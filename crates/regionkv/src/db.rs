@@ -363,7 +363,7 @@ impl RegionServer {
             match self.unlisted_table_leftover(&tdir)? {
                 Some(why) => {
                     tracing::info!(dir = %tdir.display(), why, "removing the leftover of an interrupted table change");
-                    fs.remove_dir_all(&tdir)?;
+                    crate::layout::remove_table_dir(fs, &tdir)?;
                     if let Some(parent) = tdir.parent() {
                         fs.sync_dir(parent)?;
                     }

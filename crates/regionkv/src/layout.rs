@@ -137,6 +137,46 @@ pub(crate) fn holds_files(fs: &dyn Fs, region_dir: &Path) -> Result<bool> {
     Ok(false)
 }
 
+/// Removes the table directory `tdir` with its `.tableinfo` last, so that a crash half-way
+/// leaves the mark that says what the rest is (a DROPPING or CREATING table whose leftover
+/// regions the next open removes), never region directories with data and no mark, which
+/// the next open would have to keep as an unknown table.
+pub(crate) fn remove_table_dir(fs: &dyn Fs, tdir: &Path) -> Result<()> {
+    for entry in list_dir(fs, tdir)? {
+        if entry == crate::table_info::TABLE_INFO_FILE {
+            continue;
+        }
+        let path = tdir.join(&entry);
+        match fs.list(&path) {
+            Ok(_) => fs.remove_dir_all(&path)?,
+            Err(_) => fs.remove_file(&path)?,
+        }
+    }
+    fs.sync_dir(tdir)?;
+    fs.remove_dir_all(tdir)?;
+    Ok(())
+}
+
+/// Removes the region directory `rdir` with its `MANIFEST` last, so that a crash half-way
+/// leaves a directory the janitor still recognises (by its manifest) or one without data;
+/// never storefiles without the manifest that says whose they are, which only a repair
+/// could classify.
+pub(crate) fn remove_region_dir(fs: &dyn Fs, rdir: &Path) -> Result<()> {
+    for entry in list_dir(fs, rdir)? {
+        if entry == regionkv_region::manifest::MANIFEST_FILE {
+            continue;
+        }
+        let path = rdir.join(&entry);
+        match fs.list(&path) {
+            Ok(_) => fs.remove_dir_all(&path)?,
+            Err(_) => fs.remove_file(&path)?,
+        }
+    }
+    fs.sync_dir(rdir)?;
+    fs.remove_dir_all(rdir)?;
+    Ok(())
+}
+
 /// The entries of `dir`; none when `dir` is not a directory (a stray file where a
 /// namespace or table directory would be is not ours to read).
 fn list_dir(fs: &dyn Fs, dir: &Path) -> Result<Vec<String>> {

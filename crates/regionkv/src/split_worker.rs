@@ -300,7 +300,7 @@ impl RegionServer {
             };
             fail::fail_point!("janitor-before-remove");
             tracing::info!(dir = %path.display(), why, "removing a region directory nothing refers to");
-            self.fs.remove_dir_all(&path)?;
+            crate::layout::remove_region_dir(self.fs.as_ref(), &path)?;
             removed += 1;
         }
         if removed > 0 {

@@ -92,7 +92,7 @@ impl CreateTable {
             match db.unlisted_table_leftover(&table_dir)? {
                 Some(why) => {
                     tracing::info!(dir = %table_dir.display(), why, "removing a leftover table directory");
-                    db.fs.remove_dir_all(&table_dir)?;
+                    crate::layout::remove_table_dir(db.fs.as_ref(), &table_dir)?;
                 }
                 None => {
                     let regions = crate::layout::region_dirs(db.fs.as_ref(), &table_dir)?;
@@ -230,13 +230,18 @@ impl RegionTransition for TruncateTable<'_> {
             .refresh_table_info(&self.desc, TableInfoState::Enabled);
         for info in &self.old {
             let dir = tx.db.region_dir(info);
-            let removed = tx.db.fs.exists(&dir).and_then(|there| {
-                if there {
-                    tx.db.fs.remove_dir_all(&dir)
-                } else {
-                    Ok(())
-                }
-            });
+            let removed = tx
+                .db
+                .fs
+                .exists(&dir)
+                .map_err(Error::from)
+                .and_then(|there| {
+                    if there {
+                        crate::layout::remove_region_dir(tx.db.fs.as_ref(), &dir)
+                    } else {
+                        Ok(())
+                    }
+                });
             if let Err(e) = removed {
                 // The catalog names only newer regions over the same keys: the next
                 // open's janitor removes this one as superseded.
@@ -305,13 +310,18 @@ impl RegionTransition for DeleteTable {
     }
 
     fn cleanup(&mut self, tx: &Tx<'_>) {
-        let removed = tx.db.fs.exists(&self.dir).and_then(|there| {
-            if there {
-                tx.db.fs.remove_dir_all(&self.dir)
-            } else {
-                Ok(())
-            }
-        });
+        let removed = tx
+            .db
+            .fs
+            .exists(&self.dir)
+            .map_err(Error::from)
+            .and_then(|there| {
+                if there {
+                    crate::layout::remove_table_dir(tx.db.fs.as_ref(), &self.dir)
+                } else {
+                    Ok(())
+                }
+            });
         if let Err(e) = removed {
             tracing::warn!(dir = %self.dir.display(), error = %e, "drop could not remove the table directory; the next open will");
         }
