@@ -5,7 +5,8 @@
 //! `wal`, the write-ahead log inspector (`wal.rs`), and the
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
-//! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`.
+//! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`; and the data tools
+//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv.
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
@@ -18,6 +19,7 @@ mod bench;
 mod hfile;
 mod hfile_hbase;
 mod hfile_hbase_stats;
+mod importtsv;
 mod lab;
 mod lab_text;
 mod serve;
@@ -89,6 +91,10 @@ enum Command {
     Rest(serve::GatewayArgs),
     /// The schema-design lab: rowkey designs offline (today: `lab export`)
     Lab(lab::LabArgs),
+    /// HBase's ImportTsv: `regionkv importtsv [--data DIR] -Dimporttsv.columns=a,b,c
+    /// [-Dkey=value ...] TABLE INPUT...` (`--help` for the options)
+    #[command(disable_help_flag = true)]
+    Importtsv(importtsv::ImportTsvArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -575,5 +581,6 @@ pub fn run() -> ExitCode {
         Command::Thrift(args) => serve::run_gateway(serve::Which::Thrift, &args),
         Command::Rest(args) => serve::run_gateway(serve::Which::Rest, &args),
         Command::Lab(args) => lab::run(&args),
+        Command::Importtsv(args) => importtsv::run(&args),
     }
 }

@@ -1,0 +1,36 @@
+//! HBase's data tools over a regionkv [`Db`](regionkv::Db), one module per HBase tool
+//! (docs/decisions/2026-11-27-data-in-and-out.md, §1). Each module keeps HBase's option
+//! names, defaults, rules and message texts, so a command line written for `hbase` works on
+//! `regionkv` with `--data DIR` added; what differs is listed in docs/tools.md.
+//!
+//! Today: [`import_tsv`], HBase's `ImportTsv` writing through the normal write path (the
+//! WAL). Export, Import, CopyTable and the bulk-load tools come next.
+//!
+//! The tools reach the engine through the facade (`regionkv::`) only; the `regionkv` binary's
+//! subcommands are thin wrappers that parse the command line, draw the progress bar and
+//! print what these functions return.
+//!
+//! ```
+//! use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Get, TableDescriptor};
+//! use regionkv_tools::import_tsv::{ImportTsv, ImportTsvOptions, Input, QuietObserver};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::open(dir.path().join("db"), DbOptions::default().background(false))?;
+//! db.admin().create_table(&TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"d")?])?)?;
+//! let tsv = dir.path().join("in.tsv");
+//! std::fs::write(&tsv, "row1\tAda\nrow2\tGrace\n")?;
+//!
+//! let options = ImportTsvOptions::from_properties([("importtsv.columns", "HBASE_ROW_KEY,d:name")])?;
+//! let report = ImportTsv::new(&db, "t", options).run(&[Input::Path(tsv)], &mut QuietObserver)?;
+//! assert_eq!(report.counters.output_records, 2);
+//! let row = db.table("t")?.get(&Get::new("row2"))?;
+//! assert_eq!(row.value(b"d", b"name"), Some(&b"Grace"[..]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod import_tsv;
+
+pub use error::{Error, Result};
