@@ -99,7 +99,7 @@ impl Admin {
     ///     vec![FamilyCells { family: b"cf".to_vec(), cells: Box::new(cells.into_iter()) }],
     /// )?;
     /// assert_eq!((report.cells, report.regions), (3, 2));
-    /// assert!(db.table("t")?.get(&Get::new("x"))?.value("cf", "q").is_some());
+    /// assert!(db.table("t")?.get(&Get::new("x"))?.value(b"cf", b"q").is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bulk_load(&self, table: &str, families: Vec<FamilyCells<'_>>) -> Result<BulkLoadReport> {
