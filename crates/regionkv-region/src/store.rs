@@ -21,7 +21,7 @@ use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
     ReaderOptions, StoreFileBlockCache, StoreFileIdentity, StoreFileReader, StoreFileScanner,
-    StoreFileWriter,
+    StoreFileWriter, StoreFileWriterOptions,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -362,17 +362,8 @@ impl Store {
         now: i64,
     ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
-        let mut options = self.family.writer_options(major);
+        let mut options = self.new_file_options(name, major, now);
         options.include_tags = include_tags;
-        options.identity = Some(StoreFileIdentity {
-            table: self.owner.table.clone(),
-            region: self.owner.region.clone(),
-            family: self.family.name.clone(),
-            file: name.to_string(),
-        });
-        options
-            .extra
-            .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
         let mut writer = StoreFileWriter::new(self.fs.create_new(&path)?, options)?;
         let mut failed = None;
         while let Some(row) = scanner.peek_row().map(<[u8]>::to_vec) {
@@ -395,6 +386,22 @@ impl Store {
         let written = writer.finish()?;
         self.fs.sync_dir(&self.dir)?;
         self.open_written(name, &written).map(Some)
+    }
+
+    /// The writer options of this store's new file `name`, created at `now`: the family's
+    /// options, the file's identity and its creation time.
+    fn new_file_options(&self, name: &str, major: bool, now: i64) -> StoreFileWriterOptions {
+        let mut options = self.family.writer_options(major);
+        options.identity = Some(StoreFileIdentity {
+            table: self.owner.table.clone(),
+            region: self.owner.region.clone(),
+            family: self.family.name.clone(),
+            file: name.to_string(),
+        });
+        options
+            .extra
+            .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
+        options
     }
 
     /// The handle of the file `name` a writer just finished (and synced with its directory).
@@ -441,16 +448,7 @@ impl Store {
         now: i64,
     ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
-        let mut options = self.family.writer_options(false);
-        options.identity = Some(StoreFileIdentity {
-            table: self.owner.table.clone(),
-            region: self.owner.region.clone(),
-            family: self.family.name.clone(),
-            file: name.to_string(),
-        });
-        options
-            .extra
-            .insert(CREATE_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
+        let mut options = self.new_file_options(name, false, now);
         options
             .extra
             .insert(BULKLOAD_TIME_KEY.to_string(), now.to_be_bytes().to_vec());
@@ -775,7 +773,7 @@ mod tests {
     use super::*;
     use regionkv_cell::Cell;
     use regionkv_fs::MemFs;
-    use regionkv_storefile::{Half, StoreFileWriterOptions};
+    use regionkv_storefile::Half;
 
     fn write(fs: &MemFs, rows: &[Vec<u8>], index_block_size: usize) -> StoreFileReader {
         let options = StoreFileWriterOptions {
