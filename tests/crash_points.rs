@@ -239,10 +239,7 @@ fn run_op(db: &Db, i: usize, op: Op) -> regionkv::Result<()> {
                     .into_iter()
                     .map(|r| regionkv::Cell::put(&row(r), f, b"q", ts, v.as_bytes()).unwrap())
                     .collect();
-                regionkv::FamilyCells {
-                    family: f.to_vec(),
-                    cells: Box::new(cells.into_iter()),
-                }
+                regionkv::FamilyCells::new(f, cells)
             };
             admin.bulk_load(TABLE, vec![family(b"cf"), family(b"cg")])?;
         }

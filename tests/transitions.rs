@@ -894,10 +894,7 @@ impl World {
                     })
                     .collect::<Result<_, _>>()
                     .map_err(|e| e.to_string())?;
-                input.push(regionkv::FamilyCells {
-                    family: family.into_bytes(),
-                    cells: Box::new(cells.into_iter()),
-                });
+                input.push(regionkv::FamilyCells::new(family.into_bytes(), cells));
             }
             db.admin().bulk_load(table, input).map(|_| ()).map_err(err)
         })

@@ -434,6 +434,11 @@ fn hadoop_block_decompress(stored: &[u8], size: usize) -> std::result::Result<Ve
     while pos < stored.len() {
         let raw = be32(pos)?;
         pos += 4;
+        if raw == 0 {
+            // Hadoop's BlockDecompressorStream: a zero original size is the end of the
+            // stream (what a compressor may frame for an empty payload).
+            break;
+        }
         let end = filled
             .checked_add(raw)
             .filter(|e| *e <= size)
@@ -460,6 +465,12 @@ fn hadoop_block_decompress(stored: &[u8], size: usize) -> std::result::Result<Ve
 /// Hadoop's block framing for one payload: `{u32 raw length; u32 compressed length; raw LZ4
 /// block}` (one chunk: HBase blocks are far below Hadoop's 256 KiB buffer).
 pub fn hadoop_block_compress_lz4(raw: &[u8]) -> Vec<u8> {
+    if raw.is_empty() {
+        // Hadoop's BlockCompressorStream writes nothing for nothing (its compressor
+        // produces no output, so no frame): an empty block's payload is empty. HBase never
+        // reads a byte of a payload whose uncompressed size is 0.
+        return Vec::new();
+    }
     let compressed = lz4_flex::block::compress(raw);
     let mut out = Vec::with_capacity(8 + compressed.len());
     out.extend_from_slice(&(raw.len() as u32).to_be_bytes());
@@ -500,5 +511,19 @@ mod tests {
         assert_eq!(hadoop_block_decompress(&framed, raw.len()).unwrap(), raw);
         assert!(hadoop_block_decompress(&framed[..framed.len() - 3], raw.len()).is_err());
         assert!(hadoop_block_decompress(&framed, raw.len() - 1).is_err());
+    }
+
+    /// An empty payload frames to nothing, and a stream that starts a zero-length group
+    /// (what another compressor may write for nothing) reads as empty: the meta index of a
+    /// file without meta blocks is such a payload.
+    #[test]
+    fn lz4_framing_of_an_empty_payload() {
+        assert!(hadoop_block_compress_lz4(&[]).is_empty());
+        assert_eq!(hadoop_block_decompress(&[], 0).unwrap(), Vec::<u8>::new());
+        let zero_group = [0u8, 0, 0, 0, 0, 0, 0, 1, 0];
+        assert_eq!(
+            hadoop_block_decompress(&zero_group, 0).unwrap(),
+            Vec::<u8>::new()
+        );
     }
 }

@@ -89,6 +89,57 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An HFile that cannot be read: damaged bytes (with the file and offset), a feature
+    /// this build does not read, or the I/O seam.
+    #[error(transparent)]
+    HFile(#[from] regionkv_hfile::Error),
+    /// A cell of an HFile that cannot be loaded (of another family than its directory,
+    /// without a timestamp, out of order, of a type a store file cannot hold).
+    #[error("HFile {}: {reason}", path.display())]
+    HFileCell {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with the cell, naming it.
+        reason: String,
+    },
+    /// An HFile whose first row sorts after its last (HBase's `IllegalArgumentException`).
+    #[error("Invalid range: {first} > {last}")]
+    HFileRange {
+        /// The file.
+        path: PathBuf,
+        /// Its first row (`toStringBinary`).
+        first: String,
+        /// Its last row.
+        last: String,
+    },
+    /// HFiles of families the table does not have (HBase's text), without
+    /// `ignore.unmatched.families=yes`.
+    #[error("{message}")]
+    UnmatchedFamilies {
+        /// HBase's message, naming the unmatched and the valid families.
+        message: String,
+    },
+    /// A file that spans more than one region under
+    /// `hbase.loadincremental.fail.if.need.split.hfile=true` (HBase's text).
+    #[error("The key range of hfile={} fits into no region. And because hbase.loadincremental.fail.if.need.split.hfile was set to true, we just skip the next steps.", path.display())]
+    NeedsSplit {
+        /// The file.
+        path: PathBuf,
+    },
+    /// More files for one family of one region than
+    /// `hbase.mapreduce.bulkload.max.hfiles.perRegion.perFamily` allows (HBase's text, with
+    /// the details HBase logs beside it).
+    #[error(
+        "Trying to load more than {max} hfiles to one family of one region (family {family}, region with start key '{start_key}')"
+    )]
+    TooManyHFiles {
+        /// The limit.
+        max: usize,
+        /// The family.
+        family: String,
+        /// The region's start key (`toStringBinary`).
+        start_key: String,
+    },
     /// The engine refused or failed (a write, a table creation, the Db itself).
     #[error(transparent)]
     Db(#[from] regionkv::Error),

@@ -30,6 +30,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod complete_bulk_load;
+mod conf;
 mod error;
 pub mod import_tsv;
 

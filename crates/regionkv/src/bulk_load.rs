@@ -32,19 +32,49 @@ use serde_json::{Value, json};
 
 use crate::admin::Admin;
 use crate::catalog::{Catalog, TableState};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// The directory of a table's pending bulk-load records.
 pub(crate) const BULKLOAD_DIR: &str = ".bulkload";
 
 /// One family's cells for [`Admin::bulk_load`]: in key order (row, then qualifier,
 /// timestamp descending, type descending), each (row, qualifier, timestamp, type) at most
-/// once, every timestamp explicit.
+/// once, every timestamp explicit. A source that can fail while it is read (a file being
+/// converted) is given with [`FamilyCells::fallible`]: its first error aborts the load
+/// before the commit, so nothing of it is loaded.
 pub struct FamilyCells<'a> {
+    family: Vec<u8>,
+    cells: Box<dyn Iterator<Item = std::result::Result<Cell, Cause>> + 'a>,
+}
+
+impl<'a> FamilyCells<'a> {
+    /// `family`'s `cells`.
+    pub fn new(family: impl Into<Vec<u8>>, cells: impl IntoIterator<Item = Cell> + 'a) -> Self {
+        FamilyCells {
+            family: family.into(),
+            cells: Box::new(cells.into_iter().map(Ok)),
+        }
+    }
+
+    /// `family`'s cells from a source that can fail: an `Err` ends the load with
+    /// [`Error::BulkLoadSource`] carrying it (reach it with [`Cause::downcast_ref`]).
+    pub fn fallible<E>(
+        family: impl Into<Vec<u8>>,
+        cells: impl IntoIterator<Item = std::result::Result<Cell, E>> + 'a,
+    ) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        FamilyCells {
+            family: family.into(),
+            cells: Box::new(cells.into_iter().map(|r| r.map_err(Cause::new))),
+        }
+    }
+
     /// The family.
-    pub family: Vec<u8>,
-    /// Its cells.
-    pub cells: Box<dyn Iterator<Item = Cell> + 'a>,
+    pub fn family(&self) -> &[u8] {
+        &self.family
+    }
 }
 
 impl std::fmt::Debug for FamilyCells<'_> {
@@ -96,7 +126,7 @@ impl Admin {
     /// let cells = ["a", "k", "x"].map(|r| Cell::put(r.as_bytes(), b"cf", b"q", 1, b"v").unwrap());
     /// let report = admin.bulk_load(
     ///     "t",
-    ///     vec![FamilyCells { family: b"cf".to_vec(), cells: Box::new(cells.into_iter()) }],
+    ///     vec![FamilyCells::new(b"cf", cells)],
     /// )?;
     /// assert_eq!((report.cells, report.regions), (3, 2));
     /// assert!(db.table("t")?.get(&Get::new("x"))?.value(b"cf", b"q").is_some());
@@ -205,7 +235,19 @@ fn stage(
 ) -> Result<()> {
     let mut seqs: BTreeMap<String, u64> = BTreeMap::new();
     for f in families {
-        let mut cells = f.cells.peekable();
+        // The source's first error ends the stream; it is reported after the region loop,
+        // once whatever was written of the family is in `staged` (for the clean-up).
+        let failure: std::cell::RefCell<Option<Cause>> = std::cell::RefCell::new(None);
+        let mut cells = f
+            .cells
+            .map_while(|r| match r {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    *failure.borrow_mut() = Some(e);
+                    None
+                }
+            })
+            .peekable();
         let mut latest: Option<Vec<u8>> = None;
         for region in regions {
             let info = region.info();
@@ -268,6 +310,9 @@ fn stage(
                 });
                 s.files.push((f.family.clone(), meta));
             }
+        }
+        if let Some(cause) = failure.borrow_mut().take() {
+            return Err(Error::BulkLoadSource { cause });
         }
         if let Some(c) = cells.peek() {
             // Regions cover every row from the empty key on, in order: a cell left over
@@ -471,4 +516,86 @@ fn boundary(name: &str) -> Result<()> {
     #[cfg(not(feature = "failpoints"))]
     let _ = name;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ColumnFamilyDescriptor, Db, DbOptions, Scan, TableDescriptor};
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("source broke at {0}")]
+    struct SourceBroke(u32);
+
+    fn open(dir: &Path) -> Db {
+        let db = Db::open(dir, DbOptions::default().background(false)).unwrap();
+        db.admin()
+            .create_table_with_splits(
+                &TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf").unwrap()])
+                    .unwrap(),
+                vec![b"m".to_vec()],
+            )
+            .unwrap();
+        db
+    }
+
+    fn storefiles(dir: &Path) -> usize {
+        walk(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "sf"))
+            .count()
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// A source that fails after writing into the first region leaves the table as it
+    /// was: no cell visible, no staged file left, and the source's error comes back.
+    #[test]
+    fn a_failing_source_loads_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open(dir.path());
+        let before = storefiles(dir.path());
+        let rows = ["a", "b", "n"];
+        let cells = rows.iter().enumerate().map(|(i, r)| {
+            if *r == "n" {
+                Err(SourceBroke(i as u32))
+            } else {
+                Ok(Cell::put(r.as_bytes(), b"cf", b"q", 5, b"v").unwrap())
+            }
+        });
+        let err = db
+            .admin()
+            .bulk_load("t", vec![FamilyCells::fallible(b"cf", cells)])
+            .unwrap_err();
+        match &err {
+            Error::BulkLoadSource { cause } => {
+                assert_eq!(cause.downcast_ref::<SourceBroke>().map(|s| s.0), Some(2));
+            }
+            other => panic!("unexpected error {other:?}"),
+        }
+        assert_eq!(err.to_string(), "source broke at 2");
+        let t = db.table("t").unwrap();
+        assert_eq!(t.scan(&Scan::new()).unwrap().count(), 0);
+        assert_eq!(storefiles(dir.path()), before);
+
+        // The same cells without the failure load into both regions.
+        let cells = ["a", "b", "n"].map(|r| Cell::put(r.as_bytes(), b"cf", b"q", 5, b"v").unwrap());
+        let report = db
+            .admin()
+            .bulk_load("t", vec![FamilyCells::new(b"cf", cells)])
+            .unwrap();
+        assert_eq!((report.cells, report.regions, report.files), (3, 2, 2));
+        assert_eq!(t.scan(&Scan::new()).unwrap().count(), 3);
+    }
 }

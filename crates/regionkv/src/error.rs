@@ -794,6 +794,14 @@ pub enum Error {
         /// Its error (its message is this error's).
         cause: Cause,
     },
+    /// The cells given to [`Admin::bulk_load`](crate::Admin::bulk_load) through
+    /// [`FamilyCells::fallible`](crate::FamilyCells::fallible) could not be read (a
+    /// damaged file being converted): the load stopped before its commit, nothing of it
+    /// is in the table. The source's own error is the cause (its message is this error's).
+    BulkLoadSource {
+        /// The source's error ([`Cause::downcast_ref`] gives it back).
+        cause: Cause,
+    },
 }
 
 /// The error of a lower layer (file system, storefile, WAL, filter language, split
@@ -806,6 +814,12 @@ impl Cause {
     /// Wraps `error`.
     pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         Cause(Box::new(error))
+    }
+
+    /// The wrapped error as an `E`, if it is one: a caller that gave its own error type
+    /// (a bulk load's source) takes it back.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
     }
 }
 
@@ -1207,6 +1221,7 @@ impl fmt::Display for Error {
             | Error::InvalidSplit { cause }
             | Error::Io { cause, .. }
             | Error::UnreadableFile { cause, .. }
+            | Error::BulkLoadSource { cause }
             | Error::Other { cause, .. } => fmt::Display::fmt(cause, f),
         }
     }
@@ -1224,6 +1239,7 @@ impl std::error::Error for Error {
             | Error::InvalidSplit { cause }
             | Error::Io { cause, .. }
             | Error::UnreadableFile { cause, .. }
+            | Error::BulkLoadSource { cause }
             | Error::Other { cause, .. } => cause.0.source(),
             _ => None,
         }

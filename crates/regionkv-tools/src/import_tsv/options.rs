@@ -7,6 +7,7 @@
 //! reported as a note instead of silently taking the default (Hadoop's `getBoolean`).
 
 use super::parser::{Column, TsvParser};
+use crate::conf::boolean;
 use crate::error::{Error, Result};
 
 /// `importtsv.columns`: the TSV columns, in order.
@@ -107,22 +108,6 @@ pub struct ImportTsvOptions {
     pub writer_threads: usize,
     /// What was accepted but deserves a word: unknown keys, malformed booleans.
     pub notes: Vec<String>,
-}
-
-/// Hadoop's `Configuration.getBoolean`: `true`/`false` in any case, surrounding blanks
-/// ignored; anything else is the default (and a note here, where Hadoop is silent).
-fn boolean(key: &str, value: Option<&str>, default: bool, notes: &mut Vec<String>) -> bool {
-    let Some(v) = value else { return default };
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" => true,
-        "false" => false,
-        _ => {
-            notes.push(format!(
-                "-D{key}={v} is neither true nor false; using the default ({default})"
-            ));
-            default
-        }
-    }
 }
 
 /// A comma-separated list, blanks around names removed, empty names dropped.
