@@ -9,14 +9,12 @@
 //! failed (a bad line under `importtsv.skip.bad.lines=false`, an unreadable input, a
 //! refused write) or never started.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
-use regionkv::{Db, DbOptions};
+use crate::tool_args::{self, PolledBar, ToolRequest};
 use regionkv_tools::import_tsv::{
     self, BadLine, ImportTsv, ImportTsvOptions, Input, JobReport, Observer, Progress,
 };
@@ -56,49 +54,19 @@ struct UsageError(String);
 
 /// Parses HBase's `importtsv` arguments plus regionkv's `--data`, `--no-timing`.
 fn parse(args: &[String]) -> Result<Request, UsageError> {
-    let mut data = PathBuf::from("./regionkv-data");
-    let mut no_timing = false;
-    let mut properties = Vec::new();
-    let mut positional = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let property = |kv: &str| -> Result<(String, String), UsageError> {
-            kv.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
-                .filter(|(k, _)| !k.is_empty())
-                .ok_or_else(|| UsageError(format!("-D{kv}: expected -Dkey=value")))
-        };
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(Request::Help),
-            "--no-timing" => no_timing = true,
-            "--data" => {
-                data = it
-                    .next()
-                    .map(PathBuf::from)
-                    .ok_or_else(|| UsageError("--data needs a directory".into()))?;
-            }
-            "-D" => {
-                let kv = it
-                    .next()
-                    .ok_or_else(|| UsageError("-D needs key=value".into()))?;
-                properties.push(property(kv)?);
-            }
-            "--no-wal" => {
-                return Err(UsageError(
-                    "--no-wal is not available yet: regionkv's bulk-load path (sorted \
-                     storefiles loaded without the write-ahead log) is not built yet; leave \
-                     the flag out to import through the write-ahead log"
-                        .into(),
-                ));
-            }
-            a if a.starts_with("--data=") => data = PathBuf::from(&a["--data=".len()..]),
-            a if a.starts_with("-D") => properties.push(property(&a[2..])?),
-            a if a.starts_with('-') && a != "-" => {
-                return Err(UsageError(format!("Unknown option: {a}")));
-            }
-            a => positional.push(a.to_string()),
-        }
+    let a = match tool_args::parse(args, &["--no-wal"]).map_err(UsageError)? {
+        ToolRequest::Help => return Ok(Request::Help),
+        ToolRequest::Run(a) => a,
+    };
+    if !a.flags.is_empty() {
+        return Err(UsageError(
+            "--no-wal is not available yet: regionkv's bulk-load path (sorted \
+             storefiles loaded without the write-ahead log) is not built yet; leave \
+             the flag out to import through the write-ahead log"
+                .into(),
+        ));
     }
+    let mut positional = a.positional;
     if positional.len() < 2 {
         // HBase's words (it counts the arguments left after the -D options).
         return Err(UsageError(format!(
@@ -109,9 +77,9 @@ fn parse(args: &[String]) -> Result<Request, UsageError> {
     let table = positional.remove(0);
     let inputs = positional.iter().map(|a| Input::from_arg(a)).collect();
     Ok(Request::Run(Parsed {
-        data,
-        no_timing,
-        properties,
+        data: a.data,
+        no_timing: a.no_timing,
+        properties: a.properties,
         table,
         inputs,
     }))
@@ -126,93 +94,34 @@ fn usage_error(message: &str) -> ExitCode {
 /// The observer of the command: the progress bar on a terminal, bad lines and notes on
 /// standard error (printed above the bar, which is redrawn after).
 struct Terminal {
-    bar: Option<indicatif::ProgressBar>,
-    /// Stops the thread that refreshes the bar's figures.
-    stop: Arc<AtomicBool>,
-    ticker: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Terminal {
-    fn new() -> Self {
-        Self {
-            bar: None,
-            stop: Arc::new(AtomicBool::new(false)),
-            ticker: None,
-        }
-    }
-
-    fn print(&self, bytes: &[u8]) {
-        let write = || {
-            let _ = std::io::stderr().lock().write_all(bytes);
-        };
-        match &self.bar {
-            Some(bar) => bar.suspend(write),
-            None => write(),
-        }
-    }
-
-    /// Stops the refresh and clears the bar, before the results are printed.
-    fn finish(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.ticker.take() {
-            let _ = t.join();
-        }
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// Sets the bar's position and message from the import's figures.
-fn show(bar: &indicatif::ProgressBar, progress: &Progress, started: Instant) {
-    let secs = started.elapsed().as_secs_f64().max(1e-3);
-    let rows = progress.rows();
-    bar.set_position(progress.bytes_read());
-    bar.set_message(format!("{rows} rows, {:.0} rows/s", rows as f64 / secs));
+    bar: PolledBar,
 }
 
 impl Observer for Terminal {
     fn started(&mut self, total_bytes: Option<u64>, progress: Arc<Progress>) {
-        // Scripts (standard error not a terminal) get no bar at all.
-        if !std::io::stderr().is_terminal() {
-            return;
-        }
-        let (bar, template) = match total_bytes {
-            Some(total) => (
-                indicatif::ProgressBar::new(total),
-                "{spinner} {elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg}, ETA {eta}",
-            ),
-            None => (
-                indicatif::ProgressBar::new_spinner(),
-                "{spinner} {elapsed_precise} {bytes} read, {msg}",
-            ),
-        };
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(template)
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        let started = Instant::now();
-        show(&bar, &progress, started);
-        // The figures are polled, so the bar moves even while a read waits on a pipe.
-        let (ticking, stop) = (bar.clone(), self.stop.clone());
-        self.ticker = Some(std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                show(&ticking, &progress, started);
-                ticking.tick();
-                std::thread::sleep(std::time::Duration::from_millis(200));
+        let template = match total_bytes {
+            Some(_) => {
+                "{spinner} {elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg}, ETA {eta}"
             }
-        }));
-        self.bar = Some(bar);
+            None => "{spinner} {elapsed_precise} {bytes} read, {msg}",
+        };
+        // The figures are polled, so the bar moves even while a read waits on a pipe.
+        self.bar.start(total_bytes, template, move |elapsed| {
+            let rows = progress.rows();
+            let secs = elapsed.as_secs_f64().max(1e-3);
+            (
+                progress.bytes_read(),
+                format!("{rows} rows, {:.0} rows/s", rows as f64 / secs),
+            )
+        });
     }
 
     fn bad_line(&mut self, bad: &BadLine<'_>) {
-        self.print(&bad.render());
+        self.bar.print(&bad.render());
     }
 
     fn note(&mut self, text: &str) {
-        self.print(format!("{text}\n").as_bytes());
+        self.bar.print(format!("{text}\n").as_bytes());
     }
 }
 
@@ -273,36 +182,15 @@ pub fn run(args: &ImportTsvArgs) -> ExitCode {
         };
     // Only an import that may create the table may create the directory.
     let create = options.create_table && !options.dry_run;
-    if !create && !parsed.data.exists() {
-        // No directory, so no table: HBase's words, and where the table was looked for.
-        let table = regionkv::db::canonical_table_name(&parsed.table).unwrap_or(parsed.table);
-        eprintln!(
-            "ERROR: Table '{table}' does not exist. (There is no data directory {}.)",
-            parsed.data.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    let db = match Db::open(&parsed.data, DbOptions::default().create_if_missing(create)) {
+    let db = match tool_args::open_db(&parsed.data, create, &parsed.table) {
         Ok(db) => db,
-        Err(regionkv::Error::Locked { .. }) => {
-            eprintln!(
-                "ERROR: data directory {} is in use by another process",
-                parsed.data.display()
-            );
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            eprintln!(
-                "ERROR: cannot open data directory {}: {}",
-                parsed.data.display(),
-                crate::error_chain(&e)
-            );
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
-    let mut observer = Terminal::new();
+    let mut observer = Terminal {
+        bar: PolledBar::none(),
+    };
     let result = ImportTsv::new(&db, &parsed.table, options).run(&parsed.inputs, &mut observer);
-    observer.finish();
+    observer.bar.finish();
     let report = match result {
         Ok(r) => r,
         Err(e) => {

@@ -6,7 +6,9 @@
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
 //! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`; and the data tools
-//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv.
+//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv, and
+//! `completebulkload` (`completebulkload.rs`), HBase's BulkLoadHFilesTool, sharing the
+//! command-line form of HBase's tools (`tool_args.rs`).
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
@@ -16,6 +18,7 @@
 //! Everything else is private to this crate.
 
 mod bench;
+mod completebulkload;
 mod hfile;
 mod hfile_hbase;
 mod hfile_hbase_stats;
@@ -24,6 +27,7 @@ mod lab;
 mod lab_text;
 mod serve;
 pub mod shell;
+mod tool_args;
 mod wal;
 
 use std::io::Write;
@@ -95,6 +99,10 @@ enum Command {
     /// [-Dkey=value ...] TABLE INPUT...` (`--help` for the options)
     #[command(disable_help_flag = true)]
     Importtsv(importtsv::ImportTsvArgs),
+    /// HBase's completebulkload: `regionkv completebulkload [--data DIR] [-Dkey=value ...]
+    /// DIR TABLE [-loadTable]` loads HFiles HBase wrote (`DIR/family/file`)
+    #[command(disable_help_flag = true)]
+    Completebulkload(completebulkload::CompleteBulkLoadArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -582,5 +590,6 @@ pub fn run() -> ExitCode {
         Command::Rest(args) => serve::run_gateway(serve::Which::Rest, &args),
         Command::Lab(args) => lab::run(&args),
         Command::Importtsv(args) => importtsv::run(&args),
+        Command::Completebulkload(args) => completebulkload::run(&args),
     }
 }

@@ -4,9 +4,10 @@
 //! `regionkv` with `--data DIR` added; what differs is listed in docs/tools.md.
 //!
 //! Today: [`import_tsv`], HBase's `ImportTsv` writing through the normal write path (the
-//! WAL). Export, Import, CopyTable and the bulk-load tools come next.
+//! WAL), and [`complete_bulk_load`], HBase's `completebulkload` loading HFiles HBase wrote.
 //!
-//! The tools reach the engine through the facade (`regionkv::`) only; the `regionkv` binary's
+//! The tools reach the engine through the facade (`regionkv::`) only (and HBase's files
+//! through `regionkv-hfile`); the `regionkv` binary's
 //! subcommands are thin wrappers that parse the command line, draw the progress bar and
 //! print what these functions return.
 //!

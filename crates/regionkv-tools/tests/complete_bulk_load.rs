@@ -3,6 +3,8 @@
 //! into tables, checked cell by cell with raw scans; HBase's skips, refusals and messages;
 //! atomicity when a file is damaged.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 
 use regionkv::fs::{Fs, RealFs};
@@ -516,8 +518,10 @@ fn load_table_layout() {
         &[("x", "q", 1, Put, "1")],
         Compression::None,
     );
-    let mut o = CompleteBulkLoadOptions::default();
-    o.load_table = true;
+    let o = CompleteBulkLoadOptions {
+        load_table: true,
+        ..CompleteBulkLoadOptions::default()
+    };
     let e = CompleteBulkLoad::new(&db, "t", o.clone())
         .run(&out, &mut QuietObserver)
         .unwrap_err();

@@ -519,6 +519,7 @@ fn boundary(name: &str) -> Result<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::{ColumnFamilyDescriptor, Db, DbOptions, Scan, TableDescriptor};
