@@ -10,10 +10,11 @@
 //! - [`trailer`]: the fixed trailer at the end, with the protobuf fields ([`proto`]);
 //! - [`block`]: block headers, CRC32C/CRC32 checksum chunks, the GZ and LZ4 codecs;
 //! - [`index`]: root and non-root block indexes, multi-level lookup, the mid key;
-//! - [`file_info`]: the FileInfo map;
+//! - [`file_info`]: the FileInfo map; [`bloom`]: compound Bloom filters;
 //! - [`key`]: the KeyValue key and HBase's key order; [`varint`]: Hadoop's vlong;
 //! - [`reader`]: an open file, its data blocks and cells;
-//! - [`writer`]: writing a file with HBase's block, index and FileInfo rules.
+//! - [`writer`]: writing a file with HBase's block, index and FileInfo rules;
+//! - [`check`]: the structural checker, walking a file as HBase's reader would.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -35,6 +36,8 @@
 #![forbid(unsafe_code)]
 
 pub mod block;
+pub mod bloom;
+pub mod check;
 mod error;
 pub mod file_info;
 pub mod index;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use regionkv_fs::ReadableFile;
 
 use crate::block::{Block, BlockHeader, BlockType, HEADER_SIZE, read_block};
+use crate::bloom::BloomMeta;
 use crate::error::{Error, Result, corrupt};
 use crate::file_info::{FileInfo, keys};
 use crate::index::{IndexEntry, MidKeyMetadata, locate, parse_non_root, parse_root};
@@ -244,6 +245,44 @@ impl HFileReader {
         Ok(Some(b.payload))
     }
 
+    /// The compound Bloom filter whose meta block has `kind` (`GeneralBloomMeta` or
+    /// `DeleteFamilyBloomMeta`) in the load-on-open section, if the file has one.
+    pub fn bloom_meta(&self, kind: BlockType) -> Result<Option<BloomMeta>> {
+        let Some(b) = self
+            .load_on_open
+            .iter()
+            .find(|b| b.header.block_type == kind)
+        else {
+            return Ok(None);
+        };
+        let block = self.read_block(b.offset, Some(b.header.on_disk_size()))?;
+        BloomMeta::parse(self.path(), b.offset, &block.payload).map(Some)
+    }
+
+    /// The compound Bloom filter of `kind` with every chunk read (checksums verified), for
+    /// lookups; `None` when the file has none.
+    pub fn load_bloom(&self, kind: BlockType) -> Result<Option<LoadedBloom>> {
+        let Some(meta) = self.bloom_meta(kind)? else {
+            return Ok(None);
+        };
+        let mut chunks = Vec::with_capacity(meta.chunks.len());
+        for e in &meta.chunks {
+            let b = self.read_block(e.offset, Some(u64::from(e.on_disk_size)))?;
+            if b.header.block_type != BlockType::BloomChunk {
+                return Err(corrupt(
+                    self.path(),
+                    e.offset,
+                    format!(
+                        "the Bloom index points at a {} block",
+                        b.header.block_type.name()
+                    ),
+                ));
+            }
+            chunks.push(b.payload);
+        }
+        Ok(Some(LoadedBloom { meta, chunks }))
+    }
+
     /// Every entry of the data index's bottom level, in order: one per data block, as the
     /// index records it (walking intermediate and leaf blocks as HBase's reader would).
     pub fn data_index_entries(&self) -> Result<Vec<IndexEntry>> {
@@ -430,6 +469,29 @@ pub fn parse_cells(
         });
     }
     Ok(cells)
+}
+
+/// A compound Bloom filter with its chunks in memory ([`HFileReader::load_bloom`]).
+#[derive(Debug, Clone)]
+pub struct LoadedBloom {
+    /// The meta block.
+    pub meta: BloomMeta,
+    /// Each chunk's bits, in the meta's chunk order.
+    pub chunks: Vec<Vec<u8>>,
+}
+
+impl LoadedBloom {
+    /// Whether the filter may hold `hash_key`, looking in the chunk whose range holds
+    /// `chunk_key` (for a ROW Bloom both are the row; for a ROWCOL Bloom see
+    /// [`crate::bloom`]). False means certainly absent.
+    pub fn may_contain(&self, chunk_key: &[u8], hash_key: &[u8]) -> bool {
+        let Some(i) = self.meta.chunk_index_for(chunk_key) else {
+            return false;
+        };
+        self.chunks
+            .get(i)
+            .is_some_and(|bits| self.meta.chunk_may_contain(bits, hash_key))
+    }
 }
 
 /// The data blocks of a file, in order (see [`HFileReader::data_blocks`]).

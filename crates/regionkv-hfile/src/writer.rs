@@ -22,7 +22,10 @@ use std::io::Write;
 
 use regionkv_fs::WritableFile;
 
+use regionkv_cell::CellType;
+
 use crate::block::{BlockHeader, BlockType, ChecksumType, HEADER_SIZE, hadoop_block_compress_lz4};
+use crate::bloom::{BloomType, CompoundBloomWriter, ROWCOL_COMPARATOR, row_col_hash_key};
 use crate::error::{Error, Result};
 use crate::file_info::{FileInfo, keys};
 use crate::index::{IndexEntry, MidKeyMetadata, encode_non_root, encode_root};
@@ -53,6 +56,16 @@ pub struct HFileWriterOptions {
     pub include_tags: bool,
     /// `hfile.CREATE_TIME_TS` (ms).
     pub create_time: i64,
+    /// Write what HBase's `StoreFileWriter` adds to a bare HFile (flushes, compactions and
+    /// HFileOutputFormat2's bulk-load files): `TIMERANGE`, `EARLIEST_PUT_TS`,
+    /// `DELETE_FAMILY_COUNT`, and the Bloom filters below. Off: a bare `HFile.Writer`.
+    pub store_file: bool,
+    /// The general Bloom filter (the family's BLOOMFILTER; `store_file` only).
+    pub bloom: Option<BloomType>,
+    /// The delete-family Bloom filter HBase adds unless the general Bloom is ROWCOL
+    /// (`io.storefile.delete.family.bloom.enabled`; `store_file` only; written only if the
+    /// file has DeleteFamily or DeleteFamilyVersion cells).
+    pub delete_family_bloom: bool,
 }
 
 impl Default for HFileWriterOptions {
@@ -67,6 +80,9 @@ impl Default for HFileWriterOptions {
             include_mvcc: true,
             include_tags: false,
             create_time: 0,
+            store_file: false,
+            bloom: None,
+            delete_family_bloom: false,
         }
     }
 }
@@ -184,6 +200,107 @@ pub struct HFileWriter {
     meta: Vec<(Vec<u8>, Vec<u8>)>,
     file_info: FileInfo,
     scratch: Vec<u8>,
+    store: StoreFileState,
+}
+
+/// What a store-file writer tracks beyond the HFile layer (HBase's `StoreFileWriter`).
+#[derive(Debug)]
+struct StoreFileState {
+    general: Option<(BloomType, CompoundBloomWriter)>,
+    delete_family: Option<CompoundBloomWriter>,
+    /// The last key the general Bloom took (a row, or a row and qualifier).
+    last_bloom: Option<(Vec<u8>, Vec<u8>)>,
+    /// The last row the delete-family Bloom took.
+    last_delete_family_row: Option<Vec<u8>>,
+    delete_family_count: i64,
+    /// `TimeRangeTracker`: the smallest and largest timestamps (HBase's initial values
+    /// when the file is empty).
+    time_min: i64,
+    time_max: i64,
+    earliest_put: i64,
+}
+
+impl StoreFileState {
+    fn new(opts: &HFileWriterOptions) -> Self {
+        let general = opts.bloom.filter(|_| opts.store_file).map(|t| {
+            let comparator = (t == BloomType::RowCol).then_some(ROWCOL_COMPARATOR);
+            (t, CompoundBloomWriter::new(comparator))
+        });
+        let delete_family =
+            (opts.store_file && opts.delete_family_bloom && opts.bloom != Some(BloomType::RowCol))
+                .then(|| CompoundBloomWriter::new(None));
+        StoreFileState {
+            general,
+            delete_family,
+            last_bloom: None,
+            last_delete_family_row: None,
+            delete_family_count: 0,
+            time_min: i64::MAX,
+            time_max: i64::MIN,
+            earliest_put: i64::MAX,
+        }
+    }
+
+    /// HBase's `appendGeneralBloomfilter`, `appendDeleteFamilyBloomFilter` and
+    /// `trackTimestamps` for one cell.
+    fn track(&mut self, k: &KeyRef<'_>) {
+        if let Some((t, w)) = self.general.as_mut() {
+            let (row, qualifier): (&[u8], &[u8]) = match t {
+                BloomType::Row => (k.row, b""),
+                BloomType::RowCol => (k.row, k.qualifier),
+            };
+            let new = self
+                .last_bloom
+                .as_ref()
+                .is_none_or(|(r, q)| r.as_slice() != row || q.as_slice() != qualifier);
+            if new {
+                match t {
+                    BloomType::Row => w.append(row, || row.to_vec()),
+                    BloomType::RowCol => {
+                        let hash_key = row_col_hash_key(row, qualifier);
+                        w.append(&hash_key, || first_on_row_col(k));
+                    }
+                }
+                self.last_bloom = Some((row.to_vec(), qualifier.to_vec()));
+            }
+        }
+        let family_delete = k.type_byte == CellType::DeleteFamily.code()
+            || k.type_byte == CellType::DeleteFamilyVersion.code();
+        if family_delete {
+            self.delete_family_count += 1;
+            if let Some(w) = self.delete_family.as_mut()
+                && self.last_delete_family_row.as_deref() != Some(k.row)
+            {
+                w.append(k.row, || k.row.to_vec());
+                self.last_delete_family_row = Some(k.row.to_vec());
+            }
+        }
+        if k.type_byte == CellType::Put.code() {
+            self.earliest_put = self.earliest_put.min(k.timestamp);
+        }
+        self.time_min = self.time_min.min(k.timestamp);
+        self.time_max = self.time_max.max(k.timestamp);
+        // TimeRangeTracker.includeTimestamp(Cell): a column or family delete also covers 0.
+        if k.type_byte == CellType::DeleteColumn.code()
+            || k.type_byte == CellType::DeleteFamily.code()
+        {
+            self.time_min = self.time_min.min(0);
+        }
+    }
+}
+
+/// The KeyValue key of the first cell of `k`'s row and column (HBase's
+/// `createFirstOnRowCol`): the chunk key and `LAST_BLOOM_KEY` of a ROWCOL Bloom.
+fn first_on_row_col(k: &KeyRef<'_>) -> Vec<u8> {
+    KeyRef {
+        row: k.row,
+        family: k.family,
+        qualifier: k.qualifier,
+        timestamp: i64::MAX,
+        type_byte: TYPE_MAXIMUM,
+    }
+    .to_vec()
+    .unwrap_or_default()
 }
 
 impl HFileWriter {
@@ -191,7 +308,6 @@ impl HFileWriter {
     pub fn new(out: Box<dyn WritableFile>, opts: HFileWriterOptions) -> HFileWriter {
         HFileWriter {
             out,
-            opts,
             pos: 0,
             prev_offset_by_type: HashMap::new(),
             block: Vec::new(),
@@ -217,6 +333,8 @@ impl HFileWriter {
             meta: Vec::new(),
             file_info: FileInfo::default(),
             scratch: Vec::new(),
+            store: StoreFileState::new(&opts),
+            opts,
         }
     }
 
@@ -247,6 +365,13 @@ impl HFileWriter {
             },
             None => false,
         };
+        if self.opts.store_file
+            && let Some(k) = KeyRef::parse(key)
+        {
+            // Before the cell enters a block, as HBase's StoreFileWriter adds it to the
+            // Blooms before the HFile writer sees it.
+            self.store.track(&k);
+        }
         if !duplicate && self.block.len() >= self.opts.block_size {
             self.finish_block()?;
             self.write_inline_blocks(false)?;
@@ -394,9 +519,40 @@ impl HFileWriter {
         Ok(())
     }
 
-    /// Writes the leaf index blocks that are due (HBase's `writeInlineBlocks` with the data
-    /// index writer's `shouldWriteBlock`).
+    /// Writes the inline blocks that are due (HBase's `writeInlineBlocks`): the data index's
+    /// leaf blocks, then the general Bloom's chunks, then the delete-family Bloom's, the
+    /// order HBase registers its inline block writers in.
     fn write_inline_blocks(&mut self, closing: bool) -> Result<()> {
+        self.write_index_inline(closing)?;
+        for general in [true, false] {
+            loop {
+                let w = if general {
+                    self.store.general.as_mut().map(|(_, w)| w)
+                } else {
+                    self.store.delete_family.as_mut()
+                };
+                let Some((first, bits)) = w.and_then(|w| w.next_ready(closing)) else {
+                    break;
+                };
+                let (offset, on_disk, uncompressed) =
+                    self.write_block(BlockType::BloomChunk, &bits)?;
+                self.total_uncompressed_bytes += u64::from(uncompressed) + HEADER_SIZE as u64;
+                let w = if general {
+                    self.store.general.as_mut().map(|(_, w)| w)
+                } else {
+                    self.store.delete_family.as_mut()
+                };
+                if let Some(w) = w {
+                    w.chunk_written(first, offset, on_disk);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the leaf index blocks that are due (the data index writer's
+    /// `shouldWriteBlock`).
+    fn write_index_inline(&mut self, closing: bool) -> Result<()> {
         loop {
             let Some(chunk) = self.cur_inline.as_ref() else {
                 return Ok(());
@@ -533,10 +689,51 @@ impl HFileWriter {
                 .insert(keys::MAX_TAGS_LEN, (self.max_tags_len as i32).to_be_bytes());
             self.file_info.insert(keys::TAGS_COMPRESSED, [0u8]);
         }
+        // StoreFileWriter's keys: the Bloom type and last key (only with a non-empty
+        // general Bloom), the delete-family count, the time range.
+        let mut bloom_metas = Vec::new();
+        if self.opts.store_file {
+            let st = &self.store;
+            if let Some((t, w)) = &st.general
+                && w.key_count() > 0
+            {
+                self.file_info
+                    .insert(keys::BLOOM_FILTER_TYPE, t.name().as_bytes());
+                // The last cell's row (ROW) or first-on-row-col key (ROWCOL): every new
+                // row or column goes into the Bloom, so the last cell's is the last added.
+                if let Some(k) = self.last_key.as_deref().and_then(KeyRef::parse) {
+                    let last = match t {
+                        BloomType::Row => k.row.to_vec(),
+                        BloomType::RowCol => first_on_row_col(&k),
+                    };
+                    self.file_info.insert(keys::LAST_BLOOM_KEY, last);
+                }
+                bloom_metas.push((BlockType::GeneralBloomMeta, w.meta_payload()));
+            }
+            if let Some(w) = &st.delete_family
+                && w.key_count() > 0
+            {
+                bloom_metas.push((BlockType::DeleteFamilyBloomMeta, w.meta_payload()));
+            }
+            self.file_info.insert(
+                keys::DELETE_FAMILY_COUNT,
+                st.delete_family_count.to_be_bytes(),
+            );
+            let mut range = st.time_min.to_be_bytes().to_vec();
+            range.extend_from_slice(&st.time_max.to_be_bytes());
+            self.file_info.insert(keys::TIMERANGE, range);
+            self.file_info
+                .insert(keys::EARLIEST_PUT_TS, st.earliest_put.to_be_bytes());
+        }
         let info_payload = self.file_info.encode();
         let (info_offset, _, info_uncompressed) =
             self.write_block(BlockType::FileInfo, &info_payload)?;
         self.total_uncompressed_bytes += u64::from(info_uncompressed) + HEADER_SIZE as u64;
+        // Load-on-open data of the higher level: the Bloom metas, after FileInfo.
+        for (kind, payload) in bloom_metas {
+            let (_, _, uncompressed) = self.write_block(kind, &payload)?;
+            self.total_uncompressed_bytes += u64::from(uncompressed) + HEADER_SIZE as u64;
+        }
 
         let java_minus_one = u64::MAX;
         let trailer = Trailer {
