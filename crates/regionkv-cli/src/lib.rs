@@ -7,7 +7,8 @@
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
 //! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`; and the data tools
 //! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv, and
-//! `completebulkload` (`completebulkload.rs`), HBase's BulkLoadHFilesTool, sharing the
+//! `completebulkload` (`completebulkload.rs`), HBase's BulkLoadHFilesTool, and
+//! `export-hfiles` (`export_hfiles.rs`), HFiles for HBase's completebulkload, sharing the
 //! command-line form of HBase's tools (`tool_args.rs`).
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
@@ -19,6 +20,7 @@
 
 mod bench;
 mod completebulkload;
+mod export_hfiles;
 mod hfile;
 mod hfile_hbase;
 mod hfile_hbase_stats;
@@ -103,6 +105,10 @@ enum Command {
     /// DIR TABLE [-loadTable]` loads HFiles HBase wrote (`DIR/family/file`)
     #[command(disable_help_flag = true)]
     Completebulkload(completebulkload::CompleteBulkLoadArgs),
+    /// Write a table as HBase HFiles for HBase's completebulkload: `regionkv export-hfiles
+    /// [--data DIR] [-Dkey=value ...] TABLE OUTPUTDIR`
+    #[command(name = "export-hfiles", disable_help_flag = true)]
+    ExportHfiles(export_hfiles::ExportHFilesArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -591,5 +597,6 @@ pub fn run() -> ExitCode {
         Command::Lab(args) => lab::run(&args),
         Command::Importtsv(args) => importtsv::run(&args),
         Command::Completebulkload(args) => completebulkload::run(&args),
+        Command::ExportHfiles(args) => export_hfiles::run(&args),
     }
 }

@@ -409,6 +409,12 @@ impl HFileWriter {
         Ok(())
     }
 
+    /// Bytes written so far, the data block in progress included (what a caller rolling
+    /// files by size compares, as HBase's writers compare their output position).
+    pub fn bytes_written(&self) -> u64 {
+        self.pos + self.block.len() as u64
+    }
+
     /// Adds a META block named `name` (written at close; names in byte order, a repeated
     /// name after the earlier ones, as HBase inserts them).
     pub fn add_meta_block(&mut self, name: &[u8], content: Vec<u8>) {

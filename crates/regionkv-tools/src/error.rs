@@ -140,6 +140,22 @@ pub enum Error {
         /// The region's start key (`toStringBinary`).
         start_key: String,
     },
+    /// The output directory exists and is not empty (Hadoop's `FileAlreadyExistsException`
+    /// from `FileOutputFormat.checkOutputSpecs`).
+    #[error("Output directory {} already exists", path.display())]
+    OutputExists {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// Writing an output file or directory failed.
+    #[error("writing {}", path.display())]
+    Output {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The engine refused or failed (a write, a table creation, the Db itself).
     #[error(transparent)]
     Db(#[from] regionkv::Error),

@@ -34,6 +34,7 @@
 pub mod complete_bulk_load;
 mod conf;
 mod error;
+pub mod export_hfiles;
 pub mod import_tsv;
 
 pub use error::{Error, Result};

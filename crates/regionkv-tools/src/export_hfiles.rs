@@ -1,0 +1,409 @@
+//! `export-hfiles`: writes a table as HFile v3 files HBase's `completebulkload` accepts — the
+//! way up from regionkv to a real HBase cluster (docs/interchange.md). The output is what
+//! HBase's `HFileOutputFormat2` writes: `<dir>/<family>/<32 hex digits>`, one file per
+//! region and family (a region's file rolls at a row boundary past
+//! `hbase.hregion.max.filesize`), cut at the table's region boundaries so each file loads
+//! into one region without being split again, then `<dir>/_SUCCESS`.
+//!
+//! Each file is written as HBase's store-file writer would (`regionkv-hfile`): HBase's block
+//! layout and index, CRC32C checksums, the family's BLOCKSIZE, a compression HBase has (the
+//! family's: NONE or LZ4 with Hadoop's block framing; `hfile.compression` overrides, GZ
+//! too), DATA_BLOCK_ENCODING NONE, the family's Bloom filter (ROW or ROWCOL, HBase's
+//! compound Bloom, plus the delete-family Bloom), and the FileInfo keys HFileOutputFormat2
+//! writes (`BULKLOAD_TIMESTAMP`, `BULKLOAD_SOURCE_TASK`, `MAJOR_COMPACTION_KEY`,
+//! `EXCLUDE_FROM_MINOR_COMPACTION`, `TIMERANGE`, `EARLIEST_PUT_TS`, `DELETE_FAMILY_COUNT`).
+//! Every file is checked with the structural checker before the export reports success.
+//!
+//! The cells are the table's raw contents: every version and every delete marker a raw scan
+//! returns, so loading the files into a table with the same descriptor reproduces the same
+//! raw scan. Files are written under `<dir>/_temporary/` and moved into place at the end
+//! (Hadoop's output committer): an interrupted export leaves `_temporary` and no
+//! `_SUCCESS`, never a directory that looks complete.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use regionkv::fs::{Fs, RealFs};
+use regionkv::{Db, Scan};
+use regionkv_hfile::bloom::BloomType as HBloom;
+use regionkv_hfile::check::check;
+use regionkv_hfile::file_info::keys;
+use regionkv_hfile::key::KeyRef;
+use regionkv_hfile::{Compression, HFileReader, HFileWriter, HFileWriterOptions};
+
+use crate::conf::Properties;
+use crate::error::{Error, Result};
+
+/// `hfile.compression`: the compression of every file (NONE, GZ, LZ4), instead of each
+/// family's.
+pub const COMPRESSION_CONF_KEY: &str = "hfile.compression";
+/// `hbase.mapreduce.hfileoutputformat.blocksize`: the data block size of every file,
+/// instead of each family's BLOCKSIZE.
+pub const BLOCK_SIZE_CONF_KEY: &str = "hbase.mapreduce.hfileoutputformat.blocksize";
+/// `hbase.hregion.max.filesize`: a file rolls at the next row past this size.
+pub const MAX_FILE_SIZE_CONF_KEY: &str = "hbase.hregion.max.filesize";
+/// `hbase.mapreduce.hfileoutputformat.compaction.exclude`: the files'
+/// `EXCLUDE_FROM_MINOR_COMPACTION`.
+pub const COMPACTION_EXCLUDE_CONF_KEY: &str =
+    "hbase.mapreduce.hfileoutputformat.compaction.exclude";
+
+/// The options, from `-Dkey=value` properties.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportHFilesOptions {
+    /// `hfile.compression` (None: each family's).
+    pub compression: Option<Compression>,
+    /// The block size override.
+    pub block_size: Option<usize>,
+    /// `hbase.hregion.max.filesize` (HBase's default 10 GiB).
+    pub max_file_size: u64,
+    /// `EXCLUDE_FROM_MINOR_COMPACTION`.
+    pub compaction_exclude: bool,
+    /// Notes on ignored keys.
+    pub notes: Vec<String>,
+}
+
+impl Default for ExportHFilesOptions {
+    fn default() -> Self {
+        ExportHFilesOptions {
+            compression: None,
+            block_size: None,
+            max_file_size: 10 * 1024 * 1024 * 1024,
+            compaction_exclude: false,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl ExportHFilesOptions {
+    /// Reads `-Dkey=value` properties.
+    ///
+    /// ```
+    /// use regionkv_tools::export_hfiles::ExportHFilesOptions;
+    /// use regionkv_hfile::Compression;
+    ///
+    /// let o = ExportHFilesOptions::from_properties([("hfile.compression", "gz")])?;
+    /// assert_eq!(o.compression, Some(Compression::Gz));
+    /// assert!(ExportHFilesOptions::from_properties([("hfile.compression", "SNAPPY")]).is_err());
+    /// # Ok::<(), regionkv_tools::Error>(())
+    /// ```
+    pub fn from_properties<I, K, V>(properties: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let props = Properties::new(properties);
+        let mut o = ExportHFilesOptions::default();
+        if let Some(v) = props.get(COMPRESSION_CONF_KEY) {
+            o.compression = Some(match v.trim().to_ascii_uppercase().as_str() {
+                "NONE" => Compression::None,
+                "GZ" => Compression::Gz,
+                "LZ4" => Compression::Lz4,
+                other => {
+                    return Err(Error::usage(format!(
+                        "-D{COMPRESSION_CONF_KEY}={other}: regionkv writes NONE, GZ or LZ4"
+                    )));
+                }
+            });
+        }
+        let number = |key: &str| -> Result<Option<u64>> {
+            props
+                .get(key)
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .map_err(|_| Error::usage(format!("-D{key}={v}: not a number")))
+                })
+                .transpose()
+        };
+        o.block_size = number(BLOCK_SIZE_CONF_KEY)?.map(|b| b.max(1) as usize);
+        if let Some(m) = number(MAX_FILE_SIZE_CONF_KEY)? {
+            o.max_file_size = m.max(1);
+        }
+        o.compaction_exclude = crate::conf::boolean(
+            COMPACTION_EXCLUDE_CONF_KEY,
+            props.get(COMPACTION_EXCLUDE_CONF_KEY),
+            false,
+            &mut o.notes,
+        );
+        for key in props.keys() {
+            if ![
+                COMPRESSION_CONF_KEY,
+                BLOCK_SIZE_CONF_KEY,
+                MAX_FILE_SIZE_CONF_KEY,
+                COMPACTION_EXCLUDE_CONF_KEY,
+            ]
+            .contains(&key)
+            {
+                o.notes.push(format!(
+                    "-D{key} is not an option of export-hfiles; ignored"
+                ));
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// One file written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedFile {
+    /// Its path under the output directory, `<family>/<name>`.
+    pub path: PathBuf,
+    /// Cells.
+    pub cells: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// The first and last rows.
+    pub rows: (Vec<u8>, Vec<u8>),
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportHFilesReport {
+    /// The files, in the order written.
+    pub files: Vec<ExportedFile>,
+    /// Cells written.
+    pub cells: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Regions the table had.
+    pub regions: u64,
+}
+
+/// The family settings a file is written with.
+struct FamilySettings {
+    opts: HFileWriterOptions,
+}
+
+/// A file being written.
+struct OpenFile {
+    writer: HFileWriter,
+    rel: PathBuf,
+    cells: u64,
+    first_row: Vec<u8>,
+    last_row: Vec<u8>,
+}
+
+/// The export of one table.
+pub struct ExportHFiles<'a> {
+    db: &'a Db,
+    table: String,
+    options: ExportHFilesOptions,
+}
+
+impl<'a> ExportHFiles<'a> {
+    /// An export of `table`.
+    pub fn new(db: &'a Db, table: &str, options: ExportHFilesOptions) -> Self {
+        Self {
+            db,
+            table: table.to_string(),
+            options,
+        }
+    }
+
+    /// Writes the files under `out` (which must not exist, or be empty, as Hadoop's
+    /// `FileOutputFormat` requires); `cells_done` counts up as cells are written.
+    pub fn run(&self, out: &Path, cells_done: &Arc<AtomicU64>) -> Result<ExportHFilesReport> {
+        let admin = self.db.admin();
+        let desc = admin.describe(&self.table)?;
+        let splits = admin.splits(&self.table)?;
+        if out.exists()
+            && std::fs::read_dir(out)
+                .map_err(|e| io_error(out, e))?
+                .next()
+                .is_some()
+        {
+            return Err(Error::OutputExists {
+                path: out.to_path_buf(),
+            });
+        }
+        let tmp = out.join("_temporary");
+        std::fs::create_dir_all(&tmp).map_err(|e| io_error(&tmp, e))?;
+        let now = self.db.clock().now_millis();
+        let mut settings: BTreeMap<Vec<u8>, FamilySettings> = BTreeMap::new();
+        for f in &desc.families {
+            let compression = self.options.compression.unwrap_or(match f.compression {
+                regionkv::descriptor::Compression::Lz4 => Compression::Lz4,
+                regionkv::descriptor::Compression::None => Compression::None,
+            });
+            let bloom = match f.bloom_type {
+                regionkv::descriptor::BloomType::None => None,
+                regionkv::descriptor::BloomType::Row => Some(HBloom::Row),
+                regionkv::descriptor::BloomType::RowCol => Some(HBloom::RowCol),
+            };
+            let opts = HFileWriterOptions {
+                block_size: self.options.block_size.unwrap_or(f.block_size),
+                compression,
+                include_tags: true,
+                include_mvcc: true,
+                create_time: now,
+                store_file: true,
+                bloom,
+                delete_family_bloom: true,
+                ..HFileWriterOptions::default()
+            };
+            std::fs::create_dir_all(tmp.join(family_dir(&f.name)))
+                .map_err(|e| io_error(&tmp, e))?;
+            settings.insert(f.name.clone(), FamilySettings { opts });
+        }
+
+        let mut report = ExportHFilesReport {
+            regions: splits.len() as u64 + 1,
+            ..Default::default()
+        };
+        let table = self.db.table(&self.table)?;
+        let scan = Scan::new().raw(true).all_versions();
+        let mut open: BTreeMap<Vec<u8>, OpenFile> = BTreeMap::new();
+        let mut region = 0usize;
+        let fs = RealFs::new();
+        let mut key = Vec::new();
+        for row in table.scan(&scan)? {
+            let row = row?;
+            // A row past the current region's end closes its files: files never straddle
+            // a region boundary.
+            let r = splits.partition_point(|s| s.as_slice() <= row.row());
+            if r != region {
+                for (_, f) in std::mem::take(&mut open) {
+                    self.close(f, now, &tmp, &mut report)?;
+                }
+                region = r;
+            }
+            for c in row.cells() {
+                let family = c.family().to_vec();
+                let roll = open.get(&family).is_some_and(|f| {
+                    f.last_row.as_slice() != c.row()
+                        && f.writer.bytes_written() >= self.options.max_file_size
+                });
+                if roll && let Some(f) = open.remove(&family) {
+                    self.close(f, now, &tmp, &mut report)?;
+                }
+                if !open.contains_key(&family) {
+                    let Some(s) = settings.get(&family) else {
+                        continue;
+                    };
+                    let rel = family_dir(&family).join(file_name(
+                        &self.table,
+                        &family,
+                        report.files.len(),
+                        now,
+                    ));
+                    let file = fs
+                        .create_new(&tmp.join(&rel))
+                        .map_err(|e| Error::HFile(e.into()))?;
+                    open.insert(
+                        family.clone(),
+                        OpenFile {
+                            writer: HFileWriter::new(file, s.opts.clone()),
+                            rel,
+                            cells: 0,
+                            first_row: c.row().to_vec(),
+                            last_row: c.row().to_vec(),
+                        },
+                    );
+                }
+                let Some(f) = open.get_mut(&family) else {
+                    continue;
+                };
+                key.clear();
+                KeyRef {
+                    row: c.row(),
+                    family: c.family(),
+                    qualifier: c.qualifier(),
+                    timestamp: c.timestamp(),
+                    type_byte: c.cell_type().code(),
+                }
+                .encode_into(&mut key);
+                f.writer.append(&key, c.value(), c.tags(), 0)?;
+                f.cells += 1;
+                if f.last_row.as_slice() != c.row() {
+                    f.last_row = c.row().to_vec();
+                }
+                cells_done.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        for (_, f) in std::mem::take(&mut open) {
+            self.close(f, now, &tmp, &mut report)?;
+        }
+
+        // Commit: each family directory into place, then _SUCCESS (Hadoop's committer).
+        for name in settings.keys() {
+            let from = tmp.join(family_dir(name));
+            let to = out.join(family_dir(name));
+            std::fs::rename(&from, &to).map_err(|e| io_error(&to, e))?;
+        }
+        std::fs::remove_dir_all(&tmp).map_err(|e| io_error(&tmp, e))?;
+        std::fs::write(out.join("_SUCCESS"), b"").map_err(|e| io_error(out, e))?;
+        for f in &mut report.files {
+            f.path = out.join(&f.path);
+        }
+        Ok(report)
+    }
+
+    /// Finishes a file with HFileOutputFormat2's FileInfo keys and checks it.
+    fn close(
+        &self,
+        mut f: OpenFile,
+        now: i64,
+        tmp: &Path,
+        report: &mut ExportHFilesReport,
+    ) -> Result<()> {
+        f.writer
+            .set_file_info(keys::BULKLOAD_TIMESTAMP, now.to_be_bytes());
+        f.writer.set_file_info(
+            keys::BULKLOAD_SOURCE_TASK,
+            b"regionkv export-hfiles".to_vec(),
+        );
+        f.writer.set_file_info(keys::MAJOR_COMPACTION_KEY, [0xFFu8]);
+        f.writer.set_file_info(
+            keys::EXCLUDE_FROM_MINOR_COMPACTION,
+            [if self.options.compaction_exclude {
+                0xFF
+            } else {
+                0
+            }],
+        );
+        let summary = f.writer.finish()?;
+        // The structural checker walks the file as HBase's reader and bulk load would.
+        let path = tmp.join(&f.rel);
+        let reader = HFileReader::open(
+            RealFs::new()
+                .open_read(&path)
+                .map_err(|e| Error::HFile(e.into()))?,
+        )?;
+        check(&reader)?;
+        report.cells += f.cells;
+        report.bytes += summary.len;
+        report.files.push(ExportedFile {
+            path: f.rel,
+            cells: f.cells,
+            bytes: summary.len,
+            rows: (f.first_row, f.last_row),
+        });
+        Ok(())
+    }
+}
+
+/// A family's directory name (family names are printable; other bytes as `\xNN`, which no
+/// HBase family needs).
+fn family_dir(family: &[u8]) -> PathBuf {
+    PathBuf::from(regionkv::cell::bytes::to_string_binary(family))
+}
+
+/// A 32-hex-digit file name, as HBase's store files are named (its UUID without dashes),
+/// unique within the export.
+fn file_name(table: &str, family: &[u8], n: usize, now: i64) -> String {
+    let mut h = crc32fast::Hasher::new();
+    h.update(table.as_bytes());
+    h.update(family);
+    let a = h.finalize();
+    format!("{a:08x}{:012x}{n:012x}", now as u64 & 0xffff_ffff_ffff)
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::Output {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
