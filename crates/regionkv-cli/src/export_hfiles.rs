@@ -1,8 +1,9 @@
 //! `regionkv export-hfiles`: writes a table as HBase HFiles for HBase's completebulkload
 //! (`[--data DIR] [-Dkey=value ...] TABLE OUTPUTDIR`), calling
 //! `regionkv_tools::export_hfiles`. This module owns the command line, the progress
-//! spinner (cells written, on a terminal only) and the printed result: one line per file
-//! and a summary on standard output.
+//! spinner (cells written, on a terminal only), the HBase shell script that creates the
+//! table on a cluster (`<outputdir>/_create_table.hbase`, from `regionkv_lab::export`), and
+//! the printed result: one line per file, a summary and the `create` statement.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,12 +27,16 @@ pub struct ExportHFilesArgs {
     args: Vec<String>,
 }
 
+/// The HBase shell script written beside the files: the `create` of the table's twin.
+const CREATE_SCRIPT: &str = "_create_table.hbase";
+
 /// The usage text.
 fn usage() -> &'static str {
     "Usage: regionkv export-hfiles [--data DIR] [--no-timing] [-Dkey=value ...] <tablename> <outputdir>\n\
      Writes every cell of the table (all versions and delete markers) as HBase HFile v3 files\n\
      that HBase's completebulkload loads: <outputdir>/<family>/<file>, one file per region and\n\
-     family, then <outputdir>/_SUCCESS.\n\
+     family, then <outputdir>/_SUCCESS and <outputdir>/_create_table.hbase (the HBase shell\n\
+     `create` of the table, its families and region boundaries).\n\
      Options:\n \
      -Dhfile.compression=NONE|GZ|LZ4  every file's compression (default: the family's)\n \
      -Dhbase.mapreduce.hfileoutputformat.blocksize=N  data block size (default: the family's BLOCKSIZE)\n \
@@ -82,10 +87,28 @@ pub fn run(args: &ExportHFilesArgs) -> ExitCode {
         (n, format!("{n} cells written, {rate:.0} cells/s"))
     });
     let started = Instant::now();
-    let result = ExportHFiles::new(&db, table, options).run(std::path::Path::new(out), &cells);
+    let out_dir = std::path::Path::new(out);
+    let result = ExportHFiles::new(&db, table, options)
+        .run(out_dir, &cells)
+        .map_err(|e| crate::error_chain(&e))
+        .and_then(|report| {
+            // The statement that creates the table's twin on a cluster, beside the files
+            // (HBase's completebulkload skips top-level files, as it skips _SUCCESS).
+            let admin = db.admin();
+            let desc = admin.describe(table).map_err(|e| crate::error_chain(&e))?;
+            let splits = admin.splits(table).map_err(|e| crate::error_chain(&e))?;
+            let create = regionkv_lab::export::create_statement(&desc, &splits);
+            let script = out_dir.join(CREATE_SCRIPT);
+            std::fs::write(
+                &script,
+                format!("# regionkv export-hfiles: the table the files in this directory load into\n{create}\n"),
+            )
+            .map_err(|e| format!("writing {}: {e}", script.display()))?;
+            Ok((report, create))
+        });
     bar.finish();
     let mut status = match result {
-        Ok(report) => {
+        Ok((report, create)) => {
             let mut o = std::io::stdout().lock();
             for f in &report.files {
                 let _ = writeln!(
@@ -113,10 +136,11 @@ pub fn run(args: &ExportHFilesArgs) -> ExitCode {
                 ));
             }
             let _ = writeln!(o, "{line}");
+            let _ = writeln!(o, "{out}/{CREATE_SCRIPT}: {create}");
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("ERROR: {}", crate::error_chain(&e));
+            eprintln!("ERROR: {e}");
             ExitCode::FAILURE
         }
     };

@@ -14,6 +14,8 @@
 //!   --no-timing ARGS` and print standard output (file names, which depend on the time, as
 //!   `FILE`), standard error (`stderr: ` before each line, the temporary directory as
 //!   `$DIR`, the usage text as one `stderr: (usage)` line) and `exit N`;
+//! * `shell SCRIPT TABLE`: runs the HBase shell script SCRIPT (its `create 't'` renamed to
+//!   TABLE) with `regionkv shell`;
 //! * `create TABLE FAMILY... [split=KEY,...]` and `scan TABLE` (raw, every version), through
 //!   the facade with the binary not running; `splits TABLE` prints the split keys.
 //!
@@ -148,6 +150,19 @@ fn run_step(dir: &Path, step: &Step) -> String {
             }
             text.push_str(&format!("exit {}\n", out.status.code().unwrap_or(-1)));
             text
+        }
+        "shell" => {
+            // Runs an HBase shell script, with its table renamed to ARG 1.
+            let script = std::fs::read_to_string(dir.join(step.arg(0).unwrap())).unwrap();
+            let script = script.replace("create 't'", &format!("create '{}'", step.arg(1).unwrap()));
+            std::fs::write(dir.join("script.hbase"), script).unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+                .args(["shell", "--data", "db", "-f", "script.hbase"])
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::new()
         }
         "create" => {
             let db = open(dir);

@@ -72,6 +72,41 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
     Ok(out)
 }
 
+/// The `create` statement that makes an existing table's twin on a real cluster: its
+/// families with the options that differ from HBase's defaults, its table attributes and
+/// its region boundaries as `SPLITS` (what `export-hfiles` writes beside the HFiles, so
+/// `completebulkload` finds every file inside one region).
+///
+/// ```
+/// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+///
+/// let mut cf = ColumnFamilyDescriptor::new(b"d")?;
+/// cf.max_versions = 3;
+/// let desc = TableDescriptor::new("t", vec![cf])?;
+/// assert_eq!(
+///     regionkv_lab::export::create_statement(&desc, &[b"g".to_vec(), b"\x00".to_vec()]),
+///     "create 't', {NAME => 'd', VERSIONS => '3'}, {SPLITS => ['g', \"\\x00\"]}"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn create_statement(desc: &regionkv::TableDescriptor, splits: &[Vec<u8>]) -> String {
+    let mut args = vec![ruby_string(desc.name.as_bytes())];
+    args.extend(desc.families.iter().map(family_hash));
+    let mut table: Vec<String> = desc
+        .attributes(false)
+        .into_iter()
+        .map(|(k, v)| format!("{k} => {}", ruby_string(v.as_bytes())))
+        .collect();
+    if !splits.is_empty() {
+        let keys: Vec<String> = splits.iter().map(|k| ruby_string(k)).collect();
+        table.push(format!("SPLITS => [{}]", keys.join(", ")));
+    }
+    if !table.is_empty() {
+        args.push(format!("{{{}}}", table.join(", ")));
+    }
+    format!("create {}", args.join(", "))
+}
+
 /// `{NAME => 'f', KEY => 'value', ...}` with the options that differ from a new family's.
 pub fn family_hash(f: &ColumnFamilyDescriptor) -> String {
     let defaults = ColumnFamilyDescriptor::new(&f.name)
