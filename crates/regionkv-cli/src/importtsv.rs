@@ -35,6 +35,8 @@ pub struct ImportTsvArgs {
 #[derive(Debug, PartialEq)]
 struct Parsed {
     data: PathBuf,
+    /// `--no-wal`: one bulk load instead of puts.
+    no_wal: bool,
     no_timing: bool,
     properties: Vec<(String, String)>,
     table: String,
@@ -58,14 +60,6 @@ fn parse(args: &[String]) -> Result<Request, UsageError> {
         ToolRequest::Help => return Ok(Request::Help),
         ToolRequest::Run(a) => a,
     };
-    if !a.flags.is_empty() {
-        return Err(UsageError(
-            "--no-wal is not available yet: regionkv's bulk-load path (sorted \
-             storefiles loaded without the write-ahead log) is not built yet; leave \
-             the flag out to import through the write-ahead log"
-                .into(),
-        ));
-    }
     let mut positional = a.positional;
     if positional.len() < 2 {
         // HBase's words (it counts the arguments left after the -D options).
@@ -77,6 +71,7 @@ fn parse(args: &[String]) -> Result<Request, UsageError> {
     let table = positional.remove(0);
     let inputs = positional.iter().map(|a| Input::from_arg(a)).collect();
     Ok(Request::Run(Parsed {
+        no_wal: !a.flags.is_empty(),
         data: a.data,
         no_timing: a.no_timing,
         properties: a.properties,
@@ -129,7 +124,28 @@ impl Observer for Terminal {
 fn summary(table: &str, r: &JobReport, no_timing: bool) -> String {
     let c = &r.counters;
     let files = if r.inputs == 1 { "input" } else { "inputs" };
-    let what = if r.failure.is_some() {
+    let what = if let (Some(b), None) = (&r.bulk, &r.failure) {
+        let runs = if b.spills == 0 {
+            String::new()
+        } else {
+            format!(", sorted in {} runs", b.spills)
+        };
+        match &b.output {
+            Some(dir) => format!(
+                ": {} rows ({} cells) written as {} HFiles ({} bytes) to {} for '{table}' ({} regions){runs}",
+                c.output_records,
+                b.cells,
+                b.files,
+                b.bytes,
+                dir.display(),
+                b.regions
+            ),
+            None => format!(
+                ": {} rows ({} cells) bulk-loaded into '{table}' ({} storefiles in {} regions, no WAL){runs}",
+                c.output_records, b.cells, b.files, b.regions
+            ),
+        }
+    } else if r.failure.is_some() {
         format!(
             " failed: {} rows ({} cells) parsed for '{table}' before the error below",
             c.output_records, r.cells
@@ -173,7 +189,16 @@ pub fn run(args: &ImportTsvArgs) -> ExitCode {
     };
     let options =
         match ImportTsvOptions::from_properties(parsed.properties.iter().map(|(k, v)| (k, v))) {
-            Ok(o) => o,
+            Ok(o) if parsed.no_wal && o.bulk_output.is_some() => {
+                return usage_error(
+                    "--no-wal loads the table; -Dimporttsv.bulk.output writes HFiles for \
+                     completebulkload instead: give one of them",
+                );
+            }
+            Ok(mut o) => {
+                o.bulk_load = parsed.no_wal;
+                o
+            }
             Err(e) if e.is_usage() => return usage_error(&e.to_string()),
             Err(e) => {
                 eprintln!("ERROR: {e}");
@@ -243,6 +268,7 @@ mod tests {
             Request::Run(Parsed {
                 data: PathBuf::from("/x"),
                 no_timing: false,
+                no_wal: false,
                 properties: vec![
                     ("importtsv.columns".into(), "HBASE_ROW_KEY,d:a".into()),
                     ("importtsv.separator".into(), ",".into()),
@@ -277,7 +303,9 @@ mod tests {
         assert!(parse(&args("-Dnovalue t f")).is_err());
         assert!(parse(&args("--bogus t f")).is_err());
         assert!(parse(&args("t f --data")).is_err());
-        let e = parse(&args("--no-wal t f")).unwrap_err();
-        assert!(e.0.contains("not available yet"), "{e:?}");
+        let Request::Run(p) = parse(&args("--no-wal t f")).unwrap() else {
+            panic!()
+        };
+        assert!(p.no_wal);
     }
 }

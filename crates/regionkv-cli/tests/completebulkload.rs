@@ -154,14 +154,19 @@ fn run_step(dir: &Path, step: &Step) -> String {
         "shell" => {
             // Runs an HBase shell script, with its table renamed to ARG 1.
             let script = std::fs::read_to_string(dir.join(step.arg(0).unwrap())).unwrap();
-            let script = script.replace("create 't'", &format!("create '{}'", step.arg(1).unwrap()));
+            let script =
+                script.replace("create 't'", &format!("create '{}'", step.arg(1).unwrap()));
             std::fs::write(dir.join("script.hbase"), script).unwrap();
             let out = Command::new(env!("CARGO_BIN_EXE_regionkv"))
                 .args(["shell", "--data", "db", "-f", "script.hbase"])
                 .current_dir(dir)
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             String::new()
         }
         "create" => {

@@ -11,6 +11,8 @@
 //!   and prints its standard output, then its standard error with `stderr: ` before each
 //!   line (HBase's usage text, after a usage error, as one `stderr: (usage)` line; region
 //!   names, which depend on the time, as `REGION`), then `exit N`;
+//! * `completebulkload ARGS...`: the same for `regionkv completebulkload` (loading what
+//!   `importtsv.bulk.output` wrote);
 //! * `create TABLE FAMILY...` and `scan TABLE`: through the facade, with the binary not
 //!   running; `scan` prints each row as `row fam:qual@ts=value ...` (bytes escaped like
 //!   HBase's `toStringBinary`), or `(no rows)`.
@@ -94,9 +96,9 @@ impl World {
                 std::fs::write(path, bytes).unwrap();
                 String::new()
             }
-            "importtsv" => {
+            "importtsv" | "completebulkload" => {
                 let mut args: Vec<std::ffi::OsString> =
-                    ["importtsv", "--data", "db", "--no-timing"]
+                    [step.command.as_str(), "--data", "db", "--no-timing"]
                         .iter()
                         .map(Into::into)
                         .collect();
@@ -273,6 +275,73 @@ fn a_killed_import_leaves_only_complete_rows_of_the_input() {
         assert!(rows < LINES, "killed mid-import, yet every row is there");
     }
     eprintln!("{rows} of {LINES} rows survived the kill (finished before it: {finished})");
+}
+
+/// `--no-wal` is atomic as a whole: killed at increasing delays (while reading and sorting,
+/// while staging storefiles, around the commit), the reopened table holds none of the input
+/// or all of it, never a part; a run to completion then loads it exactly once.
+#[test]
+fn a_killed_no_wal_import_leaves_the_table_before_or_after() {
+    const LINES: u64 = 60_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tsv");
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        for i in 0..LINES {
+            let (key, vals) = kill_line(i);
+            writeln!(w, "{key}\t{}\t{}\t{}", vals[0], vals[1], vals[2]).unwrap();
+        }
+    }
+    let data = dir.path().join("db");
+    {
+        let db = Db::open(&data, DbOptions::default().background(false)).unwrap();
+        let families = vec![ColumnFamilyDescriptor::new(b"d").unwrap()];
+        let splits = (1..6u64)
+            .map(|i| format!("row{:010}", i * (1u64 << 32) / 6).into_bytes())
+            .collect();
+        db.admin()
+            .create_table_with_splits(&TableDescriptor::new("t", families).unwrap(), splits)
+            .unwrap();
+        db.close().unwrap();
+    }
+    let rows = |data: &Path| -> u64 {
+        let db = Db::open(data, DbOptions::default().background(false)).unwrap();
+        let n = db.table("t").unwrap().scan(&Scan::new()).unwrap().count() as u64;
+        db.close().unwrap();
+        n
+    };
+    let (mut delay, mut kills, mut loaded) = (20u64, 0, false);
+    while !loaded && delay < 60_000 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+            .args(["importtsv", "--no-wal", "--data"])
+            .arg(&data)
+            // A small sort buffer: the input spills into several runs.
+            .args([
+                "-Dimporttsv.columns=HBASE_ROW_KEY,d:a,d:b,d:c",
+                "-Dmapreduce.task.io.sort.mb=2",
+                "t",
+            ])
+            .arg(&input)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        let n = rows(&data);
+        assert!(
+            n == 0 || n == LINES,
+            "after a kill at {delay} ms: {n} of {LINES} rows"
+        );
+        loaded = n == LINES;
+        delay *= 2;
+    }
+    assert!(loaded, "the import never completed");
+    assert!(kills > 0, "no run was killed: the test proves nothing");
 }
 
 /// On a terminal the progress bar is drawn on standard error (a spinner with the bytes and

@@ -156,6 +156,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A sort run file of a bulk-mode import that does not read back as written.
+    #[error("damaged sort run {}: at offset {offset}: {reason}", path.display())]
+    RunFile {
+        /// The run file.
+        path: PathBuf,
+        /// Byte offset of the bad record.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
     /// The engine refused or failed (a write, a table creation, the Db itself).
     #[error(transparent)]
     Db(#[from] regionkv::Error),

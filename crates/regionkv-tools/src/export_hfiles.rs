@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use regionkv::fs::{Fs, RealFs};
-use regionkv::{Db, Scan};
+use regionkv::{Cell, Db, Scan};
 use regionkv_hfile::bloom::BloomType as HBloom;
 use regionkv_hfile::check::check;
 use regionkv_hfile::file_info::keys;
@@ -172,18 +172,213 @@ pub struct ExportHFilesReport {
     pub regions: u64,
 }
 
-/// The family settings a file is written with.
-struct FamilySettings {
-    opts: HFileWriterOptions,
-}
-
 /// A file being written.
 struct OpenFile {
     writer: HFileWriter,
     rel: PathBuf,
+    region: usize,
     cells: u64,
     first_row: Vec<u8>,
     last_row: Vec<u8>,
+}
+
+/// A directory of HFiles being written as HFileOutputFormat2 writes them: per family, files
+/// cut at the region boundaries `splits` and rolled past the size limit, under
+/// `<out>/_temporary` until [`HFileSet::commit`]. Cells come per family in key order
+/// (families may interleave, as a table scan's rows give them). Shared by `export-hfiles`
+/// and ImportTsv's `importtsv.bulk.output`.
+pub(crate) struct HFileSet {
+    out: PathBuf,
+    tmp: PathBuf,
+    settings: BTreeMap<Vec<u8>, HFileWriterOptions>,
+    splits: Vec<Vec<u8>>,
+    options: ExportHFilesOptions,
+    now: i64,
+    source_task: &'static str,
+    open: BTreeMap<Vec<u8>, OpenFile>,
+    report: ExportHFilesReport,
+    key: Vec<u8>,
+}
+
+impl HFileSet {
+    /// Starts writing under `out` (absent or empty, as Hadoop's `FileOutputFormat`
+    /// requires) for the families of `desc` and the region boundaries `splits`.
+    pub(crate) fn create(
+        out: &Path,
+        desc: &regionkv::TableDescriptor,
+        splits: Vec<Vec<u8>>,
+        options: ExportHFilesOptions,
+        now: i64,
+        source_task: &'static str,
+    ) -> Result<HFileSet> {
+        if out.exists()
+            && std::fs::read_dir(out)
+                .map_err(|e| io_error(out, e))?
+                .next()
+                .is_some()
+        {
+            return Err(Error::OutputExists {
+                path: out.to_path_buf(),
+            });
+        }
+        let tmp = out.join("_temporary");
+        std::fs::create_dir_all(&tmp).map_err(|e| io_error(&tmp, e))?;
+        let mut settings = BTreeMap::new();
+        for f in &desc.families {
+            let compression = options.compression.unwrap_or(match f.compression {
+                regionkv::descriptor::Compression::Lz4 => Compression::Lz4,
+                regionkv::descriptor::Compression::None => Compression::None,
+            });
+            let bloom = match f.bloom_type {
+                regionkv::descriptor::BloomType::None => None,
+                regionkv::descriptor::BloomType::Row => Some(HBloom::Row),
+                regionkv::descriptor::BloomType::RowCol => Some(HBloom::RowCol),
+            };
+            let opts = HFileWriterOptions {
+                block_size: options.block_size.unwrap_or(f.block_size),
+                compression,
+                include_tags: true,
+                include_mvcc: true,
+                create_time: now,
+                store_file: true,
+                bloom,
+                delete_family_bloom: true,
+                ..HFileWriterOptions::default()
+            };
+            std::fs::create_dir_all(tmp.join(family_dir(&f.name)))
+                .map_err(|e| io_error(&tmp, e))?;
+            settings.insert(f.name.clone(), opts);
+        }
+        Ok(HFileSet {
+            out: out.to_path_buf(),
+            tmp,
+            settings,
+            report: ExportHFilesReport {
+                regions: splits.len() as u64 + 1,
+                ..Default::default()
+            },
+            splits,
+            options,
+            now,
+            source_task,
+            open: BTreeMap::new(),
+            key: Vec::new(),
+        })
+    }
+
+    /// Appends `c` to its family's file of its region (a family the table lacks is an
+    /// error naming it).
+    pub(crate) fn append(&mut self, c: &Cell) -> Result<()> {
+        let region = self.splits.partition_point(|s| s.as_slice() <= c.row());
+        let family = c.family();
+        // A new region, or a new row past the size limit, closes the family's file: files
+        // never straddle a region boundary and never split a row.
+        let close = self.open.get(family).is_some_and(|f| {
+            f.region != region
+                || (f.last_row.as_slice() != c.row()
+                    && f.writer.bytes_written() >= self.options.max_file_size)
+        });
+        if close && let Some(f) = self.open.remove(family) {
+            self.close(f)?;
+        }
+        if !self.open.contains_key(family) {
+            let Some(opts) = self.settings.get(family) else {
+                return Err(Error::NoSuchColumnFamilies {
+                    families: vec![String::from_utf8_lossy(family).into_owned()],
+                });
+            };
+            let rel = family_dir(family).join(file_name(family, self.report.files.len(), self.now));
+            let file = RealFs::new()
+                .create_new(&self.tmp.join(&rel))
+                .map_err(|e| Error::HFile(e.into()))?;
+            self.open.insert(
+                family.to_vec(),
+                OpenFile {
+                    writer: HFileWriter::new(file, opts.clone()),
+                    rel,
+                    region,
+                    cells: 0,
+                    first_row: c.row().to_vec(),
+                    last_row: c.row().to_vec(),
+                },
+            );
+        }
+        let Some(f) = self.open.get_mut(family) else {
+            return Ok(());
+        };
+        self.key.clear();
+        KeyRef {
+            row: c.row(),
+            family: c.family(),
+            qualifier: c.qualifier(),
+            timestamp: c.timestamp(),
+            type_byte: c.cell_type().code(),
+        }
+        .encode_into(&mut self.key);
+        f.writer.append(&self.key, c.value(), c.tags(), 0)?;
+        f.cells += 1;
+        if f.last_row.as_slice() != c.row() {
+            f.last_row = c.row().to_vec();
+        }
+        Ok(())
+    }
+
+    /// Closes every file and moves the family directories into place, then `_SUCCESS`
+    /// (Hadoop's output committer).
+    pub(crate) fn commit(mut self) -> Result<ExportHFilesReport> {
+        for (_, f) in std::mem::take(&mut self.open) {
+            self.close(f)?;
+        }
+        for name in self.settings.keys() {
+            let from = self.tmp.join(family_dir(name));
+            let to = self.out.join(family_dir(name));
+            std::fs::rename(&from, &to).map_err(|e| io_error(&to, e))?;
+        }
+        std::fs::remove_dir_all(&self.tmp).map_err(|e| io_error(&self.tmp, e))?;
+        std::fs::write(self.out.join("_SUCCESS"), b"").map_err(|e| io_error(&self.out, e))?;
+        let mut report = std::mem::take(&mut self.report);
+        for f in &mut report.files {
+            f.path = self.out.join(&f.path);
+        }
+        Ok(report)
+    }
+
+    /// Finishes a file with HFileOutputFormat2's FileInfo keys and checks it.
+    fn close(&mut self, mut f: OpenFile) -> Result<()> {
+        f.writer
+            .set_file_info(keys::BULKLOAD_TIMESTAMP, self.now.to_be_bytes());
+        f.writer.set_file_info(
+            keys::BULKLOAD_SOURCE_TASK,
+            self.source_task.as_bytes().to_vec(),
+        );
+        f.writer.set_file_info(keys::MAJOR_COMPACTION_KEY, [0xFFu8]);
+        f.writer.set_file_info(
+            keys::EXCLUDE_FROM_MINOR_COMPACTION,
+            [if self.options.compaction_exclude {
+                0xFF
+            } else {
+                0
+            }],
+        );
+        let summary = f.writer.finish()?;
+        // The structural checker walks the file as HBase's reader and bulk load would.
+        let path = self.tmp.join(&f.rel);
+        let reader = HFileReader::open(
+            RealFs::new()
+                .open_read(&path)
+                .map_err(|e| Error::HFile(e.into()))?,
+        )?;
+        check(&reader)?;
+        self.report.cells += f.cells;
+        self.report.bytes += summary.len;
+        self.report.files.push(ExportedFile {
+            path: f.rel,
+            cells: f.cells,
+            bytes: summary.len,
+            rows: (f.first_row, f.last_row),
+        });
+        Ok(())
+    }
 }
 
 /// The export of one table.
@@ -209,179 +404,23 @@ impl<'a> ExportHFiles<'a> {
         let admin = self.db.admin();
         let desc = admin.describe(&self.table)?;
         let splits = admin.splits(&self.table)?;
-        if out.exists()
-            && std::fs::read_dir(out)
-                .map_err(|e| io_error(out, e))?
-                .next()
-                .is_some()
-        {
-            return Err(Error::OutputExists {
-                path: out.to_path_buf(),
-            });
-        }
-        let tmp = out.join("_temporary");
-        std::fs::create_dir_all(&tmp).map_err(|e| io_error(&tmp, e))?;
         let now = self.db.clock().now_millis();
-        let mut settings: BTreeMap<Vec<u8>, FamilySettings> = BTreeMap::new();
-        for f in &desc.families {
-            let compression = self.options.compression.unwrap_or(match f.compression {
-                regionkv::descriptor::Compression::Lz4 => Compression::Lz4,
-                regionkv::descriptor::Compression::None => Compression::None,
-            });
-            let bloom = match f.bloom_type {
-                regionkv::descriptor::BloomType::None => None,
-                regionkv::descriptor::BloomType::Row => Some(HBloom::Row),
-                regionkv::descriptor::BloomType::RowCol => Some(HBloom::RowCol),
-            };
-            let opts = HFileWriterOptions {
-                block_size: self.options.block_size.unwrap_or(f.block_size),
-                compression,
-                include_tags: true,
-                include_mvcc: true,
-                create_time: now,
-                store_file: true,
-                bloom,
-                delete_family_bloom: true,
-                ..HFileWriterOptions::default()
-            };
-            std::fs::create_dir_all(tmp.join(family_dir(&f.name)))
-                .map_err(|e| io_error(&tmp, e))?;
-            settings.insert(f.name.clone(), FamilySettings { opts });
-        }
-
-        let mut report = ExportHFilesReport {
-            regions: splits.len() as u64 + 1,
-            ..Default::default()
-        };
+        let mut set = HFileSet::create(
+            out,
+            &desc,
+            splits,
+            self.options.clone(),
+            now,
+            "regionkv export-hfiles",
+        )?;
         let table = self.db.table(&self.table)?;
-        let scan = Scan::new().raw(true).all_versions();
-        let mut open: BTreeMap<Vec<u8>, OpenFile> = BTreeMap::new();
-        let mut region = 0usize;
-        let fs = RealFs::new();
-        let mut key = Vec::new();
-        for row in table.scan(&scan)? {
-            let row = row?;
-            // A row past the current region's end closes its files: files never straddle
-            // a region boundary.
-            let r = splits.partition_point(|s| s.as_slice() <= row.row());
-            if r != region {
-                for (_, f) in std::mem::take(&mut open) {
-                    self.close(f, now, &tmp, &mut report)?;
-                }
-                region = r;
-            }
-            for c in row.cells() {
-                let family = c.family().to_vec();
-                let roll = open.get(&family).is_some_and(|f| {
-                    f.last_row.as_slice() != c.row()
-                        && f.writer.bytes_written() >= self.options.max_file_size
-                });
-                if roll && let Some(f) = open.remove(&family) {
-                    self.close(f, now, &tmp, &mut report)?;
-                }
-                if !open.contains_key(&family) {
-                    let Some(s) = settings.get(&family) else {
-                        continue;
-                    };
-                    let rel = family_dir(&family).join(file_name(
-                        &self.table,
-                        &family,
-                        report.files.len(),
-                        now,
-                    ));
-                    let file = fs
-                        .create_new(&tmp.join(&rel))
-                        .map_err(|e| Error::HFile(e.into()))?;
-                    open.insert(
-                        family.clone(),
-                        OpenFile {
-                            writer: HFileWriter::new(file, s.opts.clone()),
-                            rel,
-                            cells: 0,
-                            first_row: c.row().to_vec(),
-                            last_row: c.row().to_vec(),
-                        },
-                    );
-                }
-                let Some(f) = open.get_mut(&family) else {
-                    continue;
-                };
-                key.clear();
-                KeyRef {
-                    row: c.row(),
-                    family: c.family(),
-                    qualifier: c.qualifier(),
-                    timestamp: c.timestamp(),
-                    type_byte: c.cell_type().code(),
-                }
-                .encode_into(&mut key);
-                f.writer.append(&key, c.value(), c.tags(), 0)?;
-                f.cells += 1;
-                if f.last_row.as_slice() != c.row() {
-                    f.last_row = c.row().to_vec();
-                }
+        for row in table.scan(&Scan::new().raw(true).all_versions())? {
+            for c in row?.cells() {
+                set.append(c)?;
                 cells_done.fetch_add(1, Ordering::Relaxed);
             }
         }
-        for (_, f) in std::mem::take(&mut open) {
-            self.close(f, now, &tmp, &mut report)?;
-        }
-
-        // Commit: each family directory into place, then _SUCCESS (Hadoop's committer).
-        for name in settings.keys() {
-            let from = tmp.join(family_dir(name));
-            let to = out.join(family_dir(name));
-            std::fs::rename(&from, &to).map_err(|e| io_error(&to, e))?;
-        }
-        std::fs::remove_dir_all(&tmp).map_err(|e| io_error(&tmp, e))?;
-        std::fs::write(out.join("_SUCCESS"), b"").map_err(|e| io_error(out, e))?;
-        for f in &mut report.files {
-            f.path = out.join(&f.path);
-        }
-        Ok(report)
-    }
-
-    /// Finishes a file with HFileOutputFormat2's FileInfo keys and checks it.
-    fn close(
-        &self,
-        mut f: OpenFile,
-        now: i64,
-        tmp: &Path,
-        report: &mut ExportHFilesReport,
-    ) -> Result<()> {
-        f.writer
-            .set_file_info(keys::BULKLOAD_TIMESTAMP, now.to_be_bytes());
-        f.writer.set_file_info(
-            keys::BULKLOAD_SOURCE_TASK,
-            b"regionkv export-hfiles".to_vec(),
-        );
-        f.writer.set_file_info(keys::MAJOR_COMPACTION_KEY, [0xFFu8]);
-        f.writer.set_file_info(
-            keys::EXCLUDE_FROM_MINOR_COMPACTION,
-            [if self.options.compaction_exclude {
-                0xFF
-            } else {
-                0
-            }],
-        );
-        let summary = f.writer.finish()?;
-        // The structural checker walks the file as HBase's reader and bulk load would.
-        let path = tmp.join(&f.rel);
-        let reader = HFileReader::open(
-            RealFs::new()
-                .open_read(&path)
-                .map_err(|e| Error::HFile(e.into()))?,
-        )?;
-        check(&reader)?;
-        report.cells += f.cells;
-        report.bytes += summary.len;
-        report.files.push(ExportedFile {
-            path: f.rel,
-            cells: f.cells,
-            bytes: summary.len,
-            rows: (f.first_row, f.last_row),
-        });
-        Ok(())
+        set.commit()
     }
 }
 
@@ -393,10 +432,10 @@ fn family_dir(family: &[u8]) -> PathBuf {
 
 /// A 32-hex-digit file name, as HBase's store files are named (its UUID without dashes),
 /// unique within the export.
-fn file_name(table: &str, family: &[u8], n: usize, now: i64) -> String {
+fn file_name(family: &[u8], n: usize, now: i64) -> String {
     let mut h = crc32fast::Hasher::new();
-    h.update(table.as_bytes());
     h.update(family);
+    h.update(&std::process::id().to_be_bytes());
     let a = h.finalize();
     format!("{a:08x}{:012x}{n:012x}", now as u64 & 0xffff_ffff_ffff)
 }

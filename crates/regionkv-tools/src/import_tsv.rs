@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
-use regionkv::{BufferedMutator, ColumnFamilyDescriptor, Db, Put, Table, TableDescriptor};
+use regionkv::{
+    BufferedMutator, ColumnFamilyDescriptor, Db, FamilyCells, Put, Table, TableDescriptor,
+};
 
 pub use counters::Counters;
 pub use input::Input;
@@ -44,6 +46,8 @@ pub use parser::{
 };
 
 use crate::error::{Error, Result};
+use crate::export_hfiles::{ExportHFilesOptions, HFileSet};
+use crate::sort::CellSorter;
 use input::{InputFile, LineReader};
 
 /// Puts per batch handed to the writer thread.
@@ -182,10 +186,31 @@ pub struct JobReport {
     pub table_created: bool,
     /// Whether this was a dry run (nothing written).
     pub dry_run: bool,
+    /// What the bulk modes loaded or wrote (`None` on the write-ahead-log path, in a dry
+    /// run, and when the import failed: the bulk modes then write nothing).
+    pub bulk: Option<BulkReport>,
     /// Why the import stopped early: a bad line under `importtsv.skip.bad.lines=false`, an
     /// input that could not be read, a write the engine refused. `None`: every line was
     /// read and every good one written.
     pub failure: Option<Error>,
+}
+
+/// What a bulk-mode import loaded (`--no-wal`) or wrote (`importtsv.bulk.output`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkReport {
+    /// Sort runs spilled to disk (0: the cells fit in the sort buffer).
+    pub spills: u64,
+    /// Cells loaded or written (a later line's cell replaces an earlier one's with the
+    /// same row, column and timestamp).
+    pub cells: u64,
+    /// Storefiles loaded, or HFiles written.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Regions that received files, or the table's regions (bulk output).
+    pub regions: u64,
+    /// The HFile directory (bulk output).
+    pub output: Option<std::path::PathBuf>,
 }
 
 /// One import: a Db, a table and the options.
@@ -211,8 +236,11 @@ struct Reading<'o> {
     cells: u64,
     line: Vec<u8>,
     ends: Vec<usize>,
-    /// The writers' queues (`None` in a dry run).
+    /// The writers' queues (`None` in a dry run and in the bulk modes).
     lanes: Option<Lanes>,
+    /// The bulk modes' sorter (`--no-wal`, `importtsv.bulk.output`), and the timestamp of
+    /// cells without one.
+    sorter: Option<(CellSorter, i64)>,
 }
 
 /// The writer threads' queues and the batch being filled for each. A row always goes to
@@ -312,6 +340,12 @@ impl<'a> ImportTsv<'a> {
             }
         }
         let files = input::expand(inputs)?;
+        // Hadoop checks the output directory when the job is submitted, before any input.
+        if let Some(out) = o.bulk_output.as_ref().filter(|_| !o.dry_run)
+            && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some())
+        {
+            return Err(Error::OutputExists { path: out.clone() });
+        }
 
         let mut table_created = false;
         if !exists {
@@ -341,6 +375,8 @@ impl<'a> ImportTsv<'a> {
             Some(self.db.table(&name)?)
         };
         let timestamp = o.timestamp.unwrap_or_else(|| self.db.clock().now_millis());
+        // The bulk modes sort every cell, then load or write them at the end.
+        let bulk = !o.dry_run && (o.bulk_load || o.bulk_output.is_some());
 
         let total_bytes = files.iter().map(|f| f.size).sum::<Option<u64>>();
         let started = Instant::now();
@@ -354,10 +390,11 @@ impl<'a> ImportTsv<'a> {
             line: Vec::new(),
             ends: Vec::new(),
             lanes: None,
+            sorter: bulk.then(|| (CellSorter::new(&o.sort_dir, o.sort_buffer), timestamp)),
         };
         let (read_stop, write_result) = std::thread::scope(|scope| {
             let mut writers = Vec::new();
-            if let Some(t) = &table {
+            if let Some(t) = table.as_ref().filter(|_| !bulk) {
                 let mut lanes = Lanes {
                     senders: Vec::new(),
                     batches: Vec::new(),
@@ -393,15 +430,24 @@ impl<'a> ImportTsv<'a> {
             progress,
             mut counters,
             cells,
+            sorter,
             ..
         } = reading;
         counters.bytes_read = progress.bytes_read();
         // A write failure happened first (its put came from an earlier line), so it wins.
-        let failure = match (write_result, read_stop) {
+        let mut failure = match (write_result, read_stop) {
             (Err(e), _) => Some(Error::Db(e)),
             (_, Err(Stop::Failed(e))) => Some(e),
             _ => None,
         };
+        // The bulk modes write nothing unless every line was read: all or nothing.
+        let mut bulk_report = None;
+        if let (Some((sorter, _)), None) = (sorter, &failure) {
+            match self.finish_bulk(&name, sorter) {
+                Ok(r) => bulk_report = Some(r),
+                Err(e) => failure = Some(e),
+            }
+        }
         Ok(JobReport {
             counters,
             cells,
@@ -410,7 +456,72 @@ impl<'a> ImportTsv<'a> {
             timestamp,
             table_created,
             dry_run: o.dry_run,
+            bulk: bulk_report,
             failure,
+        })
+    }
+
+    /// Loads (`--no-wal`) or writes as HFiles (`importtsv.bulk.output`) the sorted cells.
+    fn finish_bulk(&self, table: &str, sorter: CellSorter) -> Result<BulkReport> {
+        let spills = sorter.spills();
+        let sorted = sorter.finish()?;
+        let families = sorted.families();
+        if let Some(out) = &self.options.bulk_output {
+            let admin = self.db.admin();
+            let desc = admin.describe(table)?;
+            let mut set = HFileSet::create(
+                out,
+                &desc,
+                admin.splits(table)?,
+                ExportHFilesOptions::default(),
+                self.db.clock().now_millis(),
+                "regionkv importtsv",
+            )?;
+            for f in &families {
+                for c in sorted.cells(f)? {
+                    set.append(&c?)?;
+                }
+            }
+            let r = set.commit()?;
+            return Ok(BulkReport {
+                spills,
+                cells: r.cells,
+                files: r.files.len() as u64,
+                bytes: r.bytes,
+                regions: r.regions,
+                output: Some(out.clone()),
+            });
+        }
+        let mut input = Vec::new();
+        for f in &families {
+            input.push(FamilyCells::fallible(f.clone(), sorted.cells(f)?));
+        }
+        let loaded = self
+            .db
+            .admin()
+            .bulk_load(table, input)
+            .map_err(|e| match e {
+                regionkv::Error::BulkLoadSource { cause } => match cause.downcast_ref::<Error>() {
+                    Some(Error::RunFile {
+                        path,
+                        offset,
+                        reason,
+                    }) => Error::RunFile {
+                        path: path.clone(),
+                        offset: *offset,
+                        reason: reason.clone(),
+                    },
+                    _ => Error::Db(regionkv::Error::BulkLoadSource { cause }),
+                },
+                e => Error::Db(e),
+            })?;
+        Ok(BulkReport {
+            spills,
+            cells: loaded.cells,
+            files: loaded.files,
+            bytes: loaded.bytes,
+            regions: loaded.regions,
+            output: None,
         })
     }
 
@@ -481,6 +592,14 @@ impl<'a> ImportTsv<'a> {
                     r.cells += m.cells;
                     if let Some(lanes) = &mut r.lanes {
                         lanes.push(m.put, m.bytes)?;
+                    } else if let Some((sorter, ts)) = &mut r.sorter {
+                        let cells = m
+                            .put
+                            .to_cells(*ts)
+                            .map_err(|e| Stop::Failed(Error::Db(e)))?;
+                        for c in cells {
+                            sorter.add(c).map_err(Stop::Failed)?;
+                        }
                     }
                 }
                 Err(reason) => {

@@ -36,5 +36,6 @@ mod conf;
 mod error;
 pub mod export_hfiles;
 pub mod import_tsv;
+mod sort;
 
 pub use error::{Error, Result};

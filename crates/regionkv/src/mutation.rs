@@ -222,6 +222,37 @@ impl Put {
         self
     }
 
+    /// The cells this put writes, as a bulk load takes them ([`crate::FamilyCells`]): each
+    /// with its own timestamp (`now` for one left at `LATEST_TIMESTAMP`, as the server
+    /// stamps it) and the put's TTL as HBase's TTL tag, in the order added.
+    ///
+    /// ```
+    /// use regionkv::Put;
+    ///
+    /// let put = Put::new("r").add_column("cf", "a", "1").add_column_at("cf", "b", 7, "2").ttl(60_000);
+    /// let cells = put.to_cells(1000)?;
+    /// assert_eq!(cells.iter().map(|c| c.timestamp()).collect::<Vec<_>>(), [1000, 7]);
+    /// assert_eq!(cells[0].ttl(), Some(60_000));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_cells(&self, now: i64) -> crate::Result<Vec<regionkv_cell::Cell>> {
+        let tags = regionkv_cell::tag::with_ttl(&[], self.ttl);
+        self.cells
+            .iter()
+            .map(|(family, qualifier, ts, value)| {
+                let ts = if *ts == LATEST_TIMESTAMP { now } else { *ts };
+                let cell = regionkv_cell::Cell::put(&self.row, family, qualifier, ts, value)
+                    .map_err(|e| crate::Error::InvalidArgument(e.to_string()))?;
+                if tags.is_empty() {
+                    Ok(cell)
+                } else {
+                    cell.with_tags(tags.clone())
+                        .map_err(|e| crate::Error::InvalidArgument(e.to_string()))
+                }
+            })
+            .collect()
+    }
+
     /// The row.
     ///
     /// ```

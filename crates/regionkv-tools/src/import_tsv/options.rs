@@ -24,7 +24,7 @@ pub const LOG_BAD_LINES_CONF_KEY: &str = "importtsv.log.bad.lines";
 pub const SKIP_EMPTY_COLUMNS: &str = "importtsv.skip.empty.columns";
 /// `importtsv.dry.run`: parse and count, write nothing (default false).
 pub const DRY_RUN_CONF_KEY: &str = "importtsv.dry.run";
-/// `importtsv.bulk.output`: HFiles instead of puts (not available yet).
+/// `importtsv.bulk.output`: HFiles for completebulkload instead of puts.
 pub const BULK_OUTPUT_CONF_KEY: &str = "importtsv.bulk.output";
 /// `importtsv.mapper.class`: a custom mapper (only HBase's default is accepted).
 pub const MAPPER_CONF_KEY: &str = "importtsv.mapper.class";
@@ -49,6 +49,12 @@ const TEXT_MAPPER: &str = "org.apache.hadoop.hbase.mapreduce.TsvImporterTextMapp
 /// The default longest line: far above HBase's 10 MiB cell limit, and low enough that one
 /// runaway line (a file without newlines) cannot take the machine's memory.
 pub const DEFAULT_MAX_LINE_LENGTH: usize = 64 << 20;
+/// `mapreduce.task.io.sort.mb`: the bulk modes' in-memory sort buffer, MiB.
+pub const SORT_MB_CONF_KEY: &str = "mapreduce.task.io.sort.mb";
+/// Hadoop's default sort buffer (100 MiB).
+pub const DEFAULT_SORT_MB: usize = 100;
+/// `mapreduce.cluster.local.dir`: where the bulk modes' sort runs are written.
+pub const LOCAL_DIR_CONF_KEY: &str = "mapreduce.cluster.local.dir";
 
 /// Keys HBase's tool accepts that mean nothing to an import in one process; they are
 /// taken without a note so that an HBase command line runs unchanged.
@@ -106,6 +112,18 @@ pub struct ImportTsvOptions {
     /// `importtsv.writer.threads`: threads writing puts, each with its own
     /// BufferedMutator; a row always goes to the same one.
     pub writer_threads: usize,
+    /// `importtsv.bulk.output`: write HFiles for completebulkload into this directory
+    /// instead of writing to the table.
+    pub bulk_output: Option<std::path::PathBuf>,
+    /// `--no-wal` (regionkv): load the lines into the table as one bulk load (sorted
+    /// storefiles, no WAL, no memstore), atomic for the whole import.
+    pub bulk_load: bool,
+    /// `mapreduce.task.io.sort.mb` in bytes: the bulk modes sort in memory up to this,
+    /// then in runs on disk.
+    pub sort_buffer: usize,
+    /// `mapreduce.cluster.local.dir` (its first entry): where the sort runs go (default:
+    /// the system's temporary directory).
+    pub sort_dir: std::path::PathBuf,
     /// What was accepted but deserves a word: unknown keys, malformed booleans.
     pub notes: Vec<String>,
 }
@@ -146,18 +164,15 @@ impl ImportTsvOptions {
         let get = |k: &str| props.get(k).map(String::as_str);
         let mut notes = Vec::new();
 
-        if let Some(out) = get(BULK_OUTPUT_CONF_KEY) {
-            return Err(Error::NotAvailableYet {
-                feature: format!("-D{BULK_OUTPUT_CONF_KEY}={out}"),
-                reason: "regionkv's bulk-load path (storefiles instead of puts, then \
-                         completebulkload) is not built yet; leave the option out to import \
-                         through the write-ahead log"
-                    .into(),
-            });
-        }
+        let bulk_output = get(BULK_OUTPUT_CONF_KEY)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from);
         match get(MAPPER_CONF_KEY).map(str::trim) {
             None => {}
             Some(DEFAULT_MAPPER) => {}
+            // With bulk output HBase's text mapper and TextSortReducer make the same cells.
+            Some(TEXT_MAPPER) if bulk_output.is_some() => {}
             Some(TEXT_MAPPER) => {
                 // HBase's own refusal without bulk output.
                 return Err(Error::usage(format!(
@@ -280,8 +295,12 @@ impl ImportTsvOptions {
             &mut notes,
         );
         // HBase compares with "yes" ignoring case; anything else is no.
-        let create_table =
-            get(CREATE_TABLE_CONF_KEY).is_some_and(|v| v.trim().eq_ignore_ascii_case("yes"));
+        // HBase: `create.table` defaults to yes with bulk output; without it regionkv
+        // creates the table only when asked.
+        let create_table = match get(CREATE_TABLE_CONF_KEY) {
+            Some(v) => v.trim().eq_ignore_ascii_case("yes"),
+            None => bulk_output.is_some(),
+        };
         let column_families = get(COLUMN_FAMILIES_CONF_KEY).map(list);
         if column_families.as_ref().is_some_and(Vec::is_empty) {
             return Err(Error::usage(format!(
@@ -309,6 +328,11 @@ impl ImportTsvOptions {
         // flushes; on 2 cores a second writer measured slower (docs/benchmarks.md).
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let writer_threads = size(WRITER_THREADS_CONF_KEY, (cores / 2).clamp(1, 4))?;
+        // Hadoop's map-side sort buffer, in MiB (the bulk modes sort in runs of this size).
+        let sort_buffer = size(SORT_MB_CONF_KEY, DEFAULT_SORT_MB)? << 20;
+        let sort_dir = get(LOCAL_DIR_CONF_KEY)
+            .map(|v| std::path::PathBuf::from(v.split(',').next().unwrap_or(v).trim()))
+            .unwrap_or_else(std::env::temp_dir);
 
         const KNOWN: &[&str] = &[
             COLUMNS_CONF_KEY,
@@ -325,6 +349,9 @@ impl ImportTsvOptions {
             WRITE_BUFFER_CONF_KEY,
             MAX_LINE_LENGTH_CONF_KEY,
             WRITER_THREADS_CONF_KEY,
+            BULK_OUTPUT_CONF_KEY,
+            SORT_MB_CONF_KEY,
+            LOCAL_DIR_CONF_KEY,
         ];
         for key in props.keys() {
             if !KNOWN.contains(&key.as_str()) && !ACCEPTED_AND_IGNORED.contains(&key.as_str()) {
@@ -349,6 +376,10 @@ impl ImportTsvOptions {
             write_buffer,
             max_line_length,
             writer_threads,
+            bulk_output,
+            bulk_load: false,
+            sort_buffer,
+            sort_dir,
             notes,
         })
     }
