@@ -474,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_and_unavailable_features_say_so() {
+    fn unsupported_features_say_so_and_bulk_output_sets_its_defaults() {
         let e = err(&[(
             "importtsv.columns",
             "HBASE_ROW_KEY,d:a,HBASE_CELL_VISIBILITY",
@@ -485,12 +485,24 @@ mod tests {
                 .contains("visibility labels are not supported"),
             "{e}"
         );
-        let e = err(&[
+        // Bulk output: HBase's create.table default (yes), and its text mapper accepted.
+        let o = ImportTsvOptions::from_properties([
             ("importtsv.columns", "HBASE_ROW_KEY,d:a"),
             ("importtsv.bulk.output", "/o"),
-        ]);
-        assert!(matches!(e, Error::NotAvailableYet { .. }));
-        assert!(e.to_string().contains("not available yet"), "{e}");
+            ("importtsv.mapper.class", TEXT_MAPPER),
+            ("mapreduce.task.io.sort.mb", "7"),
+        ])
+        .unwrap();
+        assert_eq!(o.bulk_output, Some(std::path::PathBuf::from("/o")));
+        assert!(o.create_table);
+        assert_eq!(o.sort_buffer, 7 << 20);
+        let o = ImportTsvOptions::from_properties([
+            ("importtsv.columns", "HBASE_ROW_KEY,d:a"),
+            ("importtsv.bulk.output", "/o"),
+            ("create.table", "no"),
+        ])
+        .unwrap();
+        assert!(!o.create_table);
         let e = err(&[
             ("importtsv.columns", "HBASE_ROW_KEY,d:a"),
             ("importtsv.mapper.class", "my.M"),
