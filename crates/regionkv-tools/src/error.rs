@@ -89,6 +89,41 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An export file is damaged: the file, the byte offset of the damaged structure (a
+    /// block's header, a cell record, the manifest's checksum) and what is wrong.
+    #[error("corrupt export file {} at byte offset {offset}: {reason}", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset in it.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Reading or writing an export file (or a CSV/JSON-lines output) failed.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Export's output directory exists already (Hadoop's FileOutputFormat text): an export
+    /// never mixes its files with others.
+    #[error("Output directory {} already exists", path.display())]
+    OutputExists {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// Import's input directory is not a complete export.
+    #[error("{} is not a regionkv export: {reason}", dir.display())]
+    NotAnExport {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The engine refused or failed (a write, a table creation, the Db itself).
     #[error(transparent)]
     Db(#[from] regionkv::Error),
@@ -102,6 +137,14 @@ impl Error {
     pub(crate) fn usage(message: impl Into<String>) -> Self {
         Self::Usage {
             message: message.into(),
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub(crate) fn file(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::File {
+            path: path.to_path_buf(),
+            source,
         }
     }
 

@@ -4,7 +4,10 @@
 //! `regionkv` with `--data DIR` added; what differs is listed in docs/tools.md.
 //!
 //! Today: [`import_tsv`], HBase's `ImportTsv` writing through the normal write path (the
-//! WAL). Export, Import, CopyTable and the bulk-load tools come next.
+//! WAL); [`export`] and [`import`], HBase's `Export` and `Import` over regionkv's own
+//! checksummed, streaming format ([`export_format`], docs/export-format.md) that keeps every
+//! version and delete marker; [`copy_table`], HBase's `CopyTable`; and [`text_export`], the
+//! latest cells as CSV or JSON lines. The bulk-load tools come next.
 //!
 //! The tools reach the engine through the facade (`regionkv::`) only; the `regionkv` binary's
 //! subcommands are thin wrappers that parse the command line, draw the progress bar and
@@ -30,7 +33,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod copy_table;
 mod error;
+pub mod export;
+pub mod export_format;
+pub mod import;
 pub mod import_tsv;
+mod progress;
+pub mod text_export;
 
 pub use error::{Error, Result};
+pub use progress::Progress;
