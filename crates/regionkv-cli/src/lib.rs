@@ -6,7 +6,8 @@
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
 //! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`; and the data tools
-//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv.
+//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv, and `export`,
+//! `import`, `copytable` (`export_import.rs`).
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
@@ -16,6 +17,7 @@
 //! Everything else is private to this crate.
 
 mod bench;
+mod export_import;
 mod hfile;
 mod hfile_hbase;
 mod hfile_hbase_stats;
@@ -95,6 +97,16 @@ enum Command {
     /// [-Dkey=value ...] TABLE INPUT...` (`--help` for the options)
     #[command(disable_help_flag = true)]
     Importtsv(importtsv::ImportTsvArgs),
+    /// HBase's Export: `regionkv export [--data DIR] TABLE DIR [versions [starttime
+    /// [endtime]]]`, or `--format=csv|jsonl` for the latest cells as text
+    #[command(disable_help_flag = true)]
+    Export(export_import::ToolArgs),
+    /// HBase's Import: `regionkv import [--data DIR] TABLE DIR`
+    #[command(disable_help_flag = true)]
+    Import(export_import::ToolArgs),
+    /// HBase's CopyTable: `regionkv copytable [--data DIR] --new.name=T2 [--options] TABLE`
+    #[command(disable_help_flag = true)]
+    Copytable(export_import::ToolArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -582,5 +594,8 @@ pub fn run() -> ExitCode {
         Command::Rest(args) => serve::run_gateway(serve::Which::Rest, &args),
         Command::Lab(args) => lab::run(&args),
         Command::Importtsv(args) => importtsv::run(&args),
+        Command::Export(args) => export_import::run_export(&args),
+        Command::Import(args) => export_import::run_import(&args),
+        Command::Copytable(args) => export_import::run_copytable(&args),
     }
 }
