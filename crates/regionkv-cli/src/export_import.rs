@@ -73,7 +73,9 @@ fn common(args: &[String], tool_options: bool) -> Result<Common, String> {
                     .map(PathBuf::from)
                     .ok_or("--data needs a directory")?;
             }
-            "-D" => c.properties.push(property(it.next().ok_or("-D needs key=value")?)?),
+            "-D" => c
+                .properties
+                .push(property(it.next().ok_or("-D needs key=value")?)?),
             a if a.starts_with("--data=") => c.data = PathBuf::from(&a["--data=".len()..]),
             a if a.starts_with("--format=") && !tool_options => {
                 c.format = Some(a["--format=".len()..].to_string());
@@ -198,7 +200,10 @@ fn close(db: &Db, status: ExitCode) -> ExitCode {
     match db.close() {
         Ok(()) => status,
         Err(e) => {
-            eprintln!("ERROR: closing the data directory: {}", crate::error_chain(&e));
+            eprintln!(
+                "ERROR: closing the data directory: {}",
+                crate::error_chain(&e)
+            );
             ExitCode::FAILURE
         }
     }
@@ -225,7 +230,10 @@ pub fn run_export(args: &ToolArgs) -> ExitCode {
     }
     if c.rest.len() < 2 {
         // ExportUtils.isValidArguements, then usage("Wrong number of arguments: N").
-        return usage_error(&format!("Wrong number of arguments: {}", c.rest.len()), &usage);
+        return usage_error(
+            &format!("Wrong number of arguments: {}", c.rest.len()),
+            &usage,
+        );
     }
     let (table, out) = (c.rest[0].clone(), c.rest[1].clone());
     let format = match c.format.as_deref().map(|f| (f, TextFormat::from_name(f))) {
@@ -236,17 +244,19 @@ pub fn run_export(args: &ToolArgs) -> ExitCode {
         }
     };
     if format.is_some()
-        && (c.rest.len() > 2 && c.rest[2] != "1" || c.properties.iter().any(|(k, _)| k == export::RAW_SCAN))
+        && (c.rest.len() > 2 && c.rest[2] != "1"
+            || c.properties.iter().any(|(k, _)| k == export::RAW_SCAN))
     {
         return usage_error(
             "--format=csv|jsonl exports the latest cells only: <versions> above 1 and hbase.mapreduce.include.deleted.rows do not apply",
             &usage,
         );
     }
-    let (options, unknown) = match ExportOptions::from_args(&c.rest[2..], c.properties.iter().map(|(k, v)| (k, v))) {
-        Ok(o) => o,
-        Err(e) => return failed(&e, &usage),
-    };
+    let (options, unknown) =
+        match ExportOptions::from_args(&c.rest[2..], c.properties.iter().map(|(k, v)| (k, v))) {
+            Ok(o) => o,
+            Err(e) => return failed(&e, &usage),
+        };
     for k in unknown {
         eprintln!("{k} ignored: not an Export option");
     }
@@ -282,7 +292,11 @@ pub fn run_export(args: &ToolArgs) -> ExitCode {
                         "Export: {} rows ({} cells) of '{table}' as {} to {out}, {} bytes{}",
                         r.rows,
                         r.cells,
-                        if format == TextFormat::Csv { "CSV" } else { "JSON lines" },
+                        if format == TextFormat::Csv {
+                            "CSV"
+                        } else {
+                            "JSON lines"
+                        },
                         r.bytes,
                         timing(c.no_timing, r.elapsed, r.rows, r.bytes)
                     );
@@ -332,13 +346,17 @@ pub fn run_import(args: &ToolArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if c.rest.len() != 2 || c.format.is_some() {
-        return usage_error(&format!("Wrong number of arguments: {}", c.rest.len()), &usage);
+        return usage_error(
+            &format!("Wrong number of arguments: {}", c.rest.len()),
+            &usage,
+        );
     }
     let (table, dir) = (c.rest[0].clone(), c.rest[1].clone());
-    let (options, notes) = match ImportOptions::from_properties(c.properties.iter().map(|(k, v)| (k, v))) {
-        Ok(o) => o,
-        Err(e) => return failed(&e, &usage),
-    };
+    let (options, notes) =
+        match ImportOptions::from_properties(c.properties.iter().map(|(k, v)| (k, v))) {
+            Ok(o) => o,
+            Err(e) => return failed(&e, &usage),
+        };
     for n in notes {
         eprintln!("{n}");
     }
@@ -395,7 +413,11 @@ pub fn run_copytable(args: &ToolArgs) -> ExitCode {
         Ok(db) => db,
         Err(code) => return code,
     };
-    let peer = match options.peer.as_deref().map(|p| open_db(Path::new(p), false)) {
+    let peer = match options
+        .peer
+        .as_deref()
+        .map(|p| open_db(Path::new(p), false))
+    {
         None => None,
         Some(Ok(p)) => Some(p),
         Some(Err(code)) => return close(&db, code),
@@ -443,11 +465,18 @@ mod tests {
 
     #[test]
     fn regionkv_options_come_out_and_hbase_arguments_stay() {
-        let c = common(&args("--data /d -D a=b t out 3 --no-timing -Dx=y=z --format=csv"), false).unwrap();
+        let c = common(
+            &args("--data /d -D a=b t out 3 --no-timing -Dx=y=z --format=csv"),
+            false,
+        )
+        .unwrap();
         assert_eq!(c.data, PathBuf::from("/d"));
         assert!(c.no_timing);
         assert_eq!(c.format.as_deref(), Some("csv"));
-        assert_eq!(c.properties, [("a".into(), "b".into()), ("x".into(), "y=z".into())]);
+        assert_eq!(
+            c.properties,
+            [("a".into(), "b".into()), ("x".into(), "y=z".into())]
+        );
         assert_eq!(c.rest, ["t", "out", "3"]);
         assert!(common(&args("--bogus t d"), false).is_err());
         // CopyTable's own --key=value options pass through.

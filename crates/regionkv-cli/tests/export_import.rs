@@ -56,10 +56,7 @@ fn make_source(data: &Path, rows: u32) {
     let mut desc = TableDescriptor::new("t", vec![cf]).unwrap();
     desc.compaction_enabled = false;
     db.admin()
-        .create_table_with_splits(
-            &desc,
-            vec![b"row3".to_vec(), b"row6".to_vec()],
-        )
+        .create_table_with_splits(&desc, vec![b"row3".to_vec(), b"row6".to_vec()])
         .unwrap();
     let t = db.table("t").unwrap();
     let m = t.buffered_mutator();
@@ -113,7 +110,13 @@ fn a_killed_import_reopens_cleanly_and_a_rerun_reproduces_the_source() {
     // 4 puts a row, 150 DeleteColumn markers; the puts they mask went at the flush (a
     // flush drops masked cells and keeps the markers, as HBase's does).
     assert_eq!(source.len(), 600_000);
-    assert_eq!(source.iter().filter(|c| c.4 == CellType::DeleteColumn).count(), 150);
+    assert_eq!(
+        source
+            .iter()
+            .filter(|c| c.4 == CellType::DeleteColumn)
+            .count(),
+        150
+    );
     let exp = dir.path().join("exp");
     let out = regionkv(&[
         "export",
@@ -164,7 +167,14 @@ fn a_killed_import_reopens_cleanly_and_a_rerun_reproduces_the_source() {
         source.len()
     );
 
-    let out = regionkv(&["import", "--data", dst.to_str().unwrap(), "--no-timing", "t", exp.to_str().unwrap()]);
+    let out = regionkv(&[
+        "import",
+        "--data",
+        dst.to_str().unwrap(),
+        "--no-timing",
+        "t",
+        exp.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).starts_with("Import: 600000 cells (150000 rows) into 't' from "),
@@ -180,7 +190,15 @@ fn csv_jsonl_copytable_and_hbase_errors_from_the_command_line() {
     let data = dir.path().join("db");
     make_source(&data, 3);
     let d = data.to_str().unwrap();
-    let out = regionkv(&["export", "--data", d, "--format=csv", "--no-timing", "t", "-"]);
+    let out = regionkv(&[
+        "export",
+        "--data",
+        d,
+        "--format=csv",
+        "--no-timing",
+        "t",
+        "-",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -195,7 +213,17 @@ row0000002,d,b,10,bravo-2-0123456789
 row0000002,d,c,10,\\x00\\x01\\x02\\x02
 "
     );
-    let out = regionkv(&["export", "--data", d, "--format=jsonl", "t", "-", "1", "0", "15"]);
+    let out = regionkv(&[
+        "export",
+        "--data",
+        d,
+        "--format=jsonl",
+        "t",
+        "-",
+        "1",
+        "0",
+        "15",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let first = text(&out.stdout).lines().next().unwrap().to_string();
     assert_eq!(
@@ -212,7 +240,16 @@ row0000002,d,c,10,\\x00\\x01\\x02\\x02
         .create_table(&TableDescriptor::new("T2", vec![cf]).unwrap())
         .unwrap();
     db.close().unwrap();
-    let out = regionkv(&["copytable", "--data", d, "--no-timing", "--all.cells", "--versions=3", "--new.name=T2", "t"]);
+    let out = regionkv(&[
+        "copytable",
+        "--data",
+        d,
+        "--no-timing",
+        "--all.cells",
+        "--versions=3",
+        "--new.name=T2",
+        "t",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -228,7 +265,13 @@ row0000002,d,c,10,\\x00\\x01\\x02\\x02
     ));
     let out = regionkv(&["export", "--data", d, "t"]);
     assert!(text(&out.stderr).starts_with("ERROR: Wrong number of arguments: 1\nUsage: Export"));
-    let out = regionkv(&["export", "--data", d, "nope", dir.path().join("x").to_str().unwrap()]);
+    let out = regionkv(&[
+        "export",
+        "--data",
+        d,
+        "nope",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
     assert_eq!(text(&out.stderr), "ERROR: Table 'nope' does not exist.\n");
     let out = regionkv(&["import", "--data", d, "t2", dir.path().to_str().unwrap()]);
     assert!(!out.status.success());

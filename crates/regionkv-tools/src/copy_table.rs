@@ -211,9 +211,8 @@ impl CopyTableOptions {
             .raw(self.all_cells);
         if self.start_time != 0 || self.end_time != i64::MAX {
             scan = scan.time_range(
-                TimeRange::between(self.start_time, self.end_time).map_err(|e| {
-                    Error::usage(format!("Invalid time range filter: {e}"))
-                })?,
+                TimeRange::between(self.start_time, self.end_time)
+                    .map_err(|e| Error::usage(format!("Invalid time range filter: {e}")))?,
             );
         }
         if let Some(v) = self.versions {
@@ -285,7 +284,11 @@ impl<'a> CopyTable<'a> {
         };
         let dst_descriptor = dst.descriptor();
         let wanted: Vec<Vec<u8>> = if o.families.is_empty() {
-            src.descriptor().families.iter().map(|f| f.name.clone()).collect()
+            src.descriptor()
+                .families
+                .iter()
+                .map(|f| f.name.clone())
+                .collect()
         } else {
             o.families.iter().map(|(_, d)| d.clone()).collect()
         };
@@ -386,7 +389,10 @@ mod tests {
         assert_eq!((o.start_time, o.end_time, o.versions), (10, 20, Some(3)));
         assert_eq!(
             o.families,
-            [(b"a".to_vec(), b"b".to_vec()), (b"c".to_vec(), b"c".to_vec())]
+            [
+                (b"a".to_vec(), b"b".to_vec()),
+                (b"c".to_vec(), b"c".to_vec())
+            ]
         );
         assert!(o.all_cells);
         assert_eq!(o.start_row, Some(b"r\0".to_vec()));

@@ -139,7 +139,10 @@ impl ExportOptions {
     ) -> Result<(Self, Vec<String>)> {
         let mut o = Self::default();
         if args.len() > 4 {
-            return Err(Error::usage(format!("Wrong number of arguments: {}", args.len() + 2)));
+            return Err(Error::usage(format!(
+                "Wrong number of arguments: {}",
+                args.len() + 2
+            )));
         }
         if let Some(v) = args.first() {
             let n: i32 = parse_num("versions", v)?;
@@ -186,7 +189,9 @@ impl ExportOptions {
                 PART_SIZE => {
                     o.part_size = parse_num::<u64>(k, v)?.max(1);
                 }
-                "mapreduce.job.name" | "mapreduce.map.speculative" | "mapreduce.reduce.speculative" => {}
+                "mapreduce.job.name"
+                | "mapreduce.map.speculative"
+                | "mapreduce.reduce.speculative" => {}
                 other => unknown.push(other.to_string()),
             }
         }
@@ -244,7 +249,10 @@ fn binary(s: &str) -> Result<Vec<u8>> {
 fn row_filter(scan: Scan, arg: &str) -> Result<Scan> {
     match arg.strip_prefix('^') {
         Some(pattern) => {
-            let text = format!("RowFilter(=, 'regexstring:{}')", pattern.replace('\'', "''"));
+            let text = format!(
+                "RowFilter(=, 'regexstring:{}')",
+                pattern.replace('\'', "''")
+            );
             let filter = regionkv::filter::parse_filter(&text)
                 .map_err(|e| Error::usage(format!("row filter {arg}: {e}")))?;
             Ok(scan.filter(filter))
@@ -334,7 +342,9 @@ impl<'a> Export<'a> {
                 let slot = writers.get_mut(index).ok_or_else(|| {
                     Error::usage("internal: a family index beyond the writers".to_string())
                 })?;
-                if slot.as_ref().is_some_and(|w| w.size() >= self.options.part_size)
+                if slot
+                    .as_ref()
+                    .is_some_and(|w| w.size() >= self.options.part_size)
                     && let Some(full) = slot.take()
                 {
                     parts.push(full.finish()?);
@@ -371,8 +381,8 @@ impl<'a> Export<'a> {
             cells,
         };
         manifest.write(dir)?;
-        let bytes = manifest.parts.iter().map(|p| p.bytes).sum::<u64>()
-            + manifest.encode().len() as u64;
+        let bytes =
+            manifest.parts.iter().map(|p| p.bytes).sum::<u64>() + manifest.encode().len() as u64;
         Ok(ExportReport {
             rows,
             cells,
@@ -429,7 +439,10 @@ mod tests {
         let (o, _) = ExportOptions::from_args::<&str, &str>(&[], []).unwrap();
         assert_eq!((o.versions, o.raw), (None, true));
         let (o, _) = ExportOptions::from_args::<&str, &str>(&args("3 10 20"), []).unwrap();
-        assert_eq!((o.versions, o.raw, o.start_time, o.end_time), (Some(3), false, 10, 20));
+        assert_eq!(
+            (o.versions, o.raw, o.start_time, o.end_time),
+            (Some(3), false, 10, 20)
+        );
         let (o, _) =
             ExportOptions::from_args(&args("1"), [(RAW_SCAN, "true"), (SCAN_ROW_START, "a\\x00")])
                 .unwrap();

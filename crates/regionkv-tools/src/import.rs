@@ -122,7 +122,9 @@ impl ImportOptions {
                 WAL_DURABILITY => notes.push(format!(
                     "{WAL_DURABILITY} ignored: a bulk load writes no write-ahead log"
                 )),
-                "mapreduce.job.name" | "mapreduce.map.speculative" | "mapreduce.reduce.speculative" => {}
+                "mapreduce.job.name"
+                | "mapreduce.map.speculative"
+                | "mapreduce.reduce.speculative" => {}
                 other => notes.push(format!("{other} ignored: not an Import option")),
             }
         }

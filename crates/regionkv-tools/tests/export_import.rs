@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use regionkv::{
-    CellType, ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, Scan,
-    SharedClock, TableDescriptor,
+    CellType, ColumnFamilyDescriptor, Db, DbOptions, Delete, ManualClock, Put, Scan, SharedClock,
+    TableDescriptor,
 };
 use regionkv_tools::Error;
 use regionkv_tools::copy_table::{CopyTable, CopyTableOptions, CopyTableRequest};
@@ -81,11 +81,15 @@ fn source(db: &Db) {
             db.admin().flush("src").unwrap();
         }
     }
-    t.delete(&Delete::new("r1").add_column_at("a", "q1", 3)).unwrap();
-    t.delete(&Delete::new("r2").add_columns_at("a", "q1", 2)).unwrap();
+    t.delete(&Delete::new("r1").add_column_at("a", "q1", 3))
+        .unwrap();
+    t.delete(&Delete::new("r2").add_columns_at("a", "q1", 2))
+        .unwrap();
     t.delete(&Delete::new("r4").add_family_at("a", 2)).unwrap();
-    t.delete(&Delete::new("r7").add_family_version("b", 1002)).unwrap();
-    t.delete(&Delete::new("r8").add_family_at("b", 5000)).unwrap();
+    t.delete(&Delete::new("r7").add_family_version("b", 1002))
+        .unwrap();
+    t.delete(&Delete::new("r8").add_family_at("b", 5000))
+        .unwrap();
 }
 
 fn export(db: &Db, table: &str, dir: &Path, props: &[(&str, &str)]) {
@@ -94,7 +98,11 @@ fn export(db: &Db, table: &str, dir: &Path, props: &[(&str, &str)]) {
     Export::new(db, table, options).run(dir).unwrap();
 }
 
-fn import(db: &Db, table: &str, dir: &Path) -> regionkv_tools::Result<regionkv_tools::import::ImportReport> {
+fn import(
+    db: &Db,
+    table: &str,
+    dir: &Path,
+) -> regionkv_tools::Result<regionkv_tools::import::ImportReport> {
     Import::new(db, table, ImportOptions::default()).run(dir)
 }
 
@@ -121,7 +129,10 @@ fn a_raw_export_imports_into_an_identical_table() {
     let d = dst.admin().describe("copy").unwrap();
     assert_eq!(d.family(b"a").unwrap().max_versions, 5);
     assert_eq!(d.family(b"b").unwrap().ttl_seconds, 3600);
-    assert_eq!(dst.admin().splits("copy").unwrap(), [b"r3".to_vec(), b"r6".to_vec()]);
+    assert_eq!(
+        dst.admin().splits("copy").unwrap(),
+        [b"r3".to_vec(), b"r6".to_vec()]
+    );
     // Reads agree too, not only raw scans.
     assert_eq!(visible(&dst, "copy"), visible(&src, "src"));
 
@@ -159,7 +170,10 @@ fn ttl_expired_cells_stay_out_and_the_rest_survive_a_major_compaction() {
     let (d, s) = (raw_scan(&dst, "t2"), raw_scan(&src, "src"));
     let only_d: Vec<_> = d.iter().filter(|c| !s.contains(c)).collect();
     let only_s: Vec<_> = s.iter().filter(|c| !d.contains(c)).collect();
-    assert_eq!(d, s, "only in the import: {only_d:?}\nonly in the source: {only_s:?}");
+    assert_eq!(
+        d, s,
+        "only in the import: {only_d:?}\nonly in the source: {only_s:?}"
+    );
 }
 
 #[test]
@@ -178,7 +192,9 @@ fn versions_time_range_families_and_rows_select_what_is_exported() {
         ],
     )
     .unwrap();
-    Export::new(&db, "src", options).run(&tmp.path().join("exp")).unwrap();
+    Export::new(&db, "src", options)
+        .run(&tmp.path().join("exp"))
+        .unwrap();
     import(&db, "sel", &tmp.path().join("exp")).unwrap();
     let got = raw_scan(&db, "sel");
     let rows: std::collections::BTreeSet<_> = got.iter().map(|c| c.0.clone()).collect();
@@ -186,12 +202,18 @@ fn versions_time_range_families_and_rows_select_what_is_exported() {
         rows.into_iter().collect::<Vec<_>>(),
         [b"r2".to_vec(), b"r3".to_vec(), b"r4".to_vec()]
     );
-    assert!(got.iter().all(|c| c.1 == b"a" && (2..5).contains(&c.3) && c.4 == CellType::Put));
+    assert!(
+        got.iter()
+            .all(|c| c.1 == b"a" && (2..5).contains(&c.3) && c.4 == CellType::Put)
+    );
     // HBase's Export without a raw scan: r2's q1 was deleted up to ts 2, so at most
     // 2 versions of 3 and 4 remain visible; r3 has two versions of each column.
     assert_eq!(got.iter().filter(|c| c.0 == b"r3").count(), 4);
     assert_eq!(
-        got.iter().filter(|c| c.0 == b"r2" && c.2 == b"q1").map(|c| c.3).collect::<Vec<_>>(),
+        got.iter()
+            .filter(|c| c.0 == b"r2" && c.2 == b"q1")
+            .map(|c| c.3)
+            .collect::<Vec<_>>(),
         [4, 3]
     );
 }
@@ -273,7 +295,10 @@ fn a_damaged_data_block_fails_the_import_and_loads_nothing() {
         b[at] ^= 0x40;
     });
     let text = e.to_string();
-    assert!(text.contains("part-00001") && text.contains("byte offset 16"), "{text}");
+    assert!(
+        text.contains("part-00001") && text.contains("byte offset 16"),
+        "{text}"
+    );
     assert!(text.contains("checksum mismatch"), "{text}");
     assert!(left.is_empty(), "{} cells loaded", left.len());
 }
@@ -301,12 +326,21 @@ fn copytable_copies_with_hbase_options() {
     let mut c = ColumnFamilyDescriptor::new(b"c").unwrap();
     c.max_versions = 10;
     db.admin()
-        .create_table(&TableDescriptor::new("T2", vec![c, ColumnFamilyDescriptor::new(b"b").unwrap()]).unwrap())
+        .create_table(
+            &TableDescriptor::new("T2", vec![c, ColumnFamilyDescriptor::new(b"b").unwrap()])
+                .unwrap(),
+        )
         .unwrap();
-    let args: Vec<String> = ["--families=a:c", "--all.cells", "--versions=10", "--new.name=T2", "src"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let args: Vec<String> = [
+        "--families=a:c",
+        "--all.cells",
+        "--versions=10",
+        "--new.name=T2",
+        "src",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let CopyTableRequest::Run(options) = CopyTableOptions::parse(&args).unwrap() else {
         panic!()
     };
@@ -324,7 +358,10 @@ fn copytable_copies_with_hbase_options() {
     assert_eq!(raw_scan(&db, "T2"), want);
 
     // HBase's default: latest version only, no markers; a missing family is refused.
-    let args: Vec<String> = ["--new.name=T2", "src"].iter().map(|s| s.to_string()).collect();
+    let args: Vec<String> = ["--new.name=T2", "src"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let CopyTableRequest::Run(options) = CopyTableOptions::parse(&args).unwrap() else {
         panic!()
     };
@@ -340,17 +377,29 @@ fn text_exports_hold_the_latest_visible_cells() {
     source(&db);
     let progress = Arc::new(regionkv_tools::Progress::default());
     let mut csv = Vec::new();
-    let (options, _) = ExportOptions::from_args(&[], [("hbase.mapreduce.scan.column.family", "a")]).unwrap();
+    let (options, _) =
+        ExportOptions::from_args(&[], [("hbase.mapreduce.scan.column.family", "a")]).unwrap();
     let r = export_text(&db, "src", &options, TextFormat::Csv, &mut csv, &progress).unwrap();
     let text = String::from_utf8(csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "row,family,qualifier,timestamp,value");
     assert_eq!(lines.len() as u64, r.cells + 1);
-    assert!(lines.contains(&"r0,a,\\x00\\xFF,4,\\x00\\x04\\x00"), "{text}");
+    assert!(
+        lines.contains(&"r0,a,\\x00\\xFF,4,\\x00\\x04\\x00"),
+        "{text}"
+    );
     // r4's family a was deleted up to ts 2: its latest q1 is v4-4; r2's too.
     assert!(lines.contains(&"r4,a,q1,4,v4-4"));
     let mut jsonl = Vec::new();
-    let r2 = export_text(&db, "src", &options, TextFormat::JsonLines, &mut jsonl, &progress).unwrap();
+    let r2 = export_text(
+        &db,
+        "src",
+        &options,
+        TextFormat::JsonLines,
+        &mut jsonl,
+        &progress,
+    )
+    .unwrap();
     assert_eq!(r2.cells, r.cells);
     let first: serde_json::Value =
         serde_json::from_str(String::from_utf8(jsonl).unwrap().lines().next().unwrap()).unwrap();

@@ -217,10 +217,7 @@ impl Manifest {
             ));
         };
         if bytes.len() > end + 4 {
-            return Err(corrupt(
-                (end + 4) as u64,
-                "bytes after the checksum".into(),
-            ));
+            return Err(corrupt((end + 4) as u64, "bytes after the checksum".into()));
         }
         let mut s = [0u8; 4];
         s.copy_from_slice(stored);
@@ -233,8 +230,9 @@ impl Manifest {
             ));
         }
         let body_at = MANIFEST_HEADER_LEN as u64;
-        let v: Value = serde_json::from_slice(covered.get(MANIFEST_HEADER_LEN..).unwrap_or_default())
-            .map_err(|e| corrupt(body_at, format!("the JSON body: {e}")))?;
+        let v: Value =
+            serde_json::from_slice(covered.get(MANIFEST_HEADER_LEN..).unwrap_or_default())
+                .map_err(|e| corrupt(body_at, format!("the JSON body: {e}")))?;
         let bad = |what: &str| corrupt(body_at, format!("the JSON body: {what}"));
         Self::from_json(&v).map_err(|what| bad(&what))
     }
@@ -277,7 +275,9 @@ impl Manifest {
         for p in array(&v["parts"], "parts")? {
             let family = num(&p["family"], "a part's family")?;
             if family >= families.len() as u64 {
-                return Err(format!("a part of family index {family}, beyond the family list"));
+                return Err(format!(
+                    "a part of family index {family}, beyond the family list"
+                ));
             }
             let name = text(&p["name"], "a part's name")?;
             // Only a plain file name: an import never reads outside the export directory.
@@ -330,20 +330,21 @@ impl Manifest {
 /// same `set_attribute` the shell's `create` uses.
 fn descriptor_from_json(v: &Value) -> std::result::Result<TableDescriptor, String> {
     let name = v["name"].as_str().ok_or("descriptor.name is missing")?;
-    let strings = |v: &Value, what: &str| -> std::result::Result<BTreeMap<String, String>, String> {
-        match v {
-            Value::Null => Ok(BTreeMap::new()),
-            Value::Object(m) => m
-                .iter()
-                .map(|(k, v)| {
-                    v.as_str()
-                        .map(|s| (k.clone(), s.to_string()))
-                        .ok_or_else(|| format!("{what}.{k} is not a string"))
-                })
-                .collect(),
-            _ => Err(format!("{what} is not an object")),
-        }
-    };
+    let strings =
+        |v: &Value, what: &str| -> std::result::Result<BTreeMap<String, String>, String> {
+            match v {
+                Value::Null => Ok(BTreeMap::new()),
+                Value::Object(m) => m
+                    .iter()
+                    .map(|(k, v)| {
+                        v.as_str()
+                            .map(|s| (k.clone(), s.to_string()))
+                            .ok_or_else(|| format!("{what}.{k} is not a string"))
+                    })
+                    .collect(),
+                _ => Err(format!("{what} is not an object")),
+            }
+        };
     let mut families = Vec::new();
     for f in v["families"]
         .as_array()
@@ -385,9 +386,12 @@ mod tests {
         cf.max_versions = 5;
         cf.ttl_seconds = 3600;
         cf.keep_deleted_cells = regionkv::KeepDeletedCells::True;
-        let mut d = TableDescriptor::new("ns:t", vec![cf, ColumnFamilyDescriptor::new(b"d").unwrap()]).unwrap();
+        let mut d =
+            TableDescriptor::new("ns:t", vec![cf, ColumnFamilyDescriptor::new(b"d").unwrap()])
+                .unwrap();
         d.set_attribute("MAX_FILESIZE", "1048576").unwrap();
-        d.configuration.insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
+        d.configuration
+            .insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
         Manifest {
             table: "ns:t".into(),
             descriptor: d,
@@ -421,7 +425,10 @@ mod tests {
         let bytes = m.encode();
         assert_eq!(&bytes[..8], b"RKVEXPMT");
         assert_eq!(&bytes[8..12], &[0, 0, 0, 1]);
-        assert_eq!(Manifest::decode(Path::new("export.meta"), &bytes).unwrap(), m);
+        assert_eq!(
+            Manifest::decode(Path::new("export.meta"), &bytes).unwrap(),
+            m
+        );
     }
 
     #[test]

@@ -88,10 +88,10 @@ impl PartWriter {
             crc: 0,
             cells: 0,
         };
-        let mut header = [0u8; HEADER_LEN];
-        header[..8].copy_from_slice(PART_MAGIC);
-        header[8..12].copy_from_slice(&super::FORMAT_VERSION.to_be_bytes());
-        header[12..16].copy_from_slice(&family.to_be_bytes());
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(PART_MAGIC);
+        header.extend_from_slice(&super::FORMAT_VERSION.to_be_bytes());
+        header.extend_from_slice(&family.to_be_bytes());
         w.write(&header)?;
         Ok(w)
     }
@@ -137,11 +137,14 @@ impl PartWriter {
             .ok_or_else(|| Error::Corrupt {
                 path: self.path.clone(),
                 offset: self.written,
-                reason: format!("a block of {} bytes is over the format's limit", payload.len()),
+                reason: format!(
+                    "a block of {} bytes is over the format's limit",
+                    payload.len()
+                ),
             })?;
-        let mut head = [0u8; BLOCK_HEADER_LEN];
-        head[..4].copy_from_slice(&len.to_be_bytes());
-        head[4..].copy_from_slice(&cells.to_be_bytes());
+        let mut head = Vec::with_capacity(BLOCK_HEADER_LEN);
+        head.extend_from_slice(&len.to_be_bytes());
+        head.extend_from_slice(&cells.to_be_bytes());
         let crc = crc32c::crc32c_append(crc32c::crc32c(&head), payload);
         self.write(&head)?;
         self.write(payload)?;
@@ -216,7 +219,9 @@ pub struct PartReader {
     pos: usize,
     cells_left: u32,
     ended: bool,
-    previous: Option<Cell>,
+    /// The previous cell's key (row, qualifier, timestamp, type code), kept in reused
+    /// buffers for the order check: cloning each cell would double the allocations.
+    previous: Option<(Vec<u8>, Vec<u8>, i64, u8)>,
     cells: u64,
 }
 
@@ -240,10 +245,10 @@ impl PartReader {
         };
         let mut header = [0u8; HEADER_LEN];
         r.read_exact(&mut header, "the file header")?;
-        if &header[..8] != PART_MAGIC {
+        if header.get(..8) != Some(PART_MAGIC.as_slice()) {
             return Err(r.corrupt(0, "not an export data file (bad magic)".into()));
         }
-        let version = be_u32(&header[8..12]);
+        let version = be_u32(header.get(8..12).unwrap_or_default());
         if version != super::FORMAT_VERSION {
             return Err(r.corrupt(
                 8,
@@ -253,7 +258,7 @@ impl PartReader {
                 ),
             ));
         }
-        let index = be_u32(&header[12..16]);
+        let index = be_u32(header.get(12..16).unwrap_or_default());
         if index != family_index {
             return Err(r.corrupt(
                 12,
@@ -295,10 +300,9 @@ impl PartReader {
                 self.crc = crc32c::crc32c_append(self.crc, buf);
                 Ok(())
             }
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(self.corrupt(
-                at,
-                format!("truncated: the file ends inside {what}"),
-            )),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Err(self.corrupt(at, format!("truncated: the file ends inside {what}")))
+            }
             Err(e) => Err(Error::file(&self.path, e)),
         }
     }
@@ -308,8 +312,8 @@ impl PartReader {
         let at = self.offset;
         let mut head = [0u8; BLOCK_HEADER_LEN];
         self.read_exact(&mut head, "a block header (no end block)")?;
-        let len = be_u32(&head[..4]);
-        let count = be_u32(&head[4..]);
+        let len = be_u32(head.get(..4).unwrap_or_default());
+        let count = be_u32(head.get(4..).unwrap_or_default());
         if len > MAX_BLOCK_PAYLOAD {
             return Err(self.corrupt(
                 at,
@@ -329,14 +333,13 @@ impl PartReader {
         if stored != computed {
             return Err(self.corrupt(
                 at,
-                format!("block checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"),
+                format!(
+                    "block checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+                ),
             ));
         }
         if (len == 0) != (count == 0) {
-            return Err(self.corrupt(
-                at,
-                format!("a block of {len} bytes with {count} cells"),
-            ));
+            return Err(self.corrupt(at, format!("a block of {len} bytes with {count} cells")));
         }
         if len == 0 {
             let mut extra = [0u8; 1];
@@ -378,28 +381,40 @@ impl PartReader {
         self.pos += cell.1;
         self.cells_left -= 1;
         let cell = cell.0;
-        if let Some(prev) = &self.previous
-            && compare(prev, &cell) != Ordering::Less
-        {
-            return Err(self.corrupt(
-                at,
-                "a cell out of key order (the file's cells must be sorted)".into(),
-            ));
+        let code = cell.cell_type().code();
+        match &mut self.previous {
+            Some((row, qualifier, ts, kind)) => {
+                // Key order within a family: row and qualifier ascending, timestamp and
+                // type code descending (HBase's, without the sequence id an export drops).
+                let order = (row.as_slice(), qualifier.as_slice())
+                    .cmp(&(cell.row(), cell.qualifier()))
+                    .then_with(|| cell.timestamp().cmp(ts))
+                    .then_with(|| code.cmp(kind));
+                if order != Ordering::Less {
+                    return Err(self.corrupt(
+                        at,
+                        "a cell out of key order (the file's cells must be sorted)".into(),
+                    ));
+                }
+                row.clear();
+                row.extend_from_slice(cell.row());
+                qualifier.clear();
+                qualifier.extend_from_slice(cell.qualifier());
+                *ts = cell.timestamp();
+                *kind = code;
+            }
+            None => {
+                self.previous = Some((
+                    cell.row().to_vec(),
+                    cell.qualifier().to_vec(),
+                    cell.timestamp(),
+                    code,
+                ));
+            }
         }
         self.cells += 1;
-        self.previous = Some(cell.clone());
         Ok(Some(cell))
     }
-}
-
-/// Key order of two cells of one family: row and qualifier ascending, timestamp and type
-/// code descending (HBase's cell order without the sequence id, which an export drops).
-pub fn compare(a: &Cell, b: &Cell) -> Ordering {
-    a.row()
-        .cmp(b.row())
-        .then_with(|| a.qualifier().cmp(b.qualifier()))
-        .then_with(|| b.timestamp().cmp(&a.timestamp()))
-        .then_with(|| b.cell_type().code().cmp(&a.cell_type().code()))
 }
 
 fn be_u32(b: &[u8]) -> u32 {
@@ -415,11 +430,13 @@ fn decode_cell(buf: &[u8], family: &[u8]) -> std::result::Result<(Cell, usize), 
         .ok_or("a cell record cut short by its block's end")?;
     let code = head.first().copied().unwrap_or_default();
     let cell_type = match CellType::from_code(code) {
-        Ok(t @ (CellType::Put
-        | CellType::Delete
-        | CellType::DeleteColumn
-        | CellType::DeleteFamily
-        | CellType::DeleteFamilyVersion)) => t,
+        Ok(
+            t @ (CellType::Put
+            | CellType::Delete
+            | CellType::DeleteColumn
+            | CellType::DeleteFamily
+            | CellType::DeleteFamilyVersion),
+        ) => t,
         _ => return Err(format!("unknown cell type code {code}")),
     };
     let field = |r: std::ops::Range<usize>| head.get(r).unwrap_or_default();
@@ -532,7 +549,10 @@ mod tests {
     #[test]
     fn the_documented_layout_of_one_cell() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), &[Cell::put(b"r", b"f", b"q", 258, b"vv").unwrap()]);
+        write(
+            dir.path(),
+            &[Cell::put(b"r", b"f", b"q", 258, b"vv").unwrap()],
+        );
         let b = std::fs::read(dir.path().join("part-00000")).unwrap();
         // header, block header (len 25, 1 cell), the record, crc, end block (8 + 4 bytes).
         assert_eq!(&b[..16], b"RKVEXPRT\0\0\0\x01\0\0\0\x02");
@@ -607,6 +627,7 @@ mod tests {
         write(dir.path(), &c);
         let e = read_all(&dir.path().join("part-00000")).unwrap_err();
         assert!(e.to_string().contains("out of key order"), "{e}");
-        assert_eq!(offset_of(&e), 24 + 21 + 2 + 1 + 0);
+        // The second record: payload at 24, after a first record of 21 + 2 + 1 bytes.
+        assert_eq!(offset_of(&e), 48);
     }
 }
