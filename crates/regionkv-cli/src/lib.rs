@@ -6,10 +6,11 @@
 //! benchmark harness (`regionkv_bench`): `pe`, HBase's PerformanceEvaluation, and `ycsb`,
 //! YCSB's core workloads, and `bench`, the comparison suite against RocksDB and fjall; and
 //! the gateways (`serve.rs`): `serve`, `thrift start` and `rest start`; and the data tools
-//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv, and
-//! `completebulkload` (`completebulkload.rs`), HBase's BulkLoadHFilesTool, and
+//! of `regionkv_tools`: `importtsv` (`importtsv.rs`), HBase's ImportTsv,
+//! `completebulkload` (`completebulkload.rs`), HBase's BulkLoadHFilesTool,
 //! `export-hfiles` (`export_hfiles.rs`), HFiles for HBase's completebulkload, sharing the
-//! command-line form of HBase's tools (`tool_args.rs`).
+//! command-line form of HBase's tools (`tool_args.rs`), and `export`, `import`,
+//! `copytable` (`export_import.rs`).
 //!
 //! The binary never shows a Rust panic message with a backtrace to its users: a panic (a bug)
 //! prints one `ERROR: internal error ...` line on standard error instead.
@@ -21,6 +22,7 @@
 mod bench;
 mod completebulkload;
 mod export_hfiles;
+mod export_import;
 mod hfile;
 mod hfile_hbase;
 mod hfile_hbase_stats;
@@ -109,6 +111,16 @@ enum Command {
     /// [--data DIR] [-Dkey=value ...] TABLE OUTPUTDIR`
     #[command(name = "export-hfiles", disable_help_flag = true)]
     ExportHfiles(export_hfiles::ExportHFilesArgs),
+    /// HBase's Export: `regionkv export [--data DIR] TABLE DIR [versions [starttime
+    /// [endtime]]]`, or `--format=csv|jsonl` for the latest cells as text
+    #[command(disable_help_flag = true)]
+    Export(export_import::ToolArgs),
+    /// HBase's Import: `regionkv import [--data DIR] TABLE DIR`
+    #[command(disable_help_flag = true)]
+    Import(export_import::ToolArgs),
+    /// HBase's CopyTable: `regionkv copytable [--data DIR] --new.name=T2 [--options] TABLE`
+    #[command(disable_help_flag = true)]
+    Copytable(export_import::ToolArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.
@@ -598,5 +610,8 @@ pub fn run() -> ExitCode {
         Command::Importtsv(args) => importtsv::run(&args),
         Command::Completebulkload(args) => completebulkload::run(&args),
         Command::ExportHfiles(args) => export_hfiles::run(&args),
+        Command::Export(args) => export_import::run_export(&args),
+        Command::Import(args) => export_import::run_import(&args),
+        Command::Copytable(args) => export_import::run_copytable(&args),
     }
 }

@@ -40,9 +40,20 @@ pub(crate) enum ToolRequest {
 }
 
 /// Parses `args`: `-Dk=v` or `-D k=v`, `--data DIR` or `--data=DIR`, `--no-timing`,
-/// `-h`/`--help`, the flags of `flags`; anything else starting with `-` (but `-`) is an
-/// unknown option. The error is the message for a usage error.
+/// `-h`/`--help`, the flags of `flags` (one ending in `=` matches `--flag=value`, kept
+/// whole); anything else starting with `-` (but `-`) is an unknown option. The error is the
+/// message for a usage error.
 pub(crate) fn parse(args: &[String], flags: &[&str]) -> Result<ToolRequest, String> {
+    parse_with(args, flags, false)
+}
+
+/// [`parse`], but with `passthrough` other `-`-options stay among the positional
+/// arguments in order (CopyTable's `--key=value` options, which its own parser reads).
+pub(crate) fn parse_with(
+    args: &[String],
+    flags: &[&str],
+    passthrough: bool,
+) -> Result<ToolRequest, String> {
     let mut out = ToolArgs {
         data: PathBuf::from("./regionkv-data"),
         no_timing: false,
@@ -71,10 +82,17 @@ pub(crate) fn parse(args: &[String], flags: &[&str]) -> Result<ToolRequest, Stri
                 let kv = it.next().ok_or_else(|| "-D needs key=value".to_string())?;
                 out.properties.push(property(kv)?);
             }
-            a if flags.contains(&a) => out.flags.push(a.to_string()),
+            a if flags
+                .iter()
+                .any(|f| a == *f || (f.ends_with('=') && a.starts_with(f))) =>
+            {
+                out.flags.push(a.to_string());
+            }
             a if a.starts_with("--data=") => out.data = PathBuf::from(&a["--data=".len()..]),
             a if a.starts_with("-D") => out.properties.push(property(&a[2..])?),
-            a if a.starts_with('-') && a != "-" => return Err(format!("Unknown option: {a}")),
+            a if a.starts_with('-') && a != "-" && !passthrough => {
+                return Err(format!("Unknown option: {a}"));
+            }
             a => out.positional.push(a.to_string()),
         }
     }
@@ -140,6 +158,28 @@ impl PolledBar {
         template: &str,
         poll: impl Fn(std::time::Duration) -> (u64, String) + Send + 'static,
     ) {
+        let template = template.to_string();
+        self.start_growing(
+            total,
+            &template.clone(),
+            move |elapsed| {
+                let (position, message) = poll(elapsed);
+                (position, None, message)
+            },
+            template,
+        );
+    }
+
+    /// [`Self::start`] for work whose total becomes known on the way (an import, once it
+    /// has read its manifest): when `poll` first gives a total, the bar takes it and
+    /// `bar_template`.
+    pub(crate) fn start_growing(
+        &mut self,
+        total: Option<u64>,
+        template: &str,
+        poll: impl Fn(std::time::Duration) -> (u64, Option<u64>, String) + Send + 'static,
+        bar_template: String,
+    ) {
         if !std::io::stderr().is_terminal() || self.bar.is_some() {
             return;
         }
@@ -148,15 +188,22 @@ impl PolledBar {
             None => indicatif::ProgressBar::new_spinner(),
         };
         bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(template)
+        let style = |t: &str| {
+            indicatif::ProgressStyle::with_template(t)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
+                .progress_chars("=> ")
+        };
+        bar.set_style(style(template));
         let started = Instant::now();
         let (ticking, stop) = (bar.clone(), self.stop.clone());
-        let show = move |b: &indicatif::ProgressBar| {
-            let (position, message) = poll(started.elapsed());
+        let mut sized = total.is_some();
+        let mut show = move |b: &indicatif::ProgressBar| {
+            let (position, total, message) = poll(started.elapsed());
+            if let (Some(t), false) = (total, sized) {
+                b.set_length(t);
+                b.set_style(style(&bar_template));
+                sized = true;
+            }
             b.set_position(position);
             b.set_message(message);
         };

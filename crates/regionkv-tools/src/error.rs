@@ -140,21 +140,41 @@ pub enum Error {
         /// The region's start key (`toStringBinary`).
         start_key: String,
     },
-    /// The output directory exists and is not empty (Hadoop's `FileAlreadyExistsException`
-    /// from `FileOutputFormat.checkOutputSpecs`).
-    #[error("Output directory {} already exists", path.display())]
-    OutputExists {
-        /// The directory.
+    /// An export file is damaged: the file, the byte offset of the damaged structure (a
+    /// block's header, a cell record, the manifest's checksum) and what is wrong.
+    #[error("corrupt export file {} at byte offset {offset}: {reason}", path.display())]
+    Corrupt {
+        /// The file.
         path: PathBuf,
+        /// Byte offset in it.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
     },
-    /// Writing an output file or directory failed.
-    #[error("writing {}", path.display())]
-    Output {
+    /// Reading or writing an output or work file failed: an export file, a CSV/JSON-lines
+    /// output, an HFile directory, a sort run.
+    #[error("{}: {source}", path.display())]
+    File {
         /// The file or directory.
         path: PathBuf,
         /// The I/O error.
         #[source]
         source: std::io::Error,
+    },
+    /// The output directory exists and is not empty (Hadoop's `FileOutputFormat` text): an
+    /// export never mixes its files with others.
+    #[error("Output directory {} already exists", path.display())]
+    OutputExists {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// Import's input directory is not a complete export.
+    #[error("{} is not a regionkv export: {reason}", dir.display())]
+    NotAnExport {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        reason: String,
     },
     /// A sort run file of a bulk-mode import that does not read back as written.
     #[error("damaged sort run {}: at offset {offset}: {reason}", path.display())]
@@ -179,6 +199,14 @@ impl Error {
     pub(crate) fn usage(message: impl Into<String>) -> Self {
         Self::Usage {
             message: message.into(),
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub(crate) fn file(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::File {
+            path: path.to_path_buf(),
+            source,
         }
     }
 

@@ -162,7 +162,7 @@ pub struct ExportedFile {
 /// What an export wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportHFilesReport {
-    /// The files, in the order written.
+    /// The files, by family, then by rows.
     pub files: Vec<ExportedFile>,
     /// Cells written.
     pub cells: u64,
@@ -337,6 +337,10 @@ impl HFileSet {
         std::fs::remove_dir_all(&self.tmp).map_err(|e| io_error(&self.tmp, e))?;
         std::fs::write(self.out.join("_SUCCESS"), b"").map_err(|e| io_error(&self.out, e))?;
         let mut report = std::mem::take(&mut self.report);
+        // Listed by family, then by rows (files close in whatever order regions end).
+        report
+            .files
+            .sort_by(|a, b| (a.path.parent(), &a.rows.0).cmp(&(b.path.parent(), &b.rows.0)));
         for f in &mut report.files {
             f.path = self.out.join(&f.path);
         }
@@ -441,7 +445,7 @@ fn file_name(family: &[u8], n: usize, now: i64) -> String {
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {
-    Error::Output {
+    Error::File {
         path: path.to_path_buf(),
         source: e,
     }

@@ -4,7 +4,13 @@
 //! `regionkv` with `--data DIR` added; what differs is listed in docs/tools.md.
 //!
 //! Today: [`import_tsv`], HBase's `ImportTsv` writing through the normal write path (the
-//! WAL), and [`complete_bulk_load`], HBase's `completebulkload` loading HFiles HBase wrote.
+//! WAL, or in the bulk modes `--no-wal` and `importtsv.bulk.output`);
+//! [`complete_bulk_load`], HBase's `completebulkload` loading HFiles HBase wrote;
+//! [`export_hfiles`], a table as HFiles for HBase's completebulkload; [`export`] and
+//! [`import`], HBase's `Export` and `Import` over regionkv's own checksummed, streaming
+//! format ([`export_format`], docs/export-format.md) that keeps every version and delete
+//! marker; [`copy_table`], HBase's `CopyTable`; and [`text_export`], the latest cells as
+//! CSV or JSON lines.
 //!
 //! The tools reach the engine through the facade (`regionkv::`) only (and HBase's files
 //! through `regionkv-hfile`); the `regionkv` binary's
@@ -33,9 +39,16 @@
 
 pub mod complete_bulk_load;
 mod conf;
+pub mod copy_table;
 mod error;
+pub mod export;
+pub mod export_format;
 pub mod export_hfiles;
+pub mod import;
 pub mod import_tsv;
+mod progress;
 mod sort;
+pub mod text_export;
 
 pub use error::{Error, Result};
+pub use progress::Progress;

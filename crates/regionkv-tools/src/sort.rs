@@ -314,7 +314,7 @@ impl Iterator for Merge {
 }
 
 fn output(path: &Path, e: std::io::Error) -> Error {
-    Error::Output {
+    Error::File {
         path: path.to_path_buf(),
         source: e,
     }
