@@ -18,19 +18,7 @@ use regionkv_tools::complete_bulk_load::{
     self, CompleteBulkLoad, CompleteBulkLoadOptions, CompleteBulkLoadReport, Observer,
 };
 
-use crate::tool_args::{self, PolledBar, ToolRequest};
-
-/// `regionkv completebulkload`: the raw arguments.
-#[derive(Debug, clap::Args)]
-pub struct CompleteBulkLoadArgs {
-    /// [--data DIR] [--no-timing] [-Dkey=value ...] DIR TABLE [-loadTable]
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    args: Vec<String>,
-}
+use crate::tool_args::{self, PolledBar, RawToolArgs, ToolRequest};
 
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("ERROR: {message}");
@@ -79,18 +67,13 @@ fn summary(
         ));
     }
     if let Some(e) = elapsed {
-        let secs = e.as_secs_f64().max(1e-6);
-        s.push_str(&format!(
-            " in {secs:.2} s: {:.0} cells/s, {:.1} MB/s",
-            r.cells as f64 / secs,
-            r.bytes_read as f64 / secs / 1e6
-        ));
+        s.push_str(&tool_args::rates(false, e, r.cells, "cells", r.bytes_read));
     }
     s
 }
 
 /// `regionkv completebulkload ARGS`.
-pub fn run(args: &CompleteBulkLoadArgs) -> ExitCode {
+pub fn run(args: &RawToolArgs) -> ExitCode {
     let a = match tool_args::parse(&args.args, &["-loadTable"]) {
         Ok(ToolRequest::Help) => {
             print!("{}", complete_bulk_load::usage());
@@ -130,7 +113,7 @@ pub fn run(args: &CompleteBulkLoadArgs) -> ExitCode {
     let result =
         CompleteBulkLoad::new(&db, table, options).run(std::path::Path::new(dir), &mut observer);
     observer.bar.finish();
-    let mut status = match result {
+    let status = match result {
         Ok(report) => {
             let table = regionkv::db::canonical_table_name(table).unwrap_or_else(|_| table.clone());
             let mut out = std::io::stdout().lock();
@@ -154,12 +137,5 @@ pub fn run(args: &CompleteBulkLoadArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     };
-    if let Err(e) = db.close() {
-        eprintln!(
-            "ERROR: closing the data directory: {}",
-            crate::error_chain(&e)
-        );
-        status = ExitCode::FAILURE;
-    }
-    status
+    tool_args::close_db(db, status)
 }

@@ -13,19 +13,7 @@ use std::time::Instant;
 
 use regionkv_tools::export_hfiles::{ExportHFiles, ExportHFilesOptions};
 
-use crate::tool_args::{self, PolledBar, ToolRequest};
-
-/// `regionkv export-hfiles`: the raw arguments.
-#[derive(Debug, clap::Args)]
-pub struct ExportHFilesArgs {
-    /// [--data DIR] [--no-timing] [-Dkey=value ...] TABLE OUTPUTDIR
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    args: Vec<String>,
-}
+use crate::tool_args::{self, PolledBar, RawToolArgs, ToolRequest};
 
 /// The HBase shell script written beside the files: the `create` of the table's twin.
 const CREATE_SCRIPT: &str = "_create_table.hbase";
@@ -52,7 +40,7 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 /// `regionkv export-hfiles ARGS`.
-pub fn run(args: &ExportHFilesArgs) -> ExitCode {
+pub fn run(args: &RawToolArgs) -> ExitCode {
     let a = match tool_args::parse(&args.args, &[]) {
         Ok(ToolRequest::Help) => {
             print!("{}", usage());
@@ -107,7 +95,7 @@ pub fn run(args: &ExportHFilesArgs) -> ExitCode {
             Ok((report, create))
         });
     bar.finish();
-    let mut status = match result {
+    let status = match result {
         Ok((report, create)) => {
             let mut o = std::io::stdout().lock();
             for f in &report.files {
@@ -127,14 +115,13 @@ pub fn run(args: &ExportHFilesArgs) -> ExitCode {
                 report.cells,
                 report.bytes
             );
-            if !a.no_timing {
-                let secs = started.elapsed().as_secs_f64().max(1e-6);
-                line.push_str(&format!(
-                    " in {secs:.2} s: {:.0} cells/s, {:.1} MB/s",
-                    report.cells as f64 / secs,
-                    report.bytes as f64 / secs / 1e6
-                ));
-            }
+            line.push_str(&tool_args::rates(
+                a.no_timing,
+                started.elapsed(),
+                report.cells,
+                "cells",
+                report.bytes,
+            ));
             let _ = writeln!(o, "{line}");
             let _ = writeln!(o, "{out}/{CREATE_SCRIPT}: {create}");
             ExitCode::SUCCESS
@@ -144,12 +131,5 @@ pub fn run(args: &ExportHFilesArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     };
-    if let Err(e) = db.close() {
-        eprintln!(
-            "ERROR: closing the data directory: {}",
-            crate::error_chain(&e)
-        );
-        status = ExitCode::FAILURE;
-    }
-    status
+    tool_args::close_db(db, status)
 }

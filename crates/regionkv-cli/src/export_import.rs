@@ -20,19 +20,7 @@ use regionkv_tools::export::{self, Export, ExportOptions};
 use regionkv_tools::import::{self, Import, ImportOptions};
 use regionkv_tools::text_export::{self, TextFormat};
 
-use crate::tool_args::{self, PolledBar, ToolRequest};
-
-/// The raw arguments of `export`, `import` or `copytable`.
-#[derive(Debug, clap::Args)]
-pub struct ToolArgs {
-    /// [--data DIR] [--no-timing] [-Dkey=value ...] ARGS (`--help` for the tool's usage)
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    args: Vec<String>,
-}
+use crate::tool_args::{self, PolledBar, RawToolArgs, ToolRequest};
 
 /// regionkv's options and HBase's, separated.
 #[derive(Debug, PartialEq)]
@@ -118,28 +106,7 @@ impl Bar {
 }
 
 fn timing(no_timing: bool, elapsed: Duration, rows: u64, bytes: u64) -> String {
-    if no_timing {
-        return String::new();
-    }
-    let secs = elapsed.as_secs_f64().max(1e-6);
-    format!(
-        " in {secs:.2} s: {:.0} rows/s, {:.1} MB/s",
-        rows as f64 / secs,
-        bytes as f64 / secs / 1e6
-    )
-}
-
-fn close(db: &Db, status: ExitCode) -> ExitCode {
-    match db.close() {
-        Ok(()) => status,
-        Err(e) => {
-            eprintln!(
-                "ERROR: closing the data directory: {}",
-                crate::error_chain(&e)
-            );
-            ExitCode::FAILURE
-        }
-    }
+    tool_args::rates(no_timing, elapsed, rows, "rows", bytes)
 }
 
 fn failed(e: &regionkv_tools::Error, usage: &str) -> ExitCode {
@@ -151,7 +118,7 @@ fn failed(e: &regionkv_tools::Error, usage: &str) -> ExitCode {
 }
 
 /// `regionkv export ARGS`.
-pub fn run_export(args: &ToolArgs) -> ExitCode {
+pub fn run_export(args: &RawToolArgs) -> ExitCode {
     let usage = export::usage();
     let c = match common(&args.args, false) {
         Ok(c) => c,
@@ -264,11 +231,11 @@ pub fn run_export(args: &ToolArgs) -> ExitCode {
             }
         }
     };
-    close(&db, status)
+    tool_args::close_db(db, status)
 }
 
 /// `regionkv import ARGS`.
-pub fn run_import(args: &ToolArgs) -> ExitCode {
+pub fn run_import(args: &RawToolArgs) -> ExitCode {
     let usage = import::usage();
     let c = match common(&args.args, false) {
         Ok(c) => c,
@@ -319,11 +286,11 @@ pub fn run_import(args: &ToolArgs) -> ExitCode {
         }
         Err(e) => failed(&e, &usage),
     };
-    close(&db, status)
+    tool_args::close_db(db, status)
 }
 
 /// `regionkv copytable ARGS`.
-pub fn run_copytable(args: &ToolArgs) -> ExitCode {
+pub fn run_copytable(args: &RawToolArgs) -> ExitCode {
     let usage = copy_table::usage();
     let c = match common(&args.args, true) {
         Ok(c) => c,
@@ -357,7 +324,7 @@ pub fn run_copytable(args: &ToolArgs) -> ExitCode {
     {
         None => None,
         Some(Ok(p)) => Some(p),
-        Some(Err(code)) => return close(&db, code),
+        Some(Err(code)) => return tool_args::close_db(db, code),
     };
     let tool = CopyTable::new(&db, peer.as_ref().unwrap_or(&db), options.clone());
     let bar = Bar::start(tool.progress(), "copytable");
@@ -383,11 +350,11 @@ pub fn run_copytable(args: &ToolArgs) -> ExitCode {
         }
         Err(e) => failed(&e, &usage),
     };
-    let status = match &peer {
-        Some(p) => close(p, status),
+    let status = match peer {
+        Some(p) => tool_args::close_db(p, status),
         None => status,
     };
-    close(&db, status)
+    tool_args::close_db(db, status)
 }
 
 #[cfg(test)]

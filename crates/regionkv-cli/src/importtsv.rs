@@ -14,22 +14,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::tool_args::{self, PolledBar, ToolRequest};
+use crate::tool_args::{self, PolledBar, RawToolArgs, ToolRequest};
 use regionkv_tools::import_tsv::{
     self, BadLine, ImportTsv, ImportTsvOptions, Input, JobReport, Observer, Progress,
 };
-
-/// `regionkv importtsv`: the raw arguments, parsed by [`parse`].
-#[derive(Debug, clap::Args)]
-pub struct ImportTsvArgs {
-    /// [--data DIR] [--no-timing] -Dimporttsv.columns=... [-Dkey=value ...] TABLE INPUT...
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    args: Vec<String>,
-}
 
 /// The command line, parsed.
 #[derive(Debug, PartialEq)]
@@ -166,19 +154,18 @@ fn summary(table: &str, r: &JobReport, no_timing: bool) -> String {
         "ImportTsv{what}, {} bad {bad}, from {} {files} ({} bytes)",
         c.bad_lines, r.inputs, c.bytes_read
     );
-    if !no_timing {
-        let secs = r.elapsed.as_secs_f64().max(1e-6);
-        s.push_str(&format!(
-            " in {secs:.2} s: {:.0} rows/s, {:.1} MB/s",
-            c.output_records as f64 / secs,
-            c.bytes_read as f64 / secs / 1e6
-        ));
-    }
+    s.push_str(&tool_args::rates(
+        no_timing,
+        r.elapsed,
+        c.output_records,
+        "rows",
+        c.bytes_read,
+    ));
     s
 }
 
 /// `regionkv importtsv ARGS`.
-pub fn run(args: &ImportTsvArgs) -> ExitCode {
+pub fn run(args: &RawToolArgs) -> ExitCode {
     let parsed = match parse(&args.args) {
         Ok(Request::Help) => {
             print!("{}", import_tsv::usage());
@@ -237,14 +224,7 @@ pub fn run(args: &ImportTsvArgs) -> ExitCode {
         status = ExitCode::FAILURE;
     }
     // Every acknowledged put is in the WAL already; closing flushes nothing it needs.
-    if let Err(e) = db.close() {
-        eprintln!(
-            "ERROR: closing the data directory: {}",
-            crate::error_chain(&e)
-        );
-        status = ExitCode::FAILURE;
-    }
-    status
+    tool_args::close_db(db, status)
 }
 
 #[cfg(test)]

@@ -102,25 +102,25 @@ enum Command {
     /// HBase's ImportTsv: `regionkv importtsv [--data DIR] -Dimporttsv.columns=a,b,c
     /// [-Dkey=value ...] TABLE INPUT...` (`--help` for the options)
     #[command(disable_help_flag = true)]
-    Importtsv(importtsv::ImportTsvArgs),
+    Importtsv(tool_args::RawToolArgs),
     /// HBase's completebulkload: `regionkv completebulkload [--data DIR] [-Dkey=value ...]
     /// DIR TABLE [-loadTable]` loads HFiles HBase wrote (`DIR/family/file`)
     #[command(disable_help_flag = true)]
-    Completebulkload(completebulkload::CompleteBulkLoadArgs),
+    Completebulkload(tool_args::RawToolArgs),
     /// Write a table as HBase HFiles for HBase's completebulkload: `regionkv export-hfiles
     /// [--data DIR] [-Dkey=value ...] TABLE OUTPUTDIR`
     #[command(name = "export-hfiles", disable_help_flag = true)]
-    ExportHfiles(export_hfiles::ExportHFilesArgs),
+    ExportHfiles(tool_args::RawToolArgs),
     /// HBase's Export: `regionkv export [--data DIR] TABLE DIR [versions [starttime
     /// [endtime]]]`, or `--format=csv|jsonl` for the latest cells as text
     #[command(disable_help_flag = true)]
-    Export(export_import::ToolArgs),
+    Export(tool_args::RawToolArgs),
     /// HBase's Import: `regionkv import [--data DIR] TABLE DIR`
     #[command(disable_help_flag = true)]
-    Import(export_import::ToolArgs),
+    Import(tool_args::RawToolArgs),
     /// HBase's CopyTable: `regionkv copytable [--data DIR] --new.name=T2 [--options] TABLE`
     #[command(disable_help_flag = true)]
-    Copytable(export_import::ToolArgs),
+    Copytable(tool_args::RawToolArgs),
 }
 
 /// `regionkv pe`: PE's own option syntax, parsed by `regionkv_bench::pe`.

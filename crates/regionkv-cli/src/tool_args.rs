@@ -15,6 +15,52 @@ use std::time::Instant;
 
 use regionkv::{Db, DbOptions};
 
+/// The raw arguments of a data-tool command, handed whole to [`parse`] (HBase's tools
+/// have their own syntax, which clap would not keep).
+#[derive(Debug, clap::Args)]
+pub struct RawToolArgs {
+    /// [--data DIR] [--no-timing] [-Dkey=value ...] ARGS (`--help` for the tool's usage)
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub(crate) args: Vec<String>,
+}
+
+/// ` in S s: N unit/s, M MB/s` for a summary line, or nothing with `--no-timing`.
+pub(crate) fn rates(
+    no_timing: bool,
+    elapsed: std::time::Duration,
+    count: u64,
+    unit: &str,
+    bytes: u64,
+) -> String {
+    if no_timing {
+        return String::new();
+    }
+    let secs = elapsed.as_secs_f64().max(1e-6);
+    format!(
+        " in {secs:.2} s: {:.0} {unit}/s, {:.1} MB/s",
+        count as f64 / secs,
+        bytes as f64 / secs / 1e6
+    )
+}
+
+/// Closes `db` after a tool ran: `status`, or a failure when the close fails.
+pub(crate) fn close_db(db: Db, status: ExitCode) -> ExitCode {
+    match db.close() {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!(
+                "ERROR: closing the data directory: {}",
+                crate::error_chain(&e)
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// A tool's command line, parsed.
 #[derive(Debug, PartialEq)]
 pub(crate) struct ToolArgs {

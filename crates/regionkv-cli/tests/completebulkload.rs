@@ -318,22 +318,9 @@ fn a_killed_load_leaves_the_table_before_or_after() {
     assert!(kills > 0, "no run was killed: the test proves nothing");
     // No staged file survives in any region directory beyond what the manifests list:
     // a clean open and a full count above are the check; the record directory is gone.
-    let leftovers: Vec<PathBuf> = walk(&dir.path().join("db"))
+    let leftovers: Vec<PathBuf> = regionkv_testkit::files_under(&dir.path().join("db"))
         .into_iter()
         .filter(|p| p.to_string_lossy().contains(".bulkload"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -43,7 +43,7 @@ fn repair_reports_and_moves_a_damaged_storefile_aside() {
     );
 
     // Flip a bit in the first storefile's data block.
-    let sf = walk(dir.path())
+    let sf = regionkv_testkit::files_under(dir.path())
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "sf"))
         .unwrap();
@@ -84,18 +84,4 @@ fn repair_reports_and_moves_a_damaged_storefile_aside() {
     drop((t, db));
     let (code, _, err) = repair(&dir.path().join("missing"));
     assert_eq!(code, 1, "{err}");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }

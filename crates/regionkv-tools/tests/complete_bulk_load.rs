@@ -468,7 +468,7 @@ fn a_damaged_file_loads_nothing_and_names_the_offset() {
     assert!(matches!(e, Error::HFile(_)), "{e:?}");
     assert!(raw_cells(&db, "t").is_empty());
     // The region directories hold no leftover staged file.
-    let leftovers = walk(&tmp.path().join("db"))
+    let leftovers = regionkv_testkit::files_under(&tmp.path().join("db"))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "sf"))
         .count();
@@ -531,17 +531,4 @@ fn load_table_layout() {
         .run(&out, &mut QuietObserver)
         .unwrap();
     assert_eq!((report.hfiles, report.cells, report.regions), (2, 2, 2));
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

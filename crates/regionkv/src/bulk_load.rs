@@ -541,23 +541,10 @@ mod tests {
     }
 
     fn storefiles(dir: &Path) -> usize {
-        walk(dir)
+        regionkv_testkit::files_under(dir)
             .into_iter()
             .filter(|p| p.extension().is_some_and(|e| e == "sf"))
             .count()
-    }
-
-    fn walk(dir: &Path) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-        out
     }
 
     /// A source that fails after writing into the first region leaves the table as it
