@@ -437,9 +437,7 @@ impl RegionServer {
         let taken = self
             .write_snapshot(entry, &handle, name, options, &dir)
             .and_then(|description| {
-                fail::fail_point!("snapshot-before-commit", |_| Err(Error::Injected(
-                    "snapshot-before-commit".into()
-                )));
+                snapshot_point("snapshot-before-commit")?;
                 // The commit: the description appears by one rename, after everything
                 // it describes is durable.
                 regionkv_fs::write_atomic(
@@ -461,7 +459,7 @@ impl RegionServer {
                 return Err(e);
             }
         };
-        fail::fail_point!("snapshot-after-commit");
+        snapshot_point("snapshot-after-commit")?;
         tracing::info!(snapshot = name, %table, "snapshot taken");
         Ok(description)
     }
@@ -486,7 +484,7 @@ impl RegionServer {
                         r.flush()?;
                     }
                 }
-                fail::fail_point!("snapshot-after-flush");
+                snapshot_point("snapshot-after-flush")?;
                 for r in regions {
                     let m = r.with_live_files(|m| {
                         link_region(fs, &table_dir, m, work, &mut dirs).map(|()| m.clone())
@@ -502,7 +500,7 @@ impl RegionServer {
             None => {
                 // Disabled: the regions are closed (flushed), their manifests on disk are
                 // the truth, and nothing changes them while the catalog lock is held.
-                fail::fail_point!("snapshot-after-flush");
+                snapshot_point("snapshot-after-flush")?;
                 for r in &entry.regions {
                     let dir = self.region_dir(&r.info);
                     let m = Manifest::read(fs, &dir)?.ok_or_else(|| Error::Corrupt {
@@ -561,7 +559,7 @@ impl RegionServer {
         let dir = snapshot_dir(&self.dir, name);
         fs.remove_file(&dir.join(SNAPSHOT_INFO_FILE))?;
         fs.sync_dir(&dir)?;
-        fail::fail_point!("snapshot-delete-after-uncommit");
+        snapshot_point("snapshot-delete-after-uncommit")?;
         if let Err(e) = fs.remove_dir_all(&dir) {
             tracing::warn!(dir = %dir.display(), error = %e, "could not remove a deleted snapshot's files; the next open will");
         } else if let Err(e) = fs.sync_dir(&snapshot_root(&self.dir)) {
@@ -569,6 +567,16 @@ impl RegionServer {
         }
         Ok(())
     }
+}
+
+/// A snapshot step's crash point (the `failpoints` feature only); configured with
+/// `return`, the step fails there with [`Error::Injected`], as on an I/O error.
+fn snapshot_point(point: &str) -> Result<()> {
+    #[cfg(feature = "failpoints")]
+    fail::fail_point!(point, |_| Err(Error::Injected(point.to_string())));
+    #[cfg(not(feature = "failpoints"))]
+    let _ = point;
+    Ok(())
 }
 
 /// Writes a new file whole and syncs it (inside an uncommitted snapshot directory, which
