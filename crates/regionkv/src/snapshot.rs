@@ -867,4 +867,55 @@ mod tests {
             .collect();
         assert_eq!(names, ["kept"]);
     }
+
+    #[test]
+    fn a_snapshot_survives_a_lost_catalog_and_repair_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open(dir.path());
+        db.admin()
+            .create_table_with_splits(&desc("t"), vec![b"m".to_vec()])
+            .unwrap();
+        let t = db.table("t").unwrap();
+        t.put(&Put::new("a").add_column("cf", "q", "1")).unwrap();
+        t.put(&Put::new("x").add_column("cf", "q", "2")).unwrap();
+        db.admin().snapshot("s", "t").unwrap();
+        drop((t, db));
+        let snap = snapshot_dir(dir.path(), "s");
+        let before = tree(&snap);
+        // The catalog is lost: reading the snapshot does not need it.
+        std::fs::remove_file(Catalog::path(dir.path())).unwrap();
+        let (d, m) = read_snapshot(&RealFs::new(), dir.path(), "s").unwrap();
+        assert_eq!((d.table.as_str(), m.regions.len()), ("t", 2));
+        crate::repair::repair(dir.path(), DbOptions::default().background(false)).unwrap();
+        assert_eq!(tree(&snap), before, "repair left .hbase-snapshot alone");
+        let db = open(dir.path());
+        db.admin().clone_snapshot("s", "c").unwrap();
+        assert_eq!(
+            db.table("c")
+                .unwrap()
+                .scan(&crate::Scan::new())
+                .unwrap()
+                .count(),
+            2
+        );
+    }
+
+    /// Every path under `dir` with its length, sorted.
+    fn tree(dir: &Path) -> Vec<(PathBuf, u64)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let e = e.unwrap();
+                let meta = e.metadata().unwrap();
+                if meta.is_dir() {
+                    todo.push(e.path());
+                } else {
+                    out.push((e.path(), meta.len()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
 }
