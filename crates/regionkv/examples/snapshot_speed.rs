@@ -23,24 +23,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let db = Db::open(&dir, DbOptions::default().background(false))?;
         let admin = db.admin();
-        let splits: Vec<Vec<u8>> = (1..8).map(|i| format!("r{:08}", i * 125_000).into_bytes()).collect();
+        let splits: Vec<Vec<u8>> = (1..8)
+            .map(|i| format!("r{:08}", i * 125_000).into_bytes())
+            .collect();
         let desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
         admin.create_table_with_splits(&desc, splits)?;
         let rows = mib * 1024 * 1024 / VALUE as u64;
         let step = (1_000_000 / rows.max(1)).max(1);
         let value = vec![b'v'; VALUE];
         let cells = (0..rows).map(move |i| {
-            Cell::put(format!("r{:08}", i * step).as_bytes(), b"cf", b"q", 1, &value)
-                .expect("a valid cell")
+            Cell::put(
+                format!("r{:08}", i * step).as_bytes(),
+                b"cf",
+                b"q",
+                1,
+                &value,
+            )
         });
         let started = Instant::now();
-        admin.bulk_load("t", vec![FamilyCells::new(b"cf".to_vec(), cells)])?;
+        admin.bulk_load("t", vec![FamilyCells::fallible(b"cf".to_vec(), cells)])?;
         let load = started.elapsed();
         // The load's gigabyte may still be dirty in the page cache; on ext4 (data=ordered)
         // the snapshot's first directory fsync would wait for its writeback, which is the
         // load's cost, not the snapshot's. `sync` first, so the figure is the snapshot's.
         std::process::Command::new("sync").status()?;
-        let files: u64 = admin.regions("t")?.iter().map(|r| r.store_files as u64).sum();
+        let files: u64 = admin
+            .regions("t")?
+            .iter()
+            .map(|r| r.store_files as u64)
+            .sum();
         let time = |f: &dyn Fn() -> regionkv::Result<()>| -> Result<f64, regionkv::Error> {
             let t = Instant::now();
             f()?;

@@ -27,11 +27,11 @@ use crate::db::{Db, RegionServer, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
 use crate::region_map::RegionMap;
 use crate::snapshot::{SnapshotDescription, SnapshotOptions};
-use crate::transition::{CloneSnapshot, RestoreSnapshot};
 use crate::transition::{
     ChangeNamespace, CreateTable, DeleteTable, ModifyTable, NamespaceChange, RegionTransition,
     SetTableState, TruncateTable,
 };
+use crate::transition::{CloneSnapshot, RestoreSnapshot};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
 use std::collections::BTreeMap;

@@ -74,8 +74,8 @@ pub use mutation::{
 };
 pub use options::DbOptions;
 pub use read::{Get, RowResult, Scan};
-pub use snapshot::{SnapshotDescription, SnapshotOptions, SnapshotType};
 pub use regionkv_memstore::ChunkPoolStats;
+pub use snapshot::{SnapshotDescription, SnapshotOptions, SnapshotType};
 pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
 /// The cell layer: cells, keys, time ranges, clocks and HBase's `Bytes` helpers.

@@ -192,8 +192,8 @@ impl SnapshotManifest {
                 .as_str()
                 .and_then(from_hex)
                 .ok_or_else(|| corrupt(format!("region {i}: not a hex string")))?;
-            let m = Manifest::decode(&bytes, path)
-                .map_err(|e| corrupt(format!("region {i}: {e}")))?;
+            let m =
+                Manifest::decode(&bytes, path).map_err(|e| corrupt(format!("region {i}: {e}")))?;
             if m.region.table != descriptor.name {
                 return Err(corrupt(format!(
                     "region {i} is of table {}, the snapshot of {}",
@@ -202,7 +202,9 @@ impl SnapshotManifest {
             }
             regions.push(m);
         }
-        let tiles = regions.first().is_some_and(|m| m.region.start_key.is_empty())
+        let tiles = regions
+            .first()
+            .is_some_and(|m| m.region.start_key.is_empty())
             && regions.last().is_some_and(|m| m.region.end_key.is_empty())
             && regions
                 .windows(2)
@@ -222,13 +224,15 @@ impl SnapshotManifest {
 fn check_format(v: &Value) -> std::result::Result<(), String> {
     match v["format"].as_u64() {
         Some(FORMAT) => Ok(()),
-        Some(other) => Err(format!("snapshot format {other} is not supported ({FORMAT})")),
+        Some(other) => Err(format!(
+            "snapshot format {other} is not supported ({FORMAT})"
+        )),
         None => Err("no format".into()),
     }
 }
 
 fn from_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
@@ -395,10 +399,7 @@ fn link_region(
             if f.reference.is_some() && fs.exists(&to)? {
                 continue;
             }
-            let from = table_dir
-                .join(region)
-                .join(family_name.as_ref())
-                .join(file);
+            let from = table_dir.join(region).join(family_name.as_ref()).join(file);
             link(fs, &from, &to, dirs)?;
         }
     }
@@ -756,7 +757,10 @@ mod tests {
         ));
         admin.disable_table("t").unwrap();
         admin.restore_snapshot("s").unwrap();
-        assert!(admin.is_table_disabled("t").unwrap(), "restore keeps it disabled");
+        assert!(
+            admin.is_table_disabled("t").unwrap(),
+            "restore keeps it disabled"
+        );
         admin.enable_table("t").unwrap();
         let rows: Vec<_> = t.scan(&crate::Scan::new()).unwrap().collect();
         assert_eq!(rows.len(), 1);
@@ -764,7 +768,10 @@ mod tests {
             t.get(&Get::new("a")).unwrap().value(b"cf", b"q"),
             Some(&b"old"[..])
         );
-        assert!(admin.splits("t").unwrap().is_empty(), "the snapshot's regions");
+        assert!(
+            admin.splits("t").unwrap().is_empty(),
+            "the snapshot's regions"
+        );
         // Restoring a dropped table clones it back (HBase's restoreOrCloneSnapshot).
         admin.disable_table("t").unwrap();
         admin.delete_table("t").unwrap();

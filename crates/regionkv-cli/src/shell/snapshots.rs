@@ -4,7 +4,6 @@
 //! `hbase/admin.rb`), over `regionkv::Admin`'s snapshots (docs/snapshots.md): the same
 //! arguments, output tables, questions and error texts.
 
-
 use regionkv::SnapshotDescription;
 
 use super::args::{CmdError, CmdResult, Opts, arity, fail, int_arg, string_arg, table_arg};
@@ -39,9 +38,7 @@ fn snapshot_error(e: regionkv::Error, table: &str) -> CmdError {
         E::SnapshotDoesNotExist(_) => {
             "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException"
         }
-        E::SnapshotTtlExpired(_) => {
-            "org.apache.hadoop.hbase.snapshot.SnapshotTTLExpiredException"
-        }
+        E::SnapshotTtlExpired(_) => "org.apache.hadoop.hbase.snapshot.SnapshotTTLExpiredException",
         E::InvalidRequest(_) => "java.lang.IllegalArgumentException",
         _ => return hbase_error(e, table),
     };
@@ -140,11 +137,7 @@ impl Engine {
     }
 
     /// `list_table_snapshots 'tableRegex'[, 'snapshotRegex']`.
-    pub(super) fn list_table_snapshots(
-        &self,
-        args: &[Value],
-        out: &mut Out<'_>,
-    ) -> CmdResult<Ret> {
+    pub(super) fn list_table_snapshots(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         arity(args, 1, Some(2))?;
         let table_regex = string_arg(&args[0], "The regular expression")?;
         let snapshot_regex = match args.get(1) {
@@ -184,12 +177,15 @@ impl Engine {
     pub(super) fn restore_snapshot(&self, args: &[Value]) -> CmdResult<Ret> {
         arity(args, 1, Some(2))?;
         let name = string_arg(&args[0], "Snapshot name")?;
-        self.db.admin().restore_snapshot(&name).map_err(|e| match e {
-            regionkv::Error::TableNotDisabled(t) => CmdError::Failed(format!(
-                "org.apache.hadoop.hbase.TableNotDisabledException: {t}"
-            )),
-            e => snapshot_error(e, ""),
-        })?;
+        self.db
+            .admin()
+            .restore_snapshot(&name)
+            .map_err(|e| match e {
+                regionkv::Error::TableNotDisabled(t) => CmdError::Failed(format!(
+                    "org.apache.hadoop.hbase.TableNotDisabledException: {t}"
+                )),
+                e => snapshot_error(e, ""),
+            })?;
         Ok(Ret::Nil)
     }
 
@@ -215,7 +211,10 @@ impl Engine {
             out.line(&format!("No snapshots matched the regex {regex}"))?;
             return Ok(Ret::Nil);
         }
-        out.line(&format!("\nDelete the above {} snapshots (y/n)?", list.len()))?;
+        out.line(&format!(
+            "\nDelete the above {} snapshots (y/n)?",
+            list.len()
+        ))?;
         out.w.flush()?;
         if !self.ask().is_some_and(|a| a.to_lowercase().contains('y')) {
             return Ok(Ret::Nil);
@@ -264,7 +263,10 @@ impl Engine {
             ))?;
             return Ok(Ret::Nil);
         }
-        out.line(&format!("\nDelete the above {} snapshots (y/n)?", list.len()))?;
+        out.line(&format!(
+            "\nDelete the above {} snapshots (y/n)?",
+            list.len()
+        ))?;
         out.w.flush()?;
         if !self.ask().is_some_and(|a| a.to_lowercase().contains('y')) {
             return Ok(Ret::Nil);

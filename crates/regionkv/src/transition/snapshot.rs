@@ -149,20 +149,18 @@ impl LinkPlan {
                             StoreFileMeta { name, ..f.clone() }
                         }
                         Some(r) => {
-                            let holder = self.holders.get(&r.region).ok_or_else(|| {
-                                Error::Inconsistent {
-                                    region: src_name.clone(),
-                                    what: format!("no holder planned for parent {}", r.region),
-                                }
-                            })?;
+                            let holder =
+                                self.holders
+                                    .get(&r.region)
+                                    .ok_or_else(|| Error::Inconsistent {
+                                        region: src_name.clone(),
+                                        what: format!("no holder planned for parent {}", r.region),
+                                    })?;
                             let holder_enc = holder.encoded_name();
                             let name = self.link_name(&r.region, &r.file);
                             link(
                                 data_path(&self.snapshot, &r.region, family, &r.file),
-                                tx.db
-                                    .region_dir(holder)
-                                    .join(&family_name)
-                                    .join(&name),
+                                tx.db.region_dir(holder).join(&family_name).join(&name),
                             )?;
                             StoreFileMeta {
                                 name: format!("{name}.{holder_enc}"),
