@@ -72,6 +72,10 @@ enum Op {
     /// Bulk-load rows `bulk_rows(n)` with value `v<i>` in both families (one table-wide
     /// commit: all rows or none).
     BulkLoad(u32),
+    /// Snapshot `s<n>` of the table, clone it as `c<n>`, restore the table from it
+    /// (disable, restore, enable), delete it: the table's rows and region count are what
+    /// they were, its regions new ones on the snapshot's linked files.
+    SnapshotRestore(u32),
 }
 
 /// The rows a `BulkLoad(n)` writes, ascending.
@@ -114,6 +118,7 @@ fn script() -> Vec<Op> {
         // The other transitions, each with data on both sides of it.
         s.push(Op::Alter(round + 2));
         s.push(Op::BulkLoad(round));
+        s.push(Op::SnapshotRestore(round));
         s.push(Op::DisableEnable);
         match round {
             1 => s.push(Op::Truncate),
@@ -136,7 +141,7 @@ fn script() -> Vec<Op> {
 fn generation(script: &[Op], k: usize) -> usize {
     script[..k]
         .iter()
-        .filter(|op| matches!(op, Op::Truncate | Op::Recreate))
+        .filter(|op| matches!(op, Op::Truncate | Op::Recreate | Op::SnapshotRestore(_)))
         .count()
 }
 
@@ -280,6 +285,21 @@ fn run_op(db: &Db, i: usize, op: Op) -> regionkv::Result<()> {
                 admin.delete_table(TABLE)?;
             }
             create()?;
+        }
+        Op::SnapshotRestore(n) => {
+            let name = format!("s{n}");
+            let exists = admin.list_snapshots()?.iter().any(|d| d.name == name);
+            if !exists {
+                admin.snapshot(&name, TABLE)?;
+            }
+            let clone = format!("c{n}");
+            if !admin.table_exists(&clone)? {
+                admin.clone_snapshot(&name, &clone)?;
+            }
+            disable()?;
+            admin.restore_snapshot(&name)?;
+            admin.enable_table(TABLE)?;
+            admin.delete_snapshot(&name)?;
         }
         Op::Namespace => {
             if !admin.list_namespaces()?.iter().any(|n| n == "ns") {
@@ -481,7 +501,7 @@ impl Run<'_> {
         // create), nor when there is no table (a crash inside a drop and create).
         let new_generation = matches!(
             self.script.get(self.applied),
-            Some(Op::Truncate | Op::Recreate)
+            Some(Op::Truncate | Op::Recreate | Op::SnapshotRestore(_))
         );
         if let Some(seq) = seq
             && !new_generation

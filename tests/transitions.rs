@@ -587,6 +587,36 @@ impl World {
                 let t = t()?;
                 self.admin(|db| db.admin().delete_table(t).map_err(err))
             }
+            "snapshot" => {
+                let t = t()?;
+                let name = step.arg(1).ok_or("snapshot TABLE NAME [skip_flush]")?;
+                let options = regionkv::SnapshotOptions {
+                    skip_flush: step.has("skip_flush"),
+                    ttl: 0,
+                };
+                self.admin(|db| {
+                    db.admin()
+                        .snapshot_with(name, t, &options)
+                        .map(|_| ())
+                        .map_err(err)
+                })
+            }
+            "clone" => {
+                let (name, table) = (
+                    step.arg(0).ok_or("clone SNAPSHOT TABLE")?,
+                    step.arg(1).ok_or("clone SNAPSHOT TABLE")?,
+                );
+                self.admin(|db| db.admin().clone_snapshot(name, table).map_err(err))
+            }
+            "restore" => {
+                let name = step.arg(0).ok_or("restore SNAPSHOT")?;
+                self.admin(|db| db.admin().restore_snapshot(name).map_err(err))
+            }
+            "delete_snapshot" => {
+                let name = step.arg(0).ok_or("delete_snapshot SNAPSHOT")?;
+                self.admin(|db| db.admin().delete_snapshot(name).map_err(err))
+            }
+            "snapshots" => Ok(self.snapshots()),
             "namespace" => self.namespace(step),
             "namespaces" => Ok(self.namespaces()),
             "regions" => self.regions(t()?),
@@ -1165,6 +1195,41 @@ impl World {
     /// The table's directory: its `.tableinfo` state, every region directory (listed by
     /// the CATALOG file or not, and how many files its families hold), the regions the
     /// catalog lists without a directory, and anything else there.
+    /// What `.hbase-snapshot/` holds on disk, read without the Db: each snapshot
+    /// directory, committed (its `snapshotinfo` is there: table, type, data files) or not.
+    fn snapshots(&self) -> String {
+        let root = Path::new(DB_DIR).join(regionkv::snapshot::SNAPSHOT_DIR);
+        let Ok(mut names) = self.mem.list(&root) else {
+            return "no snapshot directory\n".into();
+        };
+        names.sort();
+        let mut out = String::new();
+        for name in names {
+            let dir = root.join(&name);
+            let files = count_files(&self.mem, &dir.join("data"));
+            match regionkv::snapshot::read_description(&self.mem, Path::new(DB_DIR), &name) {
+                Ok(d) => {
+                    let _ = writeln!(
+                        out,
+                        "{name} of {} {} files={files}",
+                        d.table,
+                        d.snapshot_type.name()
+                    );
+                }
+                Err(regionkv::Error::SnapshotDoesNotExist(_)) => {
+                    let _ = writeln!(out, "{name} uncommitted, files={files}");
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "{name} {}", err(e));
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push_str("no snapshots\n");
+        }
+        out
+    }
+
     fn dirs(&self, table: &str) -> String {
         let tdir = table_dir(table);
         let Ok(entries) = self.mem.list(&tdir) else {
@@ -1343,4 +1408,21 @@ fn transitions() {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// The files under `dir`, at any depth.
+fn count_files(fs: &dyn Fs, dir: &Path) -> usize {
+    let Ok(entries) = fs.list(dir) else {
+        return 0;
+    };
+    entries
+        .iter()
+        .map(|e| {
+            let p = dir.join(e);
+            match fs.list(&p) {
+                Ok(_) => count_files(fs, &p),
+                Err(_) => 1,
+            }
+        })
+        .sum()
 }

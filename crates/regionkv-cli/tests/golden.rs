@@ -117,6 +117,7 @@ macro_rules! golden {
 
 golden!(
     ruby,
+    snapshots,
     namespaces,
     ddl,
     alter,

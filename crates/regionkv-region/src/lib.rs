@@ -19,6 +19,7 @@ pub mod compaction;
 pub mod descriptor;
 pub mod durability;
 mod error;
+pub mod file_link;
 pub mod filter;
 pub mod flush;
 pub mod manifest;

@@ -471,6 +471,17 @@ impl Region {
         self.manifest.lock().clone()
     }
 
+    /// Runs `f` on the current manifest while no file it names can be removed: the
+    /// compaction lock is held (compactions, expired-file removal and a close for a split
+    /// wait), and flushes and bulk loads only add files. A snapshot links the files here
+    /// (HBase's `HRegion.addRegionToSnapshot`); it waits for a running compaction.
+    pub fn with_live_files<T>(&self, f: impl FnOnce(&Manifest) -> T) -> Result<T> {
+        let _no_compaction = self.compaction_lock().lock();
+        self.check_readable()?;
+        let manifest = self.manifest();
+        Ok(f(&manifest))
+    }
+
     /// The smallest flushed sequence id over the stores: every edit of this region at or
     /// below it is in a storefile.
     fn min_flushed_seq_id(&self) -> u64 {

@@ -671,21 +671,32 @@ fn foreign_identity(
 }
 
 /// What the manifest entry `meta` of store `family` of `owner` expects its file to say,
-/// as an identity: a reference's file belongs to the referenced region.
+/// as an identity: a reference's file belongs to the referenced region, a linked file
+/// ([`crate::file_link`]) to the store its link name names.
 pub fn expected_identity(
     meta: &StoreFileMeta,
     family: &[u8],
     owner: &StoreOwner,
 ) -> StoreFileIdentity {
     let (region, file) = match &meta.reference {
-        None => (owner.region.clone(), meta.name.clone()),
-        Some(r) => (r.region.clone(), r.file.clone()),
+        None => (&owner.region, &meta.name),
+        Some(r) => (&r.region, &r.file),
     };
+    // A link (a clone's or restore's file from a snapshot) names the store the file was
+    // written for.
+    if let Some(link) = crate::file_link::FileLink::parse(file) {
+        return StoreFileIdentity {
+            table: link.table,
+            region: link.region,
+            family: family.to_vec(),
+            file: link.file,
+        };
+    }
     StoreFileIdentity {
         table: owner.table.clone(),
-        region,
+        region: region.clone(),
         family: family.to_vec(),
-        file,
+        file: file.clone(),
     }
 }
 

@@ -26,10 +26,12 @@ use crate::catalog::TableState;
 use crate::db::{Db, RegionServer, canonical_table_name, namespace_of};
 use crate::error::{Error, Result};
 use crate::region_map::RegionMap;
+use crate::snapshot::{SnapshotDescription, SnapshotOptions};
 use crate::transition::{
     ChangeNamespace, CreateTable, DeleteTable, ModifyTable, NamespaceChange, RegionTransition,
     SetTableState, TruncateTable,
 };
+use crate::transition::{CloneSnapshot, RestoreSnapshot};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_region::{ColumnFamilyDescriptor, Region, RegionInfo, TableDescriptor};
 use std::collections::BTreeMap;
@@ -1076,6 +1078,117 @@ impl Admin {
         let mut cat = inner.catalog.lock();
         let mut delete = DeleteTable::prepare(inner, &handle)?;
         crate::transition::execute(inner, &mut cat, &mut delete)
+    }
+
+    // ---- snapshots (docs/snapshots.md) ---------------------------------------------------
+
+    /// HBase's `snapshot`: a snapshot `name` of `table`, flushed first (an enabled table)
+    /// or of its closed regions (a disabled one). SnapshotExists when the name is taken;
+    /// the name must be a legal table qualifier.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// let admin = db.admin();
+    /// table.put(&Put::new("r").add_column("cf", "q", "v1"))?;
+    /// admin.snapshot("before", "t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v2"))?;
+    /// admin.clone_snapshot("before", "t_then")?;
+    /// let then = db.table("t_then")?.get(&Get::new("r"))?;
+    /// assert_eq!(then.value(b"cf", b"q"), Some(&b"v1"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn snapshot(&self, name: &str, table: &str) -> Result<SnapshotDescription> {
+        self.snapshot_with(name, table, &SnapshotOptions::default())
+    }
+
+    /// [`Admin::snapshot`] with HBase's options: `SKIP_FLUSH` (edits still in the memstores
+    /// are left out) and `TTL` (seconds; listed as expired after it, and then refused by
+    /// clone and restore).
+    pub fn snapshot_with(
+        &self,
+        name: &str,
+        table: &str,
+        options: &SnapshotOptions,
+    ) -> Result<SnapshotDescription> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let span = tracing::info_span!("snapshot", snapshot = name, table);
+        let _enter = span.enter();
+        let cat = inner.catalog.lock();
+        inner.take_snapshot(&cat, name, table, options)
+    }
+
+    /// HBase's `listSnapshots`: every snapshot, by name.
+    pub fn list_snapshots(&self) -> Result<Vec<SnapshotDescription>> {
+        let inner = self.inner();
+        inner.check_open()?;
+        crate::snapshot::list(inner.fs.as_ref(), &inner.dir)
+    }
+
+    /// HBase's `cloneSnapshot`: a new table `table` with the snapshot's descriptor, region
+    /// boundaries and data, sharing the snapshot's files (nothing is copied). TableExists
+    /// when `table` exists.
+    pub fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let table = canonical_table_name(table)?;
+        let span = tracing::info_span!("clone_snapshot", snapshot = name, %table);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        let (description, manifest) = self.readable_snapshot(name)?;
+        let mut clone = CloneSnapshot::prepare(inner, &cat, &description, &manifest, &table)?;
+        crate::transition::execute(inner, &mut cat, &mut clone)
+    }
+
+    /// HBase's `restoreSnapshot`: the snapshot's table, which must be disabled, gets the
+    /// snapshot's descriptor, regions and data back, and stays disabled. A table that no
+    /// longer exists is cloned from the snapshot instead (HBase's
+    /// `restoreOrCloneSnapshot`).
+    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let span = tracing::info_span!("restore_snapshot", snapshot = name);
+        let _enter = span.enter();
+        let mut cat = inner.catalog.lock();
+        let (description, manifest) = self.readable_snapshot(name)?;
+        if !cat.tables.contains_key(&description.table) {
+            let mut clone =
+                CloneSnapshot::prepare(inner, &cat, &description, &manifest, &description.table)?;
+            return crate::transition::execute(inner, &mut cat, &mut clone);
+        }
+        let handle = inner.table(&description.table)?;
+        let mut restore = RestoreSnapshot::prepare(inner, &cat, &handle, &description, &manifest)?;
+        crate::transition::execute(inner, &mut cat, &mut restore)
+    }
+
+    /// HBase's `deleteSnapshot`: the snapshot's links go; files no table uses any more go
+    /// with them. SnapshotDoesNotExist when there is none of that name.
+    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let inner = self.inner();
+        inner.check_open()?;
+        let cat = inner.catalog.lock();
+        inner.delete_snapshot(&cat, name)
+    }
+
+    /// A snapshot to clone or restore from: whole, and not expired (HBase's
+    /// SnapshotTTLExpiredException).
+    fn readable_snapshot(
+        &self,
+        name: &str,
+    ) -> Result<(SnapshotDescription, crate::snapshot::SnapshotManifest)> {
+        let inner = self.inner();
+        let (description, manifest) =
+            crate::snapshot::read_snapshot(inner.fs.as_ref(), &inner.dir, name)?;
+        if description.is_expired(inner.services.clock.now_millis()) {
+            return Err(Error::SnapshotTtlExpired(name.to_string()));
+        }
+        Ok((description, manifest))
     }
 
     // ---- flush, compaction, status ----------------------------------------------------

@@ -269,8 +269,18 @@ pub(crate) fn frame(magic: &[u8; 8], body: &str) -> Vec<u8> {
 /// Checks [`frame`]'s framing and parses the JSON body; every defect is
 /// [`Error::Corrupt`] naming `path` and the offset.
 pub(crate) fn unframe(magic: &[u8; 8], b: &[u8], path: &Path) -> Result<Value> {
+    unframe_as("catalog", magic, b, path)
+}
+
+/// [`unframe`] for another kind of file framed the same way (`what` names it in errors).
+pub(crate) fn unframe_as(
+    what: &'static str,
+    magic: &[u8; 8],
+    b: &[u8],
+    path: &Path,
+) -> Result<Value> {
     let corrupt = |offset: usize, reason: String| Error::Corrupt {
-        what: "catalog",
+        what,
         path: path.to_path_buf(),
         offset: offset as u64,
         reason,

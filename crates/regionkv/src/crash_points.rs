@@ -1,7 +1,7 @@
 //! The named crash points inside regionkv's multi-step operations: WAL group commit and
 //! roll, every step of flush and compaction, every phase boundary of the region
-//! transitions (split, merge, alter, disable, enable, create, truncate, delete and the
-//! namespace changes), the steps of a bulk load, the janitor, and recovery.
+//! transitions (split, merge, alter, disable, enable, create, truncate, delete, the
+//! namespace changes, clone and restore), the steps of a bulk load and of a snapshot, the janitor, and recovery.
 //!
 //! They are the `fail` crate's fail points, compiled in only with the `failpoints`
 //! feature (off by default: without it each point is nothing at all). A test configures a
@@ -248,6 +248,53 @@ pub const ALL: &[(&str, &str)] = &[
         "bulk-load-after-publish",
         "every region lists its files, the record is not yet deleted (rolls forward)",
     ),
+    // Snapshots (`crate::snapshot`): not a region-set change; committed by one rename.
+    (
+        "snapshot-after-flush",
+        "the table is flushed, nothing of the snapshot written (rolls back)",
+    ),
+    (
+        "snapshot-before-commit",
+        "every link and data.manifest are synced, no snapshotinfo (rolls back)",
+    ),
+    (
+        "snapshot-after-commit",
+        "snapshotinfo is renamed into place: the snapshot exists (done)",
+    ),
+    (
+        "snapshot-delete-after-uncommit",
+        "the deleted snapshot's snapshotinfo is gone, its links not yet (done)",
+    ),
+    // Clone and restore (`crate::transition::snapshot`): transitions.
+    ("clone-after-close", "nothing closed; no table (rolls back)"),
+    (
+        "clone-after-stage",
+        "the table directory is marked CREATING, its regions link the snapshot's files (rolls back)",
+    ),
+    (
+        "clone-after-commit",
+        "the catalog names the clone, its handle is not published (rolls forward)",
+    ),
+    (
+        "clone-after-publish",
+        "the clone serves, .tableinfo still says CREATING (rolls forward)",
+    ),
+    (
+        "restore-after-close",
+        "nothing closed; the table is disabled with its data (rolls back)",
+    ),
+    (
+        "restore-after-stage",
+        "the new regions link the snapshot's files, the catalog names the old ones (rolls back)",
+    ),
+    (
+        "restore-after-commit",
+        "the catalog names the snapshot's regions and descriptor (rolls forward)",
+    ),
+    (
+        "restore-after-publish",
+        "restored, the old region directories not yet removed (rolls forward)",
+    ),
     // Janitor.
     (
         "janitor-before-remove",
@@ -282,6 +329,8 @@ pub const TRANSITIONS: &[&str] = &[
     "create-namespace",
     "modify-namespace",
     "drop-namespace",
+    "clone",
+    "restore",
 ];
 
 /// For a transition's crash point, whether a crash there rolls the transition forward

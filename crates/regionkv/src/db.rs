@@ -405,8 +405,9 @@ impl RegionServer {
             Ok(None) | Err(_) => "a table directory with no data and no .tableinfo",
         };
         for region in crate::layout::region_dirs(fs, tdir)? {
+            // A clone interrupted before its commit holds only links to a snapshot's files.
             if self.wal_edit_regions.contains(&region)
-                || crate::layout::holds_files(fs, &tdir.join(&region))?
+                || crate::layout::holds_own_files(fs, &tdir.join(&region))?
             {
                 return Ok(None);
             }
@@ -780,6 +781,8 @@ impl Db {
         // Bulk loads that committed before a crash: listed in their regions' manifests
         // before the regions open (whose leftover sweep would otherwise remove the files).
         crate::bulk_load::recover_pending(inner.fs.as_ref(), &inner.dir, &catalog)?;
+        // A snapshot written or deleted when a crash came: never half there.
+        crate::snapshot::remove_leftovers(inner.fs.as_ref(), &inner.dir)?;
         let mut tables = BTreeMap::new();
         for (name, entry) in &catalog.tables {
             let infos: Vec<RegionInfo> = entry.regions.iter().map(|r| r.info.clone()).collect();

@@ -330,6 +330,30 @@ pub enum Error {
         /// The failure behind it.
         reason: String,
     },
+    /// HBase's SnapshotExistsException: a snapshot of that name is already stored.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// let e = Error::SnapshotExists("s1".into());
+    /// assert_eq!(e.to_string(), "Snapshot 's1' already stored on the filesystem.");
+    /// ```
+    SnapshotExists(String),
+    /// HBase's SnapshotDoesNotExistException: no snapshot of that name.
+    ///
+    /// ```
+    /// use regionkv::Error;
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let Err(e) = db.admin().delete_snapshot("nope") else { panic!("deleted a missing snapshot") };
+    /// assert!(matches!(&e, Error::SnapshotDoesNotExist(s) if s == "nope"));
+    /// assert_eq!(e.to_string(), "Snapshot 'nope' doesn't exist on the filesystem");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    SnapshotDoesNotExist(String),
+    /// HBase's SnapshotTTLExpiredException: the snapshot's TTL ran out, so it is not
+    /// cloned or restored.
+    SnapshotTtlExpired(String),
     /// A test fail point configured with `return` (the `failpoints` feature only): the
     /// operation failed there, as it would on an I/O error at that point.
     #[cfg(feature = "failpoints")]
@@ -1108,6 +1132,15 @@ impl fmt::Display for Error {
             Error::TableExists(t) => write!(f, "table {t} already exists"),
             Error::TableNotEnabled(t) => write!(f, "table {t} is disabled"),
             Error::TableNotDisabled(t) => write!(f, "table {t} is enabled; disable it first"),
+            Error::SnapshotExists(name) => {
+                write!(f, "Snapshot '{name}' already stored on the filesystem.")
+            }
+            Error::SnapshotTtlExpired(name) => {
+                write!(f, "TTL for snapshot '{name}' has already expired.")
+            }
+            Error::SnapshotDoesNotExist(name) => {
+                write!(f, "Snapshot '{name}' doesn't exist on the filesystem")
+            }
             Error::NamespaceNotFound(ns) => write!(f, "namespace {ns} does not exist"),
             Error::NamespaceExists(ns) => write!(f, "namespace {ns} already exists"),
             Error::NamespaceConstraint(ns, reason) => write!(f, "namespace {ns}: {reason}"),

@@ -137,6 +137,31 @@ pub(crate) fn holds_files(fs: &dyn Fs, region_dir: &Path) -> Result<bool> {
     Ok(false)
 }
 
+/// Like [`holds_files`], but a file linked from a snapshot (a link name,
+/// `regionkv_region::file_link`) does not count: its data lives on in the snapshot, so a
+/// region directory holding only links holds nothing of its own (an uncommitted clone's
+/// or restore's region, or a holder of a parent's linked files).
+pub(crate) fn holds_own_files(fs: &dyn Fs, region_dir: &Path) -> Result<bool> {
+    for entry in list_dir(fs, region_dir)? {
+        let path = region_dir.join(&entry);
+        if entry == regionkv_region::manifest::MANIFEST_FILE || entry.ends_with(".tmp") {
+            continue;
+        }
+        match fs.list(&path) {
+            Ok(files) => {
+                if files
+                    .iter()
+                    .any(|f| regionkv_region::file_link::FileLink::parse(f).is_none())
+                {
+                    return Ok(true);
+                }
+            }
+            Err(_) => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
 /// Removes the table directory `tdir` with its `.tableinfo` last, so that a crash half-way
 /// leaves the mark that says what the rest is (a DROPPING or CREATING table whose leftover
 /// regions the next open removes), never region directories with data and no mark, which

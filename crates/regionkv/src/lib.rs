@@ -27,7 +27,8 @@
 //! Module map: [`db`] (open, directory layout), [`admin`], [`table`] (reads, writes,
 //! scans), [`mutation`] and [`read`] (the builders), [`buffered`] (BufferedMutator),
 //! [`catalog`] (the persisted table list's format, for inspection and repair),
-//! [`crash_points`] (the named points where crash tests stop the engine), [`options`]
+//! [`crash_points`] (the named points where crash tests stop the engine), [`snapshot`]
+//! (snapshots' on-disk form), [`options`]
 //! (what a Db is opened with), [`descriptor`] (defaults and option types of the
 //! descriptors), [`split`] (split algorithms and policies), and the layers a program
 //! configures or reads through the facade: [`cell`], [`fs`] and [`filter`]. The region
@@ -52,6 +53,7 @@ pub mod read;
 mod region_map;
 pub mod repair;
 mod server_services;
+pub mod snapshot;
 pub mod split;
 mod split_worker;
 pub mod table;
@@ -73,6 +75,7 @@ pub use mutation::{
 pub use options::DbOptions;
 pub use read::{Get, RowResult, Scan};
 pub use regionkv_memstore::ChunkPoolStats;
+pub use snapshot::{SnapshotDescription, SnapshotOptions, SnapshotType};
 pub use table::{BatchAction, CheckAndMutateResult, ResultScanner, Table};
 
 /// The cell layer: cells, keys, time ranges, clocks and HBase's `Bytes` helpers.

@@ -211,9 +211,27 @@ impl RegionServer {
     ) -> Result<Option<&'static str>> {
         let empty = !self.wal_edit_regions.contains(name)
             && !crate::layout::holds_files(self.fs.as_ref(), path)?;
+        // Holding nothing but links to a snapshot's files: an uncommitted clone or
+        // restore region, a restore's replaced region, or a holder of a parent's linked
+        // files no listed region refers to any more. Its data lives in the snapshot.
+        let only_links = !self.wal_edit_regions.contains(name)
+            && !crate::layout::holds_own_files(self.fs.as_ref(), path)?;
+        let links_only_manifest = |m: &Manifest| {
+            m.stores.values().all(|sm| {
+                sm.files.iter().all(|f| {
+                    let file = f.reference.as_ref().map_or(&f.name, |r| &r.file);
+                    regionkv_region::file_link::FileLink::parse(file).is_some()
+                })
+            })
+        };
         let manifest = match Manifest::read(self.fs.as_ref(), path) {
             Ok(Some(m)) => m,
             Ok(None) if empty => return Ok(Some("an empty region directory without a manifest")),
+            Ok(None) if only_links => {
+                return Ok(Some(
+                    "a holder of linked snapshot files no listed region refers to",
+                ));
+            }
             Ok(None) => return Ok(None),
             Err(e) => {
                 tracing::warn!(dir = %path.display(), error = %e, "unreadable manifest in an unlisted region directory");
@@ -249,6 +267,11 @@ impl RegionServer {
         }
         if empty && manifest.stores.values().all(|sm| sm.files.is_empty()) {
             return Ok(Some("a region holding no data"));
+        }
+        if only_links && links_only_manifest(&manifest) {
+            return Ok(Some(
+                "a region whose files are all links to a snapshot's (an uncommitted clone or restore, or a replaced one)",
+            ));
         }
         Ok(None)
     }

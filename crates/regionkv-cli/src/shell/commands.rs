@@ -160,16 +160,16 @@ pub const GROUPS: &[Group] = &[
     },
     Group {
         name: "snapshots",
-        summary: "cluster snapshots",
+        summary: "take, list, clone, restore and delete table snapshots",
         commands: &[
-            ("clone_snapshot", ClusterOnly),
-            ("delete_all_snapshot", ClusterOnly),
-            ("delete_snapshot", ClusterOnly),
-            ("delete_table_snapshots", ClusterOnly),
-            ("list_snapshots", ClusterOnly),
-            ("list_table_snapshots", ClusterOnly),
-            ("restore_snapshot", ClusterOnly),
-            ("snapshot", ClusterOnly),
+            ("clone_snapshot", Available),
+            ("delete_all_snapshot", Available),
+            ("delete_snapshot", Available),
+            ("delete_table_snapshots", Available),
+            ("list_snapshots", Available),
+            ("list_table_snapshots", Available),
+            ("restore_snapshot", Available),
+            ("snapshot", Available),
         ],
     },
     Group {
@@ -322,6 +322,25 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "disable_all" => "disable_all 't.*'\ndisable_all 'ns:t.*'",
         "enable_all" => "enable_all 't.*'\nenable_all 'ns:t.*'",
         "drop_all" => "drop_all 't.*'\ndrop_all 'ns:t.*'",
+        "snapshot" => {
+            "snapshot 'sourceTable', 'snapshotName'\n\
+             snapshot 'namespace:sourceTable', 'snapshotName', {SKIP_FLUSH => true}\n\
+             snapshot 'sourceTable', 'snapshotName', {TTL => 86400}"
+        }
+        "list_snapshots" => "list_snapshots\nlist_snapshots 'abc.*'",
+        "list_table_snapshots" => {
+            "list_table_snapshots 'tableName'\nlist_table_snapshots 'tableName.*', 'snapshotName.*'"
+        }
+        "clone_snapshot" => {
+            "clone_snapshot 'snapshotName', 'tableName'\n\
+             clone_snapshot 'snapshotName', 'namespace:tableName', {RESTORE_ACL=>true}"
+        }
+        "restore_snapshot" => "restore_snapshot 'snapshotName'",
+        "delete_snapshot" => "delete_snapshot 'snapshotName'",
+        "delete_all_snapshot" => "delete_all_snapshot 's.*'",
+        "delete_table_snapshots" => {
+            "delete_table_snapshots 'tableName'\ndelete_table_snapshots 'tableName.*', 'snapshotName.*'"
+        }
         "create_namespace" => {
             "create_namespace 'ns1'\ncreate_namespace 'ns1', {'PROPERTY_NAME' => 'PROPERTY_VALUE'}"
         }

@@ -110,7 +110,7 @@ fn report_namespace_properties(ns: &str, set: &[String], out: &mut Out<'_>) -> C
 }
 
 /// A full-match regex as Java's `Pattern.matcher(s).matches()` uses it.
-fn full_match(regex: &str) -> CmdResult<regex::Regex> {
+pub(super) fn full_match(regex: &str) -> CmdResult<regex::Regex> {
     regex::Regex::new(&format!("^(?:{regex})$"))
         .or_else(|e| fail(format!("invalid regular expression {regex:?}: {e}")))
 }

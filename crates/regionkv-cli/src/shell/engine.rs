@@ -1,7 +1,7 @@
 //! The shell's connection to the engine: the open [`Db`], the switchable clock, how
 //! timestamps print, and the dispatch from a command name to its implementation (the DDL,
 //! namespace and tool commands in `ddl.rs`, `split` and `merge_region` in `regions.rs`, the
-//! data commands in `dml.rs`).
+//! snapshot commands in `snapshots.rs`, the data commands in `dml.rs`).
 //!
 //! Commands print through [`Out`] (HBase's formatter plus raw lines) and return a [`Ret`],
 //! what HBase's command method returns: the interactive shell echoes it as IRB does
@@ -191,6 +191,14 @@ impl Engine {
             "disable_all" => self.all_tables(args, out, super::ddl::AllAction::Disable),
             "enable_all" => self.all_tables(args, out, super::ddl::AllAction::Enable),
             "drop_all" => self.all_tables(args, out, super::ddl::AllAction::Drop),
+            "snapshot" => self.snapshot(args),
+            "list_snapshots" => self.list_snapshots(args, out),
+            "list_table_snapshots" => self.list_table_snapshots(args, out),
+            "clone_snapshot" => self.clone_snapshot(args),
+            "restore_snapshot" => self.restore_snapshot(args),
+            "delete_snapshot" => self.delete_snapshot(args),
+            "delete_all_snapshot" => self.delete_all_snapshot(args, out),
+            "delete_table_snapshots" => self.delete_table_snapshots(args, out),
             "put" => self.put(args),
             "get" => self.get(args, out),
             "scan" => self.scan(args, out),

@@ -37,6 +37,7 @@ mod interrupt;
 mod parse;
 mod regions;
 mod session;
+mod snapshots;
 mod sprintf;
 mod tz;
 

@@ -62,10 +62,45 @@ fn create_all(
 
 /// One create, checked and ready to run.
 pub(crate) struct CreateTable {
-    desc: TableDescriptor,
-    infos: Vec<RegionInfo>,
-    next_region_id: u64,
-    regions: Vec<Arc<Region>>,
+    pub(super) desc: TableDescriptor,
+    pub(super) infos: Vec<RegionInfo>,
+    pub(super) next_region_id: u64,
+    /// The opened regions, published as the table's map.
+    pub(super) regions: Vec<Arc<Region>>,
+}
+
+impl CreateTable {
+    /// Marks the directory as a create in progress until the catalog names the table.
+    pub(super) fn mark_creating(&self, tx: &Tx<'_>) -> Result<()> {
+        TableInfo {
+            descriptor: self.desc.clone(),
+            state: TableInfoState::Creating,
+        }
+        .write(tx.db.fs.as_ref(), &tx.db.table_dir(&self.desc.name))
+    }
+}
+
+/// Removes the directories of the regions `old` a committed change replaced (truncate,
+/// restore); a failure is logged: the next open's janitor removes them as superseded.
+pub(super) fn remove_region_dirs(tx: &Tx<'_>, old: &[RegionInfo], what: &str) {
+    for info in old {
+        let dir = tx.db.region_dir(info);
+        let removed = tx
+            .db
+            .fs
+            .exists(&dir)
+            .map_err(Error::from)
+            .and_then(|there| {
+                if there {
+                    crate::layout::remove_region_dir(tx.db.fs.as_ref(), &dir)
+                } else {
+                    Ok(())
+                }
+            });
+        if let Err(e) = removed {
+            tracing::warn!(dir = %dir.display(), error = %e, transition = what, "could not remove a replaced region directory; the next open will");
+        }
+    }
 }
 
 impl CreateTable {
@@ -122,12 +157,7 @@ impl RegionTransition for CreateTable {
     }
 
     fn stage(&mut self, tx: &mut Tx<'_>) -> Result<()> {
-        // Marks the directory as a create in progress until the catalog names the table.
-        TableInfo {
-            descriptor: self.desc.clone(),
-            state: TableInfoState::Creating,
-        }
-        .write(tx.db.fs.as_ref(), &tx.db.table_dir(&self.desc.name))?;
+        self.mark_creating(tx)?;
         self.regions = create_all(tx, &self.infos, &self.desc)?;
         Ok(())
     }
@@ -228,26 +258,7 @@ impl RegionTransition for TruncateTable<'_> {
     fn cleanup(&mut self, tx: &Tx<'_>) {
         tx.db
             .refresh_table_info(&self.desc, TableInfoState::Enabled);
-        for info in &self.old {
-            let dir = tx.db.region_dir(info);
-            let removed = tx
-                .db
-                .fs
-                .exists(&dir)
-                .map_err(Error::from)
-                .and_then(|there| {
-                    if there {
-                        crate::layout::remove_region_dir(tx.db.fs.as_ref(), &dir)
-                    } else {
-                        Ok(())
-                    }
-                });
-            if let Err(e) = removed {
-                // The catalog names only newer regions over the same keys: the next
-                // open's janitor removes this one as superseded.
-                tracing::warn!(dir = %dir.display(), error = %e, "truncate could not remove an old region directory; the next open will");
-            }
-        }
+        remove_region_dirs(tx, &self.old, "truncate");
     }
 }
 

@@ -31,12 +31,14 @@ mod create_table;
 mod merge;
 mod modify_table;
 mod namespace;
+mod snapshot;
 mod split;
 mod table_state;
 
 pub(crate) use create_table::{CreateTable, DeleteTable, TruncateTable};
 pub(crate) use modify_table::ModifyTable;
 pub(crate) use namespace::{ChangeNamespace, NamespaceChange};
+pub(crate) use snapshot::{CloneSnapshot, RestoreSnapshot};
 pub(crate) use table_state::SetTableState;
 
 use crate::catalog::{Catalog, RegionEntry};
