@@ -122,8 +122,14 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
     let mut prev_by_type: HashMap<BlockType, i64> = HashMap::new();
     let mut offset = 0u64;
     while offset < trailer.offset {
-        let b = reader.read_block(offset, None)?;
-        let h = &b.header;
+        // Data blocks are read whole (checksums, payload) once, with their cells below.
+        let header = reader.read_header(offset)?;
+        let h = if header.block_type == BlockType::Data {
+            header
+        } else {
+            reader.read_block(offset, None)?.header
+        };
+        let h = &h;
         let expected_prev = prev_by_type
             .insert(h.block_type, offset as i64)
             .unwrap_or(-1);
@@ -301,15 +307,44 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
         ));
     }
 
-    // Cells, block by block, against the index.
+    // The Blooms, loaded before the cells so each new key is checked as it is met (memory
+    // stays one block plus the Blooms' chunks, whatever the file's size).
     let fi = reader.file_info();
+    let general = match fi.get(keys::BLOOM_FILTER_TYPE) {
+        None => None,
+        Some(kind) => {
+            let kind = String::from_utf8_lossy(kind).into_owned();
+            if kind != "ROW" && kind != "ROWCOL" {
+                return Err(bad(
+                    loo,
+                    format!("BLOOM_FILTER_TYPE {kind} (regionkv checks ROW and ROWCOL)"),
+                ));
+            }
+            let bloom = reader
+                .load_bloom(BlockType::GeneralBloomMeta)?
+                .ok_or_else(|| {
+                    bad(
+                        loo,
+                        format!("BLOOM_FILTER_TYPE {kind} without a Bloom meta block"),
+                    )
+                })?;
+            check_chunks(reader, &bloom.meta, &blocks)?;
+            Some((kind, bloom))
+        }
+    };
+    let delete_family = reader.load_bloom(BlockType::DeleteFamilyBloomMeta)?;
+    if let Some(bloom) = &delete_family {
+        check_chunks(reader, &bloom.meta, &blocks)?;
+    }
+    let mut last_bloom_key: Option<(Vec<u8>, Vec<u8>)> = None;
+    let mut last_delete_family_row: Option<Vec<u8>> = None;
+
+    // Cells, block by block, against the index.
     let mut cells = 0u64;
     let mut last: Option<Vec<u8>> = None;
     let mut family: Option<Vec<u8>> = None;
     let (mut key_total, mut value_total) = (0u64, 0u64);
     let (mut max_tags, mut max_mvcc) = (0usize, 0i64);
-    let mut bloom_keys: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    let mut delete_family_rows: Vec<Vec<u8>> = Vec::new();
     for (e, b) in entries.iter().zip(&data) {
         if e.offset != b.offset || u64::from(e.on_disk_size) != b.on_disk_size {
             return Err(bad(
@@ -376,15 +411,53 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
                 }
                 Some(_) => {}
             }
-            let pair = (k.row.to_vec(), k.qualifier.to_vec());
-            if bloom_keys.last() != Some(&pair) {
-                bloom_keys.push(pair);
+            if let Some((kind, bloom)) = &general {
+                let qualifier: &[u8] = if kind == "ROW" { b"" } else { k.qualifier };
+                let new = last_bloom_key
+                    .as_ref()
+                    .is_none_or(|(r, q)| r.as_slice() != k.row || q.as_slice() != qualifier);
+                if new {
+                    let found = if kind == "ROW" {
+                        bloom.may_contain(k.row, k.row)
+                    } else {
+                        let chunk_key = KeyRef {
+                            qualifier,
+                            timestamp: i64::MAX,
+                            type_byte: crate::key::TYPE_MAXIMUM,
+                            ..k
+                        };
+                        bloom.may_contain(
+                            &chunk_key.to_vec().unwrap_or_default(),
+                            &row_col_hash_key(k.row, qualifier),
+                        )
+                    };
+                    if !found {
+                        return Err(bad(
+                            b.offset,
+                            format!(
+                                "the {kind} Bloom does not hold row {} of the block",
+                                String::from_utf8_lossy(k.row)
+                            ),
+                        ));
+                    }
+                    last_bloom_key = Some((k.row.to_vec(), qualifier.to_vec()));
+                }
             }
-            if (k.type_byte == CellType::DeleteFamily.code()
-                || k.type_byte == CellType::DeleteFamilyVersion.code())
-                && delete_family_rows.last().map(Vec::as_slice) != Some(k.row)
+            if let Some(bloom) = &delete_family
+                && (k.type_byte == CellType::DeleteFamily.code()
+                    || k.type_byte == CellType::DeleteFamilyVersion.code())
+                && last_delete_family_row.as_deref() != Some(k.row)
             {
-                delete_family_rows.push(k.row.to_vec());
+                if !bloom.may_contain(k.row, k.row) {
+                    return Err(bad(
+                        b.offset,
+                        format!(
+                            "the delete-family Bloom does not hold row {} of the block",
+                            String::from_utf8_lossy(k.row)
+                        ),
+                    ));
+                }
+                last_delete_family_row = Some(k.row.to_vec());
             }
             key_total += c.key.len() as u64;
             value_total += c.value.len() as u64;
@@ -439,75 +512,8 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
         return Err(bad(loo, format!("TIMERANGE of {} bytes", range.len())));
     }
 
-    // Blooms.
-    let general_bloom = match fi.get(keys::BLOOM_FILTER_TYPE) {
-        None => None,
-        Some(kind) => {
-            let kind = String::from_utf8_lossy(kind).into_owned();
-            let bloom = reader
-                .load_bloom(BlockType::GeneralBloomMeta)?
-                .ok_or_else(|| {
-                    bad(
-                        loo,
-                        format!("BLOOM_FILTER_TYPE {kind} without a Bloom meta block"),
-                    )
-                })?;
-            check_chunks(reader, &bloom.meta, &blocks)?;
-            for (row, qualifier) in dedup_keys(&bloom_keys, &kind) {
-                let (chunk_key, hash_key) = match kind.as_str() {
-                    "ROW" => (row.clone(), row.clone()),
-                    "ROWCOL" => {
-                        let fam = family.clone().unwrap_or_default();
-                        let k = KeyRef {
-                            row: &row,
-                            family: &fam,
-                            qualifier: &qualifier,
-                            timestamp: i64::MAX,
-                            type_byte: crate::key::TYPE_MAXIMUM,
-                        };
-                        (
-                            k.to_vec().unwrap_or_default(),
-                            row_col_hash_key(&row, &qualifier),
-                        )
-                    }
-                    other => {
-                        return Err(bad(
-                            loo,
-                            format!("BLOOM_FILTER_TYPE {other} (regionkv checks ROW and ROWCOL)"),
-                        ));
-                    }
-                };
-                if !bloom.may_contain(&chunk_key, &hash_key) {
-                    return Err(bad(
-                        loo,
-                        format!(
-                            "the {kind} Bloom does not hold row {}",
-                            String::from_utf8_lossy(&row)
-                        ),
-                    ));
-                }
-            }
-            Some((kind, bloom.meta.chunks.len()))
-        }
-    };
-    let delete_family_bloom = match reader.load_bloom(BlockType::DeleteFamilyBloomMeta)? {
-        None => None,
-        Some(bloom) => {
-            check_chunks(reader, &bloom.meta, &blocks)?;
-            for row in &delete_family_rows {
-                if !bloom.may_contain(row, row) {
-                    return Err(bad(
-                        loo,
-                        format!(
-                            "the delete-family Bloom does not hold row {}",
-                            String::from_utf8_lossy(row)
-                        ),
-                    ));
-                }
-            }
-            Some(bloom.meta.chunks.len())
-        }
-    };
+    let general_bloom = general.map(|(kind, bloom)| (kind, bloom.meta.chunks.len()));
+    let delete_family_bloom = delete_family.map(|b| b.meta.chunks.len());
 
     Ok(Structure {
         blocks,
@@ -522,22 +528,6 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
         delete_family_bloom,
         family,
     })
-}
-
-/// The keys a Bloom of `kind` took: distinct rows (ROW) or distinct (row, qualifier).
-fn dedup_keys(pairs: &[(Vec<u8>, Vec<u8>)], kind: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut out: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    for (r, q) in pairs {
-        let key = if kind == "ROW" {
-            (r.clone(), Vec::new())
-        } else {
-            (r.clone(), q.clone())
-        };
-        if out.last() != Some(&key) {
-            out.push(key);
-        }
-    }
-    out
 }
 
 /// A Bloom's chunk index points at Bloom chunk blocks whose sizes add up to its total.

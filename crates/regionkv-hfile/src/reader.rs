@@ -226,6 +226,24 @@ impl HFileReader {
         )
     }
 
+    /// The header of the block at `offset`, without reading its payload (the checker walks
+    /// data blocks' headers first and reads their payloads once, with the cells).
+    pub fn read_header(&self, offset: u64) -> Result<crate::block::BlockHeader> {
+        let mut h = [0u8; HEADER_SIZE];
+        if offset
+            .checked_add(HEADER_SIZE as u64)
+            .is_none_or(|end| end > self.file.len())
+        {
+            return Err(corrupt(
+                self.path(),
+                offset,
+                "a block header past the end of the file",
+            ));
+        }
+        self.file.read_at(offset, &mut h)?;
+        crate::block::BlockHeader::parse(self.path(), offset, &h)
+    }
+
     /// The payload of the META block named `name`.
     pub fn meta_block(&self, name: &[u8]) -> Result<Option<Vec<u8>>> {
         let Some(e) = self.meta_root.iter().find(|e| e.key == name) else {

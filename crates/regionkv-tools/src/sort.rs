@@ -95,7 +95,7 @@ impl CellSorter {
             .map(|d| d.path().to_path_buf())
             .unwrap_or_default();
         for (family, mut cells) in std::mem::take(&mut self.buffer) {
-            cells.sort_unstable_by(|a, b| compare_keys(a.key_bytes(), b.key_bytes()));
+            sort_cells(&mut cells);
             let path = dir.join(format!("run-{}-{}", self.spills, self.runs.len()));
             let file = std::fs::File::create(&path).map_err(|e| output(&path, e))?;
             let mut w = BufWriter::with_capacity(1 << 20, file);
@@ -128,7 +128,7 @@ impl CellSorter {
         }
         let mut families = BTreeMap::new();
         for (family, mut cells) in std::mem::take(&mut self.buffer) {
-            cells.sort_unstable_by(|a, b| compare_keys(a.key_bytes(), b.key_bytes()));
+            sort_cells(&mut cells);
             families.insert(family, Source::Memory(cells));
         }
         for (family, runs) in std::mem::take(&mut self.runs) {
@@ -318,6 +318,35 @@ fn output(path: &Path, e: std::io::Error) -> Error {
         path: path.to_path_buf(),
         source: e,
     }
+}
+
+/// Sorts `cells` in key order. Most comparisons are settled by the first eight bytes of
+/// the rows as a big-endian integer (zero-padded: a shorter row is a prefix and sorts
+/// first either way, so the integer order never contradicts the key order); only rows that
+/// share those bytes are compared as whole keys. Profiled, the plain sort spent a third of
+/// a bulk import parsing keys in `compare_keys`.
+fn sort_cells(cells: &mut Vec<Cell>) {
+    let prefix = |row: &[u8]| {
+        let mut b = [0u8; 8];
+        let n = row.len().min(8);
+        b[..n].copy_from_slice(&row[..n]);
+        u64::from_be_bytes(b)
+    };
+    let mut order: Vec<(u64, u32)> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (prefix(c.row()), i as u32))
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            compare_keys(
+                cells[a.1 as usize].key_bytes(),
+                cells[b.1 as usize].key_bytes(),
+            )
+        })
+    });
+    let mut slots: Vec<Option<Cell>> = cells.drain(..).map(Some).collect();
+    cells.extend(order.iter().filter_map(|&(_, i)| slots[i as usize].take()));
 }
 
 /// Drops every cell whose coordinates (key without sequence id) equal the previous one's,
