@@ -153,11 +153,19 @@ impl Store {
         manifest: &StoreManifest,
         cache: Option<Arc<StoreFileBlockCache>>,
         memstore_config: MemStoreConfig,
+        read_only: bool,
     ) -> Result<Self> {
         let dir = region_dir.join(String::from_utf8_lossy(&family.name).as_ref());
-        fs.create_dir_all(&dir)?;
+        // Read-only: the directory is the writer's. A file not in the manifest may be its
+        // flush or compaction in progress, so nothing is created or swept.
+        let sweep = if read_only {
+            Vec::new()
+        } else {
+            fs.create_dir_all(&dir)?;
+            fs.list(&dir)?
+        };
         let mut removed = false;
-        for name in fs.list(&dir)? {
+        for name in sweep {
             if manifest.files.iter().any(|f| f.name == name) {
                 continue;
             }

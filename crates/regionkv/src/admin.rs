@@ -417,6 +417,8 @@ impl Admin {
         name: &str,
         properties: BTreeMap<String, String>,
     ) -> Result<()> {
+        self.inner()
+            .ensure_writable("create_namespace_with_properties")?;
         self.inner().check_open()?;
         regionkv_cell::limits::check_namespace_name(name)?;
         let mut cat = self.inner().catalog.lock();
@@ -452,6 +454,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn drop_namespace(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("drop_namespace")?;
         self.inner().check_open()?;
         let mut cat = self.inner().catalog.lock();
         if name == "default" || name == "hbase" {
@@ -524,6 +527,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_namespace(&self, name: &str, properties: BTreeMap<String, String>) -> Result<()> {
+        self.inner().ensure_writable("modify_namespace")?;
         self.inner().check_open()?;
         let mut cat = self.inner().catalog.lock();
         if !cat.namespaces.contains(name) {
@@ -638,6 +642,7 @@ impl Admin {
         desc: &TableDescriptor,
         split_keys: Vec<Vec<u8>>,
     ) -> Result<()> {
+        self.inner().ensure_writable("create_table_with_splits")?;
         let inner = self.inner();
         inner.check_open()?;
         let mut desc = desc.clone();
@@ -675,6 +680,8 @@ impl Admin {
         algorithm: &crate::split::SplitAlgorithm,
         num_regions: usize,
     ) -> Result<()> {
+        self.inner()
+            .ensure_writable("create_table_with_algorithm")?;
         check_region_count(num_regions)?;
         let keys = algorithm
             .split(num_regions)
@@ -704,6 +711,7 @@ impl Admin {
         end_key: &[u8],
         num_regions: usize,
     ) -> Result<()> {
+        self.inner().ensure_writable("create_table_with_range")?;
         check_region_count(num_regions)?;
         let keys = regionkv_region::split::split_keys_for_range(start_key, end_key, num_regions)
             .map_err(regionkv_region::Error::from)?;
@@ -839,6 +847,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_table(&self, desc: &TableDescriptor) -> Result<()> {
+        self.inner().ensure_writable("modify_table")?;
         let inner = self.inner();
         let handle = inner.table(&desc.name)?;
         let mut desc = desc.clone();
@@ -873,6 +882,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        self.inner().ensure_writable("add_family")?;
         let mut desc = self.describe(table)?;
         if desc.family(&family.name).is_some() {
             return Err(Error::InvalidArgument(format!(
@@ -906,6 +916,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        self.inner().ensure_writable("modify_family")?;
         let mut desc = self.describe(table)?;
         let slot = desc
             .families
@@ -943,6 +954,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        self.inner().ensure_writable("delete_family")?;
         let mut desc = self.describe(table)?;
         let before = desc.families.len();
         desc.families.retain(|f| f.name != family);
@@ -990,6 +1002,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn disable_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("disable_table")?;
         self.set_state(name, TableState::Disabled)
     }
 
@@ -1012,6 +1025,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn enable_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("enable_table")?;
         self.set_state(name, TableState::Enabled)
     }
 
@@ -1041,6 +1055,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<()> {
+        self.inner().ensure_writable("truncate_table")?;
         let inner = self.inner();
         let handle = inner.table(name)?;
         let span = tracing::info_span!("truncate", table = %handle.name, preserve_splits);
@@ -1069,6 +1084,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("delete_table")?;
         let inner = self.inner();
         let handle = inner.table(name)?;
         let span = tracing::info_span!("drop", table = %handle.name);
@@ -1103,6 +1119,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("flush")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.flush_all())?;
         }
@@ -1137,10 +1154,11 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn roll_wal_writer(&self) -> Result<()> {
-        self.inner()
-            .services
-            .wal
-            .roll()
+        self.inner().ensure_writable("roll_wal_writer")?;
+        let Some(wal) = &self.inner().services.wal else {
+            return Err(Error::ReadOnly("roll_wal_writer".into()));
+        };
+        wal.roll()
             .map_err(|e| Error::from(regionkv_region::Error::Wal(e)))
     }
 
@@ -1172,6 +1190,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("compact")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.compact(false))?;
         }
@@ -1204,6 +1223,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn major_compact(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("major_compact")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.compact(true))?;
         }
@@ -1242,6 +1262,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn split(&self, table: &str) -> Result<Vec<RegionDescription>> {
+        self.inner().ensure_writable("split")?;
         let name = crate::db::canonical_table_name(table)?;
         let encoded: Vec<String> = self
             .regions_of(&name)?
@@ -1289,6 +1310,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionDescription; 2]> {
+        self.inner().ensure_writable("split_at")?;
         let name = crate::db::canonical_table_name(table)?;
         let encoded = self
             .regions_of(&name)?
@@ -1331,6 +1353,7 @@ impl Admin {
         region: &str,
         split_point: Option<&[u8]>,
     ) -> Result<[RegionDescription; 2]> {
+        self.inner().ensure_writable("split_region")?;
         let (table, encoded) = self.find_region(region)?;
         self.split_region_of(&table, &encoded, split_point)
     }
@@ -1379,6 +1402,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionDescription> {
+        self.inner().ensure_writable("merge_regions")?;
         let mut encoded = Vec::new();
         for r in regions {
             encoded.push(self.find_region(r)?.1);
@@ -1448,6 +1472,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        self.inner().ensure_writable("flush_family")?;
         for r in self.regions_of(table)?.regions() {
             skip_closed(r.flush_families(&[family.to_vec()]))?;
         }
@@ -1478,6 +1503,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact_family(&self, table: &str, family: &[u8], major: bool) -> Result<()> {
+        self.inner().ensure_writable("compact_family")?;
         for r in self.regions_of(table)?.regions() {
             skip_closed(r.compact_store(family, true, major))?;
         }
@@ -1509,6 +1535,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush_region(&self, region: &str, family: Option<&[u8]>) -> Result<()> {
+        self.inner().ensure_writable("flush_region")?;
         let r = self.online_region(region)?;
         match family {
             Some(f) => r.flush_families(&[f.to_vec()])?,
@@ -1541,6 +1568,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        self.inner().ensure_writable("compact_region")?;
         let r = self.online_region(region)?;
         match family {
             Some(f) => {
