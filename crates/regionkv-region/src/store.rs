@@ -145,6 +145,10 @@ impl Store {
     /// region (a reference: the referenced region and file), this family and this name;
     /// its length must be the recorded size and its trailer checksum the recorded one
     /// (when recorded). Anything else is [`crate::Error::Misplaced`], never served.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "what a store is opened with, each from a different owner (region, table, services)"
+    )]
     pub fn open(
         fs: Arc<dyn Fs>,
         region_dir: &Path,

@@ -328,7 +328,7 @@ fn read_manifests(
         }
         for r in &entry.regions {
             let rdir = crate::layout::table_dir(dir, name).join(r.info.encoded_name());
-            let m = Manifest::read(fs, &rdir).map_err(regionkv_region::Error::from)?;
+            let m = Manifest::read(fs, &rdir)?;
             out.insert(rdir, m);
         }
     }
