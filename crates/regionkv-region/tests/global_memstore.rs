@@ -248,7 +248,10 @@ fn flushed_logs_are_deleted() {
     let r = region(&s, "r", b"", b"");
     let c = Cell::put(b"a", b"cf", b"q", 1, b"v").unwrap();
     r.mutate_row(b"a", vec![c], Durability::SyncWal).unwrap();
-    let wal = s.wal.clone().expect("a writable region's services have a WAL");
+    let wal = s
+        .wal
+        .clone()
+        .expect("a writable region's services have a WAL");
     let first = wal.log_files();
     wal.roll().unwrap();
     let c = Cell::put(b"b", b"cf", b"q", 1, b"v").unwrap();

@@ -634,3 +634,30 @@ fn a_flush_while_the_reader_reads_makes_it_read_again_so_the_view_is_one_point_i
     assert_eq!(all.len(), 51);
     assert_eq!(all.last().map(String::as_str), Some("row999=during"));
 }
+
+#[test]
+fn a_reader_whose_evicted_descriptor_meets_a_deleted_file_reports_it_and_a_refresh_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Db::open(dir.path(), writer_options()).unwrap();
+    create_table(&writer, &[]);
+    many_files(&writer, 3);
+    // One descriptor for three files: reading them all reopens evicted ones by path.
+    let fs = regionkv::fs::RealFs::with_max_open_files(1);
+    let reader = Db::open_read_only(dir.path(), DbOptions::default().fs(Arc::new(fs))).unwrap();
+    writer.admin().major_compact("t").unwrap();
+
+    let scanned: regionkv::Result<Vec<_>> = reader
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .collect();
+    let err = scanned.expect_err("an evicted file the writer deleted cannot be reopened");
+    let message = format!("{err}: {:?}", std::error::Error::source(&err));
+    assert!(message.contains(".sf"), "names the file: {message}");
+
+    reader.refresh().unwrap();
+    let all = rows(&reader);
+    assert_eq!(all.len(), 50);
+    assert!(all.iter().all(|r| r.ends_with("=v2")));
+}
