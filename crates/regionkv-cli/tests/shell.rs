@@ -482,3 +482,179 @@ fn pread_and_a_bounded_descriptor_cache_give_the_same_answers_as_mmap() {
     let out = run_in(Path::new("."), &["shell", "--max-open-files", "0"], b"");
     assert_ne!(out.status.code(), Some(0));
 }
+
+/// A read-only shell fed statements one batch at a time: each batch ends with
+/// `puts 'MARK'`, and [`ReadOnlyShell::send`] returns what the shell printed up to the mark.
+struct ReadOnlyShell {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl ReadOnlyShell {
+    fn start(data: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_regionkv"))
+            .args(["shell", "--no-timing", "--read-only"])
+            .arg(data)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            input,
+            output,
+        }
+    }
+
+    fn send(&mut self, statements: &str) -> String {
+        use std::io::BufRead;
+        writeln!(self.input, "{statements}\nputs 'MARK'").unwrap();
+        self.input.flush().unwrap();
+        let mut printed = String::new();
+        loop {
+            let mut line = String::new();
+            assert_ne!(self.output.read_line(&mut line).unwrap(), 0, "{printed}");
+            if line == "MARK\n" {
+                return printed;
+            }
+            printed.push_str(&line);
+        }
+    }
+
+    /// Ends the script; returns the exit code and standard error.
+    fn finish(self) -> (Option<i32>, String) {
+        drop(self.input);
+        let output = self.child.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn a_read_only_shell_reads_beside_the_writer_refuses_mutations_and_refreshes() {
+    use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Put, TableDescriptor};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("db");
+    let writer = Db::open(&data, DbOptions::default().background(false)).unwrap();
+    let desc =
+        TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf").unwrap()]).unwrap();
+    writer.admin().create_table(&desc).unwrap();
+    let table = writer.table("t").unwrap();
+    table
+        .put(&Put::with_timestamp("r1", 1000).add_column("cf", "q", "v1"))
+        .unwrap();
+    writer.admin().flush("t").unwrap();
+    table
+        .put(&Put::with_timestamp("r2", 1000).add_column("cf", "q", "wal-only"))
+        .unwrap();
+
+    let mut shell = ReadOnlyShell::start(&data);
+    let scan_before = "ROW  COLUMN+CELL\n \
+        r1 column=cf:q, timestamp=1000, value=v1\n \
+        r2 column=cf:q, timestamp=1000, value=wal-only\n\
+        2 row(s)\n";
+    assert_eq!(shell.send("scan 't'"), scan_before);
+
+    // Every mutating command answers the read-only error, as HBase's shell prints errors.
+    let refused = [
+        ("put 't', 'r3', 'cf:q', 'v'", "write to table t"),
+        ("delete 't', 'r1', 'cf:q'", "write to table t"),
+        ("deleteall 't', 'r1'", "write to table t"),
+        ("incr 't', 'r1', 'cf:n'", "write to table t"),
+        ("append 't', 'r1', 'cf:q', 'x'", "write to table t"),
+        ("create 'u', 'cf'", "create_table_with_splits"),
+        ("alter 't', NAME => 'cg'", "modify_table"),
+        ("disable 't'", "disable_table"),
+        ("flush 't'", "flush"),
+        ("compact 't'", "compact"),
+        ("major_compact 't'", "major_compact"),
+        ("split 't', 'r2'", "split_at"),
+        ("create_namespace 'ns'", "create_namespace_with_properties"),
+    ];
+    for (statement, what) in refused {
+        let command = statement.split_whitespace().next().unwrap();
+        assert_eq!(
+            shell.send(statement),
+            format!(
+                "\nERROR: org.apache.hadoop.hbase.DoNotRetryIOException: the database is open read-only: {what} refused\n\n\
+                 For usage try 'help \"{command}\"'\n\n"
+            ),
+            "{statement}"
+        );
+    }
+
+    // The writer goes on; the shell sees it only after `refresh`.
+    table
+        .put(&Put::with_timestamp("r3", 1000).add_column("cf", "q", "later"))
+        .unwrap();
+    assert_eq!(shell.send("scan 't'"), scan_before);
+    assert_eq!(
+        shell.send("refresh"),
+        "Refreshed: the data directory as of now\n"
+    );
+    let scan_after = shell.send("scan 't'");
+    assert!(
+        scan_after.contains("r3 column=cf:q, timestamp=1000, value=later")
+            && scan_after.ends_with("3 row(s)\n"),
+        "{scan_after}"
+    );
+    assert_eq!(
+        shell.send("refresh 1"),
+        "ERROR: wrong number of arguments (given 1, expected 0)\n"
+    );
+    let (code, stderr) = shell.finish();
+    assert_eq!(
+        code,
+        Some(1),
+        "the refused statements fail the script: {stderr}"
+    );
+    // The writer kept the directory throughout.
+    table
+        .put(&Put::new("r4").add_column("cf", "q", "v"))
+        .unwrap();
+    assert!(matches!(
+        Db::open(&data, DbOptions::default()),
+        Err(regionkv::Error::Locked { .. })
+    ));
+}
+
+#[test]
+fn refresh_in_a_shell_that_holds_the_directory_has_nothing_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = shell_stdin(&dir.path().join("db"), "refresh\n");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        untimed(&output),
+        "Nothing to refresh: this shell holds the data directory\n"
+    );
+}
+
+#[test]
+fn a_read_only_shell_never_creates_a_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("absent");
+    let output = run_in(
+        dir.path(),
+        &[
+            "shell",
+            "--read-only",
+            data.to_str().unwrap(),
+            "--no-timing",
+        ],
+        b"list\n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).starts_with("ERROR: cannot open data directory")
+            && stderr(&output).contains("read-only"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!data.exists());
+}

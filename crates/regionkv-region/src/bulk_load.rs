@@ -34,6 +34,7 @@ impl Region {
     /// every edit of the region; later writes get higher ones.
     pub fn reserve_bulk_load_seq_id(&self) -> Result<u64> {
         self.check_open()?;
+        self.check_writable("bulk load")?;
         if self.memstore_data_size() > 0 {
             self.flush_all()?;
         }
@@ -54,6 +55,7 @@ impl Region {
         seq_id: u64,
     ) -> Result<Option<StoreFileMeta>> {
         self.check_open()?;
+        self.check_writable("bulk load")?;
         let store = self.store(family)?;
         let info = self.info().clone();
         let encoded = self.encoded_name().to_string();
@@ -93,6 +95,7 @@ impl Region {
     /// listed) and makes them live. The commit point of the load for this region.
     pub fn commit_bulk_files(&self, files: &[BulkFile]) -> Result<()> {
         self.check_open()?;
+        self.check_writable("bulk load")?;
         let mut opened = Vec::new();
         for (family, meta) in files {
             let store = self.store(family)?;
@@ -129,7 +132,7 @@ impl Region {
 /// Adds the entries of `files` that `manifest` does not list yet, keeping each store's
 /// files in sequence id order and the next file id past every listed name. Returns
 /// whether anything changed.
-fn add_to_manifest(manifest: &mut Manifest, files: &[BulkFile]) -> bool {
+pub(crate) fn add_to_manifest(manifest: &mut Manifest, files: &[BulkFile]) -> bool {
     let mut changed = false;
     for (family, meta) in files {
         let sm = manifest.stores.entry(family.clone()).or_default();

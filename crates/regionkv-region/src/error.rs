@@ -183,6 +183,15 @@ pub enum Error {
     /// The region is closed.
     #[error("region {0} is closed")]
     Closed(String),
+    /// The region was opened read-only (a read-only open of the Db): `what` it was asked
+    /// to do would write.
+    #[error("region {region} is read-only: {what} refused")]
+    ReadOnly {
+        /// The region's encoded name.
+        region: String,
+        /// The refused operation (`write`, `flush`, `compaction`, `bulk load`, `split`).
+        what: &'static str,
+    },
 }
 
 /// What the descriptor methods report ([`TableDescriptor`](crate::TableDescriptor)'s and

@@ -161,7 +161,7 @@ impl Region {
         services: RegionServices,
         edits: &[WalEdit],
     ) -> Result<Arc<Self>> {
-        Self::open_checked(dir, None, table, services, edits)
+        Self::open_checked(dir, None, table, services, edits, &[])
     }
 
     /// [`Self::open`] for a region the caller knows: the manifest in `dir` must say it is
@@ -175,7 +175,27 @@ impl Region {
         services: RegionServices,
         edits: &[WalEdit],
     ) -> Result<Arc<Self>> {
-        Self::open_checked(dir, Some(expected), table, services, edits)
+        Self::open_checked(dir, Some(expected), table, services, edits, &[])
+    }
+
+    /// [`Self::open_as`] for a read-only open (`services.read_only` must be set): writes
+    /// nothing, and sees the files of a committed but unpublished bulk load (`pending`, read
+    /// from its record) as the writer will once its next open rolls the load forward.
+    pub fn open_read_only(
+        dir: &Path,
+        expected: &RegionInfo,
+        table: TableDescriptor,
+        services: RegionServices,
+        edits: &[WalEdit],
+        pending: &[crate::bulk_load::BulkFile],
+    ) -> Result<Arc<Self>> {
+        if !services.read_only {
+            return Err(Error::Inconsistent {
+                region: dir.display().to_string(),
+                what: "Region::open_read_only with writable services".into(),
+            });
+        }
+        Self::open_checked(dir, Some(expected), table, services, edits, pending)
     }
 
     fn open_checked(
@@ -184,6 +204,7 @@ impl Region {
         table: TableDescriptor,
         services: RegionServices,
         edits: &[WalEdit],
+        pending: &[crate::bulk_load::BulkFile],
     ) -> Result<Arc<Self>> {
         let span = tracing::info_span!("recovery", region = %dir.display());
         let _enter = span.enter();
@@ -222,8 +243,10 @@ impl Region {
                 found_as: format!("a region of table {}", table.name),
             });
         }
+        // In memory only: the writer lists them on disk (read-only opens only pass any).
+        crate::bulk_load::add_to_manifest(&mut manifest, pending);
         let encoded = manifest.region.encoded_name();
-        Self::reconcile_families(fs.as_ref(), dir, &mut manifest, &table)?;
+        Self::reconcile_families(fs.as_ref(), dir, &mut manifest, &table, services.read_only)?;
         let mut stores = BTreeMap::new();
         let mut max_seq = 0u64;
         for family in &table.families {
@@ -246,6 +269,7 @@ impl Region {
                 &sm,
                 services.block_cache.clone(),
                 services.memstore.clone(),
+                services.read_only,
             )?;
             // The entries as opened (with the checksums older manifests lacked).
             if let Some(entry) = manifest.stores.get_mut(&family.name) {
@@ -286,12 +310,12 @@ impl Region {
             split_state: std::sync::OnceLock::new(),
         };
         region.replay(edits)?;
-        // Logs holding only edits that are already in storefiles can go.
+        // Logs holding only edits that are already in storefiles can go (a read-only
+        // region has no WAL: the logs are the writer's to trim).
         let min_flushed = region.min_flushed_seq_id();
-        region
-            .services
-            .wal
-            .mark_flushed(region.encoded.as_bytes(), min_flushed)?;
+        if let Some(wal) = &region.services.wal {
+            wal.mark_flushed(region.encoded.as_bytes(), min_flushed)?;
+        }
         let region = Arc::new(region);
         if let Some(server) = &region.services.server {
             server.region_opened(&region);
@@ -314,6 +338,7 @@ impl Region {
         dir: &Path,
         manifest: &mut Manifest,
         table: &TableDescriptor,
+        read_only: bool,
     ) -> Result<()> {
         let dropped: Vec<Vec<u8>> = manifest
             .stores
@@ -347,6 +372,11 @@ impl Region {
                     files: Vec::new(),
                 },
             );
+        }
+        if read_only {
+            // The same view in memory; the writer's next open of the region settles the
+            // directory.
+            return Ok(());
         }
         manifest.write(fs, dir)?;
         for f in &dropped {
@@ -655,6 +685,7 @@ impl Region {
         prepare: impl FnOnce(&Region, i64) -> std::result::Result<(Vec<Cell>, T), E>,
     ) -> std::result::Result<(u64, T), E> {
         self.check_open()?;
+        self.check_writable("write")?;
         regionkv_cell::limits::check_row(row).map_err(Error::from)?;
         if !self.info.contains_row(row) {
             return Err(Error::WrongRegion {
@@ -717,7 +748,12 @@ impl Region {
                 seq_id: seq,
                 write_time: now,
             };
-            if let Err(e) = self.services.wal.append_cells(key, &cells, mode) {
+            let appended = match &self.services.wal {
+                Some(wal) => wal.append_cells(key, &cells, mode),
+                // Only a read-only region has no WAL, and it refused the write above.
+                None => Err(regionkv_wal::Error::Closed),
+            };
+            if let Err(e) = appended {
                 let e = Error::from(e);
                 self.poison(&e);
                 // Nothing of this write reached the memstore: complete the entry as empty.
@@ -801,6 +837,7 @@ impl Region {
         if self.closed.load(Ordering::Acquire) && !closing_flush {
             return Err(Error::Closed(self.encoded.clone()));
         }
+        self.check_writable("flush")?;
         let _flush = self.flush_lock.lock();
         let span = tracing::info_span!("flush", region = %self.encoded);
         let _enter = span.enter();
@@ -909,7 +946,7 @@ impl Region {
             }
             // How long the WAL is known to be, for replay to hold it to (evidence against
             // a truncation; docs/wal-format.md).
-            if let Some(mark) = self.services.wal.synced_position() {
+            if let Some(mark) = self.services.wal.as_ref().and_then(|w| w.synced_position()) {
                 next.wal_mark = Some(mark);
             }
             if next != *m {
@@ -944,10 +981,11 @@ impl Region {
             self.flushed.1.notify_all();
         }
         fail::fail_point!("flush-before-wal-mark");
-        if let Err(e) = self
+        if let Some(Err(e)) = self
             .services
             .wal
-            .mark_flushed(self.encoded.as_bytes(), min_flushed)
+            .as_ref()
+            .map(|w| w.mark_flushed(self.encoded.as_bytes(), min_flushed))
         {
             // The data is safe in storefiles; only WAL trimming failed.
             tracing::warn!(region = %self.encoded, error = %e, "could not trim the WAL after a flush");
@@ -1061,6 +1099,18 @@ impl Region {
 
     /// Reads work on a poisoned region (its memstore holds everything acknowledged), not
     /// on a closed one.
+    /// Refuses `what` on a read-only region ([`RegionServices::read_only`]): every path
+    /// that writes to the region's directory or the WAL asks this first.
+    pub(crate) fn check_writable(&self, what: &'static str) -> Result<()> {
+        if self.services.read_only {
+            return Err(Error::ReadOnly {
+                region: self.encoded.clone(),
+                what,
+            });
+        }
+        Ok(())
+    }
+
     pub(crate) fn check_readable(&self) -> Result<()> {
         self.check_not_closed()
     }
@@ -1081,6 +1131,13 @@ impl Region {
     /// acknowledged edit — which a split relies on.
     pub fn close(&self) -> Result<()> {
         self.closing.store(true, Ordering::Release);
+        if self.services.read_only {
+            // Nothing to flush: the memstore holds a private replay of the writer's WAL,
+            // which stays the writer's to flush.
+            let _u = self.updates.write();
+            self.closed.store(true, Ordering::Release);
+            return Ok(());
+        }
         let healthy = self.poisoned.lock().is_none();
         let pre = if healthy {
             self.flush_with(true, None, false).map(|_| ())

@@ -164,8 +164,9 @@ pub(crate) fn saturating_sub(counter: &AtomicU64, delta: u64) {
 pub struct RegionServices {
     /// The I/O seam.
     pub fs: Arc<dyn Fs>,
-    /// The Db's write-ahead log.
-    pub wal: Arc<Wal>,
+    /// The Db's write-ahead log; `None` for the regions of a read-only open, which append
+    /// nothing and trim nothing (the log belongs to the writer that holds the directory).
+    pub wal: Option<Arc<Wal>>,
     /// The engine clock.
     pub clock: SharedClock,
     /// The shared block cache.
@@ -182,6 +183,11 @@ pub struct RegionServices {
     /// The region server above the regions (background flushes, compactions, splits);
     /// `None`: regions flush and compact only when asked and never ask for a split.
     pub server: Option<Arc<dyn crate::region_server_services::RegionServerServices>>,
+    /// A read-only open (RocksDB's `OpenForReadOnly`): the region writes nothing to its
+    /// directory — no leftover sweep, no manifest rewrite, no flush, no compaction — and
+    /// refuses every write with [`Error::ReadOnly`](crate::Error::ReadOnly). Another process
+    /// may own the directory and be writing it.
+    pub read_only: bool,
 }
 
 impl RegionServices {
@@ -191,7 +197,7 @@ impl RegionServices {
     pub fn new(fs: Arc<dyn Fs>, wal: Arc<Wal>, clock: SharedClock) -> Self {
         Self {
             fs,
-            wal,
+            wal: Some(wal),
             clock,
             block_cache: None,
             memstore: MemStoreConfig::default(),
@@ -199,6 +205,24 @@ impl RegionServices {
             global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
             off_peak_compaction: Arc::default(),
             server: None,
+            read_only: false,
+        }
+    }
+
+    /// Services for the regions of a read-only open: no WAL, no background work, and
+    /// [`read_only`](Self::read_only) set. Set the other fields with struct update syntax.
+    pub fn read_only(fs: Arc<dyn Fs>, clock: SharedClock) -> Self {
+        Self {
+            fs,
+            wal: None,
+            clock,
+            block_cache: None,
+            memstore: MemStoreConfig::default(),
+            config: RegionConfig::default(),
+            global: Arc::new(GlobalMemStore::new(1 << 30, 0.95)),
+            off_peak_compaction: Arc::default(),
+            server: None,
+            read_only: true,
         }
     }
 }

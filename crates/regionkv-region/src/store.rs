@@ -145,6 +145,10 @@ impl Store {
     /// region (a reference: the referenced region and file), this family and this name;
     /// its length must be the recorded size and its trailer checksum the recorded one
     /// (when recorded). Anything else is [`crate::Error::Misplaced`], never served.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "what a store is opened with, each from a different owner (region, table, services)"
+    )]
     pub fn open(
         fs: Arc<dyn Fs>,
         region_dir: &Path,
@@ -153,11 +157,19 @@ impl Store {
         manifest: &StoreManifest,
         cache: Option<Arc<StoreFileBlockCache>>,
         memstore_config: MemStoreConfig,
+        read_only: bool,
     ) -> Result<Self> {
         let dir = region_dir.join(String::from_utf8_lossy(&family.name).as_ref());
-        fs.create_dir_all(&dir)?;
+        // Read-only: the directory is the writer's. A file not in the manifest may be its
+        // flush or compaction in progress, so nothing is created or swept.
+        let sweep = if read_only {
+            Vec::new()
+        } else {
+            fs.create_dir_all(&dir)?;
+            fs.list(&dir)?
+        };
         let mut removed = false;
-        for name in fs.list(&dir)? {
+        for name in sweep {
             if manifest.files.iter().any(|f| f.name == name) {
                 continue;
             }

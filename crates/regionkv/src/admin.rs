@@ -419,6 +419,8 @@ impl Admin {
         name: &str,
         properties: BTreeMap<String, String>,
     ) -> Result<()> {
+        self.inner()
+            .ensure_writable("create_namespace_with_properties")?;
         self.inner().check_open()?;
         regionkv_cell::limits::check_namespace_name(name)?;
         let mut cat = self.inner().catalog.lock();
@@ -454,6 +456,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn drop_namespace(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("drop_namespace")?;
         self.inner().check_open()?;
         let mut cat = self.inner().catalog.lock();
         if name == "default" || name == "hbase" {
@@ -526,6 +529,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_namespace(&self, name: &str, properties: BTreeMap<String, String>) -> Result<()> {
+        self.inner().ensure_writable("modify_namespace")?;
         self.inner().check_open()?;
         let mut cat = self.inner().catalog.lock();
         if !cat.namespaces.contains(name) {
@@ -640,6 +644,7 @@ impl Admin {
         desc: &TableDescriptor,
         split_keys: Vec<Vec<u8>>,
     ) -> Result<()> {
+        self.inner().ensure_writable("create_table_with_splits")?;
         let inner = self.inner();
         inner.check_open()?;
         let mut desc = desc.clone();
@@ -677,6 +682,8 @@ impl Admin {
         algorithm: &crate::split::SplitAlgorithm,
         num_regions: usize,
     ) -> Result<()> {
+        self.inner()
+            .ensure_writable("create_table_with_algorithm")?;
         check_region_count(num_regions)?;
         let keys = algorithm
             .split(num_regions)
@@ -706,6 +713,7 @@ impl Admin {
         end_key: &[u8],
         num_regions: usize,
     ) -> Result<()> {
+        self.inner().ensure_writable("create_table_with_range")?;
         check_region_count(num_regions)?;
         let keys = regionkv_region::split::split_keys_for_range(start_key, end_key, num_regions)
             .map_err(regionkv_region::Error::from)?;
@@ -841,6 +849,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_table(&self, desc: &TableDescriptor) -> Result<()> {
+        self.inner().ensure_writable("modify_table")?;
         let inner = self.inner();
         let handle = inner.table(&desc.name)?;
         let mut desc = desc.clone();
@@ -875,6 +884,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        self.inner().ensure_writable("add_family")?;
         let mut desc = self.describe(table)?;
         if desc.family(&family.name).is_some() {
             return Err(Error::InvalidArgument(format!(
@@ -908,6 +918,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn modify_family(&self, table: &str, family: ColumnFamilyDescriptor) -> Result<()> {
+        self.inner().ensure_writable("modify_family")?;
         let mut desc = self.describe(table)?;
         let slot = desc
             .families
@@ -945,6 +956,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        self.inner().ensure_writable("delete_family")?;
         let mut desc = self.describe(table)?;
         let before = desc.families.len();
         desc.families.retain(|f| f.name != family);
@@ -992,6 +1004,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn disable_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("disable_table")?;
         self.set_state(name, TableState::Disabled)
     }
 
@@ -1014,6 +1027,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn enable_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("enable_table")?;
         self.set_state(name, TableState::Enabled)
     }
 
@@ -1043,6 +1057,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<()> {
+        self.inner().ensure_writable("truncate_table")?;
         let inner = self.inner();
         let handle = inner.table(name)?;
         let span = tracing::info_span!("truncate", table = %handle.name, preserve_splits);
@@ -1071,6 +1086,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_table(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("delete_table")?;
         let inner = self.inner();
         let handle = inner.table(name)?;
         let span = tracing::info_span!("drop", table = %handle.name);
@@ -1118,6 +1134,7 @@ impl Admin {
     ) -> Result<SnapshotDescription> {
         let inner = self.inner();
         inner.check_open()?;
+        inner.ensure_writable("snapshot")?;
         let span = tracing::info_span!("snapshot", snapshot = name, table);
         let _enter = span.enter();
         let cat = inner.catalog.lock();
@@ -1137,6 +1154,7 @@ impl Admin {
     pub fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
         let inner = self.inner();
         inner.check_open()?;
+        inner.ensure_writable("clone_snapshot")?;
         let table = canonical_table_name(table)?;
         let span = tracing::info_span!("clone_snapshot", snapshot = name, %table);
         let _enter = span.enter();
@@ -1153,6 +1171,7 @@ impl Admin {
     pub fn restore_snapshot(&self, name: &str) -> Result<()> {
         let inner = self.inner();
         inner.check_open()?;
+        inner.ensure_writable("restore_snapshot")?;
         let span = tracing::info_span!("restore_snapshot", snapshot = name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();
@@ -1172,6 +1191,7 @@ impl Admin {
     pub fn delete_snapshot(&self, name: &str) -> Result<()> {
         let inner = self.inner();
         inner.check_open()?;
+        inner.ensure_writable("delete_snapshot")?;
         let cat = inner.catalog.lock();
         inner.delete_snapshot(&cat, name)
     }
@@ -1216,6 +1236,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("flush")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.flush_all())?;
         }
@@ -1250,10 +1271,11 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn roll_wal_writer(&self) -> Result<()> {
-        self.inner()
-            .services
-            .wal
-            .roll()
+        self.inner().ensure_writable("roll_wal_writer")?;
+        let Some(wal) = &self.inner().services.wal else {
+            return Err(Error::ReadOnly("roll_wal_writer".into()));
+        };
+        wal.roll()
             .map_err(|e| Error::from(regionkv_region::Error::Wal(e)))
     }
 
@@ -1285,6 +1307,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("compact")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.compact(false))?;
         }
@@ -1317,6 +1340,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn major_compact(&self, name: &str) -> Result<()> {
+        self.inner().ensure_writable("major_compact")?;
         for r in self.regions_of(name)?.regions() {
             skip_closed(r.compact(true))?;
         }
@@ -1355,6 +1379,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn split(&self, table: &str) -> Result<Vec<RegionDescription>> {
+        self.inner().ensure_writable("split")?;
         let name = crate::db::canonical_table_name(table)?;
         let encoded: Vec<String> = self
             .regions_of(&name)?
@@ -1402,6 +1427,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn split_at(&self, table: &str, split_point: &[u8]) -> Result<[RegionDescription; 2]> {
+        self.inner().ensure_writable("split_at")?;
         let name = crate::db::canonical_table_name(table)?;
         let encoded = self
             .regions_of(&name)?
@@ -1444,6 +1470,7 @@ impl Admin {
         region: &str,
         split_point: Option<&[u8]>,
     ) -> Result<[RegionDescription; 2]> {
+        self.inner().ensure_writable("split_region")?;
         let (table, encoded) = self.find_region(region)?;
         self.split_region_of(&table, &encoded, split_point)
     }
@@ -1492,6 +1519,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge_regions(&self, regions: &[&str], forcible: bool) -> Result<RegionDescription> {
+        self.inner().ensure_writable("merge_regions")?;
         let mut encoded = Vec::new();
         for r in regions {
             encoded.push(self.find_region(r)?.1);
@@ -1561,6 +1589,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        self.inner().ensure_writable("flush_family")?;
         for r in self.regions_of(table)?.regions() {
             skip_closed(r.flush_families(&[family.to_vec()]))?;
         }
@@ -1591,6 +1620,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact_family(&self, table: &str, family: &[u8], major: bool) -> Result<()> {
+        self.inner().ensure_writable("compact_family")?;
         for r in self.regions_of(table)?.regions() {
             skip_closed(r.compact_store(family, true, major))?;
         }
@@ -1622,6 +1652,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn flush_region(&self, region: &str, family: Option<&[u8]>) -> Result<()> {
+        self.inner().ensure_writable("flush_region")?;
         let r = self.online_region(region)?;
         match family {
             Some(f) => r.flush_families(&[f.to_vec()])?,
@@ -1654,6 +1685,7 @@ impl Admin {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        self.inner().ensure_writable("compact_region")?;
         let r = self.online_region(region)?;
         match family {
             Some(f) => {

@@ -134,6 +134,7 @@ impl Admin {
     /// ```
     pub fn bulk_load(&self, table: &str, families: Vec<FamilyCells<'_>>) -> Result<BulkLoadReport> {
         let inner = &self.db.inner;
+        inner.ensure_writable("bulk_load")?;
         let catalog = inner.catalog.lock();
         inner.ensure_catalog_certain()?;
         let entry = catalog
@@ -481,6 +482,37 @@ pub(crate) fn recover_pending(fs: &dyn Fs, db_dir: &Path, catalog: &Catalog) -> 
         remove_if_empty(fs, &dir)?;
     }
     Ok(applied)
+}
+
+/// What a read-only open sees of the loads [`recover_pending`] would roll forward: per
+/// region (encoded name), the files of every committed record, read without writing or
+/// deleting anything (a record still `.tmp` did not commit and is ignored). The regions
+/// add them to their manifests in memory, so a reader over a writer killed between a
+/// load's commit and its publish sees the whole load, as the writer's next open will.
+pub(crate) fn pending_for_read_only(
+    fs: &dyn Fs,
+    db_dir: &Path,
+    catalog: &Catalog,
+) -> Result<BTreeMap<String, Vec<BulkFile>>> {
+    let mut out: BTreeMap<String, Vec<BulkFile>> = BTreeMap::new();
+    for table in catalog.tables.keys() {
+        let dir = crate::layout::table_dir(db_dir, table).join(BULKLOAD_DIR);
+        if !fs.exists(&dir)? {
+            continue;
+        }
+        for name in fs.list(&dir)? {
+            if name.ends_with(".tmp") {
+                continue;
+            }
+            let path: PathBuf = dir.join(&name);
+            let bytes = fs.open_read(&path)?;
+            let bytes = bytes.read_to_vec(0, bytes.len() as usize)?;
+            for (region, files) in parse_record(&path, &bytes)? {
+                out.entry(region).or_default().extend(files);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Whether the manifest in `region_dir` lists every file of `files`.

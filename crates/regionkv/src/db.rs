@@ -126,8 +126,12 @@ pub(crate) struct RegionServer {
     /// of retrying for `REGION_RETRY_FOR` on a region that stays closed until a reopen.
     offline: Mutex<BTreeSet<String>>,
     /// Holds the directory while the Db is open (the WAL checks it before deleting logs);
-    /// released by [`shutdown`](RegionServer::shutdown).
-    lock: Arc<DirLock>,
+    /// released by [`shutdown`](RegionServer::shutdown). `None` for a read-only open,
+    /// which never takes the lock (the writer holding the directory keeps it).
+    lock: Option<Arc<DirLock>>,
+    /// Set by [`Db::open_read_only`]: every mutating call answers [`Error::ReadOnly`]
+    /// (docs/read-only.md), and it holds what [`Db::refresh`] reads the directory with.
+    pub(crate) read_only: Option<crate::read_only::ReadOnlyOpen>,
     /// Encoded names of the regions that had edits in the WAL at open. A region directory
     /// the catalog does not list is only ever deleted as a leftover when it holds nothing
     /// (no file, no WAL edit): edits of a region the catalog lost must survive to a repair.
@@ -267,6 +271,42 @@ impl RegionServer {
             return Err(Error::Closed);
         }
         Ok(())
+    }
+
+    /// Refuses `what` on a read-only open ([`Error::ReadOnly`]); every mutating entry point
+    /// of `Table` and `Admin` asks this first, before any other check, as HBase refuses a
+    /// write to a read-only table before looking at it.
+    pub(crate) fn ensure_writable(&self, what: &str) -> Result<()> {
+        if self.read_only.is_some() {
+            return Err(Error::ReadOnly(what.to_string()));
+        }
+        Ok(())
+    }
+
+    /// The region server of a read-only open: no lock, no WAL writer, no workers
+    /// (`crate::read_only` fills `tables`).
+    pub(crate) fn new_read_only(
+        dir: PathBuf,
+        fs: Arc<dyn Fs>,
+        services: RegionServices,
+        catalog: Catalog,
+        open: crate::read_only::ReadOnlyOpen,
+    ) -> Self {
+        Self {
+            dir,
+            fs,
+            services,
+            catalog: Mutex::new(catalog),
+            tables: RwLock::new(BTreeMap::new()),
+            splitter: Arc::new(crate::split_worker::SplitWorker::default()),
+            workers: RegionServerWorkers::default(),
+            closed: AtomicBool::new(false),
+            catalog_uncertain: AtomicBool::new(false),
+            offline: Mutex::new(BTreeSet::new()),
+            lock: None,
+            read_only: Some(open),
+            wal_edit_regions: BTreeSet::new(),
+        }
     }
 
     pub(crate) fn table(&self, name: &str) -> Result<Arc<TableHandle>> {
@@ -443,7 +483,9 @@ impl RegionServer {
         }
         // The directory is free for the next open once this returns, even while a
         // background thread still holds this (closed) RegionServer for a moment.
-        self.lock.release();
+        if let Some(lock) = &self.lock {
+            lock.release();
+        }
         match first_err {
             Some(e) => Err(e.into()),
             None => Ok(()),
@@ -484,6 +526,21 @@ pub type DbId = [u8; 16];
 /// the file rewritten) when it was written before ids existed. The caller holds the
 /// directory's lock.
 pub(crate) fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
+    match read_identity(fs, dir)? {
+        None => Ok(None),
+        Some(Some(id)) => Ok(Some(id)),
+        Some(None) => {
+            let id = new_db_id();
+            write_identity(fs, dir, &id)?;
+            tracing::info!(id = %db_id_hex(&id), "gave the database an id");
+            Ok(Some(id))
+        }
+    }
+}
+
+/// Reads the identity file without writing anything: `None` when there is none,
+/// `Some(None)` for one written before ids existed, else the Db's id.
+pub(crate) fn read_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<Option<DbId>>> {
     let path = dir.join(IDENTITY_FILE);
     if !fs.exists(&path)? {
         return Ok(None);
@@ -514,14 +571,9 @@ pub(crate) fn check_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<DbId>> {
     }
     match lines.next().and_then(|l| l.strip_prefix("id ")) {
         Some(hex) => parse_db_id(hex.trim())
-            .map(Some)
+            .map(|id| Some(Some(id)))
             .ok_or_else(|| not_db(format!("{IDENTITY_FILE} has a malformed id {hex:?}"))),
-        None => {
-            let id = new_db_id();
-            write_identity(fs, dir, &id)?;
-            tracing::info!(id = %db_id_hex(&id), "gave the database an id");
-            Ok(Some(id))
-        }
+        None => Ok(Some(None)),
     }
 }
 
@@ -771,7 +823,8 @@ impl Db {
             closed: AtomicBool::new(false),
             catalog_uncertain: AtomicBool::new(false),
             offline: Mutex::new(BTreeSet::new()),
-            lock,
+            lock: Some(lock),
+            read_only: None,
             wal_edit_regions: recovered
                 .edits
                 .iter()
@@ -821,10 +874,15 @@ impl Db {
             replayed = recovered.edits.len(),
             "database open"
         );
-        Ok(Self {
+        Ok(Self::from_server(inner))
+    }
+
+    /// The user handle onto an opened region server (the last one to drop closes it).
+    pub(crate) fn from_server(inner: Arc<RegionServer>) -> Self {
+        Self {
             _open: Arc::new(OpenHandle(inner.clone())),
             inner,
-        })
+        }
     }
 
     /// The administrative handle (tables, namespaces, flush, compaction, splits).
@@ -1018,7 +1076,7 @@ impl Db {
 /// The memstore arena settings of a Db: HBase's defaults (MSLAB on, 2 MiB chunks), with
 /// a chunk pool of `chunk_pool_max_fraction` of the memstore budget (HBase 2's default:
 /// 1.0), shared by every region's memstores.
-fn memstore_config(options: &DbOptions) -> MemStoreConfig {
+pub(crate) fn memstore_config(options: &DbOptions) -> MemStoreConfig {
     let config = MemStoreConfig::default();
     let chunks = options.global_memstore_bytes as f64 * options.chunk_pool_max_fraction
         / config.chunk_size.max(1) as f64;

@@ -370,6 +370,35 @@ pub enum Error {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     Closed,
+    /// The Db was opened with [`Db::open_read_only`](crate::Db::open_read_only) and the
+    /// call would write (HBase answers a write to a read-only table with a
+    /// `DoNotRetryIOException` saying it "is read-only"); the string names the refused
+    /// operation. Not retryable: only a writable open can do it.
+    ///
+    /// ```
+    /// use regionkv::{Db, DbOptions, Error, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// let reader = Db::open_read_only(dir.path(), DbOptions::default())?;
+    /// let put = Put::new("r").add_column("cf", "q", "v");
+    /// let err = reader.table("t")?.put(&put).unwrap_err();
+    /// assert!(matches!(&err, Error::ReadOnly(_)));
+    /// assert_eq!(err.to_string(), "the database is open read-only: write to table t refused");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ReadOnly(String),
+    /// A read-only open or refresh found the catalog or a region's manifest changed while
+    /// it read the directory, every time it tried: the writer is changing it faster than
+    /// a view can be read. Trying again later usually succeeds.
+    ReadOnlyViewChanging {
+        /// The Db directory.
+        dir: PathBuf,
+        /// How many times it was read.
+        attempts: u32,
+    },
     /// Mutations of a BufferedMutator that failed (HBase's
     /// RetriesExhaustedWithDetailsException): how many, and the first cause.
     ///
@@ -1193,6 +1222,12 @@ impl fmt::Display for Error {
             #[cfg(feature = "failpoints")]
             Error::Injected(point) => write!(f, "injected failure at {point}"),
             Error::Closed => f.write_str("the database is closed"),
+            Error::ReadOnly(what) => write!(f, "the database is open read-only: {what} refused"),
+            Error::ReadOnlyViewChanging { dir, attempts } => write!(
+                f,
+                "{} changed while it was read, {attempts} times: no consistent read-only view (the writer is flushing or compacting); try again",
+                dir.display()
+            ),
             Error::MutationsFailed { failed, first } => {
                 write!(f, "{failed} mutation(s) failed; first: {first}")
             }
@@ -1364,6 +1399,7 @@ impl From<regionkv_region::Error> for Error {
             },
             R::Poisoned { region, cause } => Error::Poisoned { region, cause },
             R::Closed(region) => Error::RegionOffline { region },
+            R::ReadOnly { region, what } => Error::ReadOnly(format!("{what} of region {region}")),
             other => Error::Other {
                 layer: "region",
                 cause: Cause::new(other),

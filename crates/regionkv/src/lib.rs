@@ -50,6 +50,7 @@ mod layout;
 pub mod mutation;
 pub mod options;
 pub mod read;
+mod read_only;
 mod region_map;
 pub mod repair;
 mod server_services;

@@ -466,6 +466,9 @@ impl Table {
     }
 
     fn check_writable(&self) -> Result<Arc<TableDescriptor>> {
+        self.db
+            .inner
+            .ensure_writable(&format!("write to table {}", self.handle.name))?;
         let desc = self.descriptor();
         if desc.read_only {
             return Err(invalid(format!("table {} is read-only", desc.name)));
@@ -763,6 +766,9 @@ impl Table {
             .cloned()
             .ok_or_else(|| Error::TableNotEnabled(self.handle.name.clone()))?;
         Ok(ResultScanner {
+            // A read-only view changes only by `Db::refresh`, which swaps whole maps: a
+            // scan keeps the map it started on, so it never mixes two views.
+            pinned: self.db.inner.read_only.is_some().then(|| map.clone()),
             table: self.clone(),
             spec,
             filter: scan.filter.as_ref().map(|f| f.box_clone()),
@@ -1144,12 +1150,23 @@ pub struct ResultScanner {
     last_row: Option<Vec<u8>>,
     /// Set while retrying a region that a split or merge closed.
     moved_deadline: Option<std::time::Instant>,
+    /// The region map a scan of a read-only open keeps to its end (see `Table::scan`).
+    pinned: Option<Arc<RegionMap>>,
 }
 
 impl ResultScanner {
+    /// The map to move on through: the pinned one of a read-only view, else the table's
+    /// current one (a split or merge may have replaced regions).
+    fn region_map(&self) -> Result<Arc<RegionMap>> {
+        match &self.pinned {
+            Some(map) => Ok(map.clone()),
+            None => self.table.map(),
+        }
+    }
+
     /// The region now holding the position a closed region was to be scanned from.
     fn relocate(&self, closed: &Region) -> Result<Arc<Region>> {
-        let map = self.table.map()?;
+        let map = self.region_map()?;
         let info = closed.info();
         let at = match (&self.last_row, self.spec.reversed) {
             (Some(last), _) => last.clone(),
@@ -1171,7 +1188,7 @@ impl ResultScanner {
     /// The region after the current one in scan order, or `None` at the end.
     fn next_region(&self, current: &Region) -> Result<Option<Arc<Region>>> {
         let info = current.info();
-        let map = self.table.map()?;
+        let map = self.region_map()?;
         if self.spec.reversed {
             if info.start_key.is_empty()
                 || (!self.spec.stop_row.is_empty() && info.start_key <= self.spec.stop_row)

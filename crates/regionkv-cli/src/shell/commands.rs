@@ -243,7 +243,7 @@ pub const GROUPS: &[Group] = &[
 const ALIASES: &[(&str, &str)] = &[("desc", "describe"), ("hlog_roll", "wal_roll")];
 
 /// The shell's own commands, which HBase's shell provides outside its command groups.
-pub const BUILTINS: &[&str] = &["help", "exit", "quit", "clock"];
+pub const BUILTINS: &[&str] = &["help", "exit", "quit", "clock", "refresh"];
 
 /// The HBase version whose semantics and shell regionkv follows.
 pub const HBASE_SEMANTICS: &str = "2.x";
@@ -575,6 +575,11 @@ pub fn write_help_for(out: &mut dyn Write, name: &str) -> io::Result<bool> {
                 "clock MILLIS: freeze the engine clock at MILLIS (ms since the epoch), so that\n\
                  timestamps and TTL expiry are deterministic; clock: follow the system clock\n\
                  again (a regionkv extension; HBase has no such command)"
+            }
+            "refresh" => {
+                "refresh: catch a read-only shell (--read-only) up with the process writing the\n\
+                 directory: the flushed files and the WAL as of now (a regionkv extension;\n\
+                 HBase has no such command). In a shell that holds the directory it does nothing"
             }
             _ => "exit, quit (optionally exit CODE): leave the shell",
         };

@@ -121,6 +121,42 @@ impl Engine {
         })
     }
 
+    /// Opens the data directory `dir` read-only ([`Db::open_read_only`]), beside the process
+    /// that holds it: nothing is written, mutating commands fail with the read-only error.
+    pub fn open_read_only(
+        dir: &Path,
+        timestamps: TimestampFormat,
+        fs: RealFs,
+    ) -> Result<Engine, String> {
+        let clock = SwitchableClock::new();
+        let options = DbOptions::default()
+            .clock(Arc::new(clock.clone()))
+            .fs(Arc::new(fs));
+        let db = Db::open_read_only(dir, options).map_err(|e| {
+            format!(
+                "cannot open data directory {} read-only: {}",
+                dir.display(),
+                error_chain(&e)
+            )
+        })?;
+        Ok(Engine {
+            db,
+            clock,
+            timestamps,
+            confirm: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// True when the shell was started with `--read-only`.
+    pub fn is_read_only(&self) -> bool {
+        self.db.is_read_only()
+    }
+
+    /// regionkv's `refresh`: a read-only shell catches up with the directory's writer.
+    pub fn refresh(&self) -> Result<(), String> {
+        self.db.refresh().map_err(|e| error_chain(&e))
+    }
+
     /// Sets where the answers to y/n questions come from: an interactive session reads the
     /// next line from its terminal (HBase's shell calls Ruby's `gets` after printing the
     /// question). Without it (scripts) questions get no answer.
@@ -315,7 +351,8 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
         )
         | E::NotSplittable { .. }
         | E::RegionExists { .. }
-        | E::Inconsistent { .. }) => {
+        | E::Inconsistent { .. }
+        | E::ReadOnly(_)) => {
             format!("org.apache.hadoop.hbase.DoNotRetryIOException: {reason}")
         }
         other => error_chain(&other),

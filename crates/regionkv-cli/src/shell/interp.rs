@@ -1162,12 +1162,12 @@ impl<W: Write> Session<W> {
                     None => Ok(Obj::Nil),
                 }
             }
-            "help" | "clock" => {
+            "help" | "clock" | "refresh" => {
                 let values: Vec<Value> = args.iter().map(to_value).collect::<Result<_, _>>()?;
-                if name == "help" {
-                    self.help_command(&values)?;
-                } else {
-                    self.clock_command(&values)?;
+                match name {
+                    "help" => self.help_command(&values)?,
+                    "clock" => self.clock_command(&values)?,
+                    _ => self.refresh_command(&values)?,
                 }
                 Ok(Obj::Nil)
             }

@@ -11,7 +11,10 @@
 //! CODE` asks for). Ctrl-C ends a script, as it ends `hbase shell script.rb`.
 //!
 //! Only one process may use a data directory at a time: [`regionkv::Db::open`] takes an
-//! exclusive lock on `DIR/LOCK` and holds it until the shell exits.
+//! exclusive lock on `DIR/LOCK` and holds it until the shell exits. `--read-only` opens it
+//! with [`regionkv::Db::open_read_only`] instead, beside the process holding it: no lock,
+//! nothing written (not even the history file), every mutating command refused, and
+//! regionkv's `refresh` command catching up with the writer (docs/read-only.md).
 //!
 //! Output switches for diffing against a real cluster: cell timestamps print as epoch
 //! milliseconds by default, as HBase up to 2.3 and the reference guide print them (`--epoch-ts`
@@ -95,9 +98,22 @@ pub(crate) struct ShellArgs {
     /// recently used by path (RocksDB's max_open_files; implies --pread)
     #[arg(long = "max-open-files", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_open_files: Option<u64>,
+
+    /// Open the data directory (DIR, else --data) read-only, beside the process that holds
+    /// it: nothing is written, mutating commands fail, `refresh` catches up with the writer
+    #[arg(long = "read-only", value_name = "DIR", num_args = 0..=1, conflicts_with = "data")]
+    pub read_only: Option<Option<PathBuf>>,
 }
 
 impl ShellArgs {
+    /// The data directory: `--read-only DIR`, else `--data`.
+    fn data_dir(&self) -> &Path {
+        match &self.read_only {
+            Some(Some(dir)) => dir,
+            _ => &self.data,
+        }
+    }
+
     /// The file system the flags ask for.
     fn fs(&self) -> regionkv::fs::RealFs {
         use regionkv::fs::{ReadMode, RealFs};
@@ -166,7 +182,12 @@ fn run_on_this_thread(args: &ShellArgs) -> ExitCode {
     } else {
         TimestampFormat::Epoch
     };
-    let engine = match Engine::open(&args.data, timestamps, args.fs()) {
+    let opened = if args.read_only.is_some() {
+        Engine::open_read_only(args.data_dir(), timestamps, args.fs())
+    } else {
+        Engine::open(args.data_dir(), timestamps, args.fs())
+    };
+    let engine = match opened {
         Ok(engine) => engine,
         Err(message) => {
             let _ = writeln!(io::stderr(), "ERROR: {message}");
@@ -199,7 +220,7 @@ fn run_on_this_thread(args: &ShellArgs) -> ExitCode {
                 source,
             }),
         },
-        None if interactive => run_interactive(session, &args.data),
+        None if interactive => run_interactive(session, args.data_dir()),
         None => run_script(session, io::stdin().lock(), "standard input"),
     };
     match result {
@@ -350,6 +371,8 @@ fn run_interactive<W: Write>(mut session: Session<W>, data: &Path) -> Result<Exi
     let mut history = History {
         path: data.join(HISTORY_FILE),
         warned: false,
+        // A read-only shell writes nothing into the directory, its history included.
+        keep: !session.engine().is_read_only(),
     };
     match editor.load_history(&history.path) {
         Ok(()) => {}
@@ -433,12 +456,17 @@ struct History {
     path: PathBuf,
     /// A failure to write it has been reported (it is reported once).
     warned: bool,
+    /// False in a read-only shell: the history is read, never written.
+    keep: bool,
 }
 
 impl History {
     /// Appends the entries not yet in the file (rustyline rewrites the file when it would
     /// grow past [`HISTORY_SIZE`] lines).
     fn append(&mut self, editor: &mut LineEditor) {
+        if !self.keep {
+            return;
+        }
         if let Err(e) = editor.append_history(&self.path)
             && !self.warned
         {

@@ -295,6 +295,34 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
+    /// regionkv's `refresh`: a read-only shell reads the directory again (the writer's
+    /// flushed files and WAL as of now); a shell holding the directory has nothing to catch
+    /// up with.
+    pub(super) fn refresh_command(&mut self, args: &[Value]) -> io::Result<()> {
+        let outcome = match args {
+            [] if !self.engine.is_read_only() => {
+                writeln!(
+                    self.out,
+                    "Nothing to refresh: this shell holds the data directory"
+                )?;
+                Outcome::Ok
+            }
+            [] => match self.engine.refresh() {
+                Ok(()) => {
+                    writeln!(self.out, "Refreshed: the data directory as of now")?;
+                    Outcome::Ok
+                }
+                Err(message) => self.error(format_args!("{message}"))?,
+            },
+            args => self.error(format_args!(
+                "wrong number of arguments (given {}, expected 0)",
+                args.len()
+            ))?,
+        };
+        self.record(outcome);
+        Ok(())
+    }
+
     /// The code of `exit`, `exit CODE`, `exit true` (0) or `exit false` (1), as Ruby's
     /// `Kernel#exit`: `Some(code)` to leave; `None` when it is malformed (the error is
     /// printed and the shell stays).

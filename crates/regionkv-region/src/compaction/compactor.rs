@@ -51,6 +51,7 @@ impl Region {
         files: Option<&[String]>,
     ) -> Result<CompactionResult> {
         self.check_readable()?;
+        self.check_writable("compaction")?;
         let _one_at_a_time = self.compaction_lock().lock();
         self.compact_files_locked(family, files)
     }
@@ -205,6 +206,7 @@ impl Region {
         names: &[String],
     ) -> Result<CompactionResult> {
         self.check_readable()?;
+        self.check_writable("compaction")?;
         let _one_at_a_time = self.compaction_lock().lock();
         self.remove_expired_files_locked(family, names)
     }
@@ -297,6 +299,7 @@ impl Region {
         user: bool,
         force_major: bool,
     ) -> Result<Vec<CompactionResult>> {
+        self.check_writable("compaction")?;
         let had_references = self.has_references();
         let done = self.compact_store_inner(family, user, force_major)?;
         if !done.is_empty() {

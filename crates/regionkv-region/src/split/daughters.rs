@@ -225,6 +225,7 @@ impl Region {
     /// on the children). Returns the final manifest and the highest sequence id used: the
     /// children start above it.
     pub fn close_for_split(&self) -> Result<(Manifest, u64)> {
+        self.check_writable("split")?;
         let _no_compaction = self.compaction_lock().lock();
         if self.has_references() {
             return Err(Error::NotSplittable {

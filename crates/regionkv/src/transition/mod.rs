@@ -295,6 +295,9 @@ pub(crate) fn execute<T: RegionTransition>(
     t: &mut T,
 ) -> Result<T::Output> {
     let name = t.name();
+    // A read-only open changes nothing: every Admin entry point refuses first, and this
+    // catches any transition that does not go through one.
+    db.ensure_writable(name)?;
     // Refuse before closing anything: an earlier uncertain commit means only a reopen
     // knows which catalog is on disk.
     db.ensure_catalog_certain()?;
