@@ -944,6 +944,15 @@ pub enum RequestProblem {
         /// Which rule it breaks.
         reason: &'static str,
     },
+    /// A snapshot name that breaks HBase's rule for them (a legal table qualifier), in
+    /// the words of HBase's `TableName.isLegalTableQualifierName(name, isSnapshot)`.
+    #[error("{message}")]
+    IllegalSnapshotName {
+        /// The name.
+        name: String,
+        /// HBase's message (`Illegal first character <45> at 0. Snapshot qualifiers ...`).
+        message: String,
+    },
     /// A table or namespace name that breaks HBase's naming rules.
     #[error("illegal table name '{name}': {reason}")]
     IllegalTableName {

@@ -261,9 +261,40 @@ pub(crate) fn data_path(snapshot: &Path, region: &str, family: &[u8], file: &str
 }
 
 /// HBase's rule for snapshot names (`ClientSnapshotDescriptionUtils.assertSnapshotRequestIsValid`:
-/// a legal table qualifier).
+/// a legal table qualifier), refused with HBase's own messages
+/// (`TableName.isLegalTableQualifierName` with `isSnapshot`). Like Java, it walks UTF-16
+/// units: the position and code it names are theirs.
 pub(crate) fn check_snapshot_name(name: &str) -> Result<()> {
-    regionkv_cell::limits::check_table_qualifier(name).map_err(Error::from)?;
+    let refuse = |message: String| {
+        Err(Error::InvalidRequest(
+            crate::error::RequestProblem::IllegalSnapshotName {
+                name: name.to_string(),
+                message,
+            },
+        ))
+    };
+    let Some(&first) = name.as_bytes().first() else {
+        // HBase's text: `isSnapshot ? "Snapshot" : "Table" + " qualifier must not be empty"`.
+        return refuse("Snapshot".to_string());
+    };
+    if first == b'.' || first == b'-' {
+        return refuse(format!(
+            "Illegal first character <{first}> at 0. Snapshot qualifiers can only start with 'alphanumeric characters' from any language: {name}"
+        ));
+    }
+    if name == "zookeeper" {
+        return refuse("Tables may not be named 'zookeeper'".to_string());
+    }
+    for (i, unit) in name.encode_utf16().enumerate() {
+        let c = char::from_u32(u32::from(unit));
+        if c.is_some_and(|c| c.is_alphabetic() || c.is_numeric() || matches!(c, '_' | '-' | '.')) {
+            continue;
+        }
+        let shown = c.map_or_else(|| char::REPLACEMENT_CHARACTER.to_string(), String::from);
+        return refuse(format!(
+            "Illegal character code:{unit}, <{shown}> at {i}. Snapshot qualifiers may only contain 'alphanumeric characters' and digits: {name}"
+        ));
+    }
     Ok(())
 }
 
@@ -603,6 +634,32 @@ mod tests {
 
     fn open(dir: &Path) -> Db {
         Db::open(dir, DbOptions::default().background(false)).unwrap()
+    }
+
+    /// HBase's own texts for illegal snapshot names (`TableName.isLegalTableQualifierName`
+    /// with `isSnapshot`), including its empty-name quirk.
+    #[test]
+    fn illegal_snapshot_names_get_hbase_s_messages() {
+        let text = |n: &str| check_snapshot_name(n).map_err(|e| e.to_string()).err();
+        assert_eq!(text("ok_name-1.x"), None);
+        assert_eq!(text("snäp"), None);
+        assert_eq!(
+            text("-bad").as_deref(),
+            Some(
+                "Illegal first character <45> at 0. Snapshot qualifiers can only start with 'alphanumeric characters' from any language: -bad"
+            )
+        );
+        assert_eq!(
+            text("a b").as_deref(),
+            Some(
+                "Illegal character code:32, < > at 1. Snapshot qualifiers may only contain 'alphanumeric characters' and digits: a b"
+            )
+        );
+        assert_eq!(text("").as_deref(), Some("Snapshot"));
+        assert_eq!(
+            text("zookeeper").as_deref(),
+            Some("Tables may not be named 'zookeeper'")
+        );
     }
 
     #[test]
