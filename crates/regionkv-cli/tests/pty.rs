@@ -398,6 +398,41 @@ fn tab_completes_and_history_is_written_as_you_go() {
     term.exit();
 }
 
+/// `delete_all_snapshot` and `delete_table_snapshots` ask HBase's `(y/n)?` and read the
+/// answer at the terminal: `n` keeps the snapshots, `y` deletes them.
+#[test]
+fn snapshot_deletes_ask_and_read_the_answer_at_the_terminal() {
+    let (_dir, data) = data_dir();
+    run_script(
+        &data,
+        "create 't', 'f'\nput 't', 'r', 'f:q', 'v'\nsnapshot 't', 's1'\nsnapshot 't', 's2'\nsnapshot 't', 'keep'\n",
+    );
+    let mut term = Term::spawn(&data);
+
+    term.send_line("delete_all_snapshot 's.*'");
+    term.expect("Delete the above 2 snapshots (y/n)?");
+    term.send("n\r");
+    let out = term.expect_prompt();
+    assert!(!out.contains("successfully deleted"), "{out}");
+    let out = term.run("list_snapshots");
+    assert!(out.contains("3 row(s)"), "{out}");
+
+    term.send_line("delete_all_snapshot 's.*'");
+    term.expect("Delete the above 2 snapshots (y/n)?");
+    term.send("y\r");
+    let out = term.expect_prompt();
+    assert!(out.contains("2 snapshots successfully deleted."), "{out}");
+
+    term.send_line("delete_table_snapshots 't'");
+    term.expect("Delete the above 1 snapshots (y/n)?");
+    term.send("y\r");
+    let out = term.expect_prompt();
+    assert!(out.contains("Successfully deleted snapshot: keep"), "{out}");
+    let out = term.run("list_snapshots");
+    assert!(out.contains("0 row(s)"), "{out}");
+    term.exit();
+}
+
 #[test]
 fn disable_all_and_drop_all_ask_and_read_the_answer_at_the_terminal() {
     let (_dir, data) = data_dir();
