@@ -1764,10 +1764,10 @@ impl Engine {
             AllAction::Enable => ("Enable", "enabled"),
             AllAction::Drop => ("Drop", "dropped"),
         };
-        out.line(&format!("\n{verb} the above {} tables (y/n)?", list.len()))?;
-        out.w.flush()?;
-        let answer = self.ask();
-        if !answer.is_some_and(|a| a.to_lowercase().contains('y')) {
+        if !self.confirm(
+            out,
+            &format!("{verb} the above {} tables (y/n)?", list.len()),
+        )? {
             return Ok(Ret::Nil);
         }
         let mut failed = Vec::new();

@@ -172,6 +172,15 @@ impl Engine {
         slot.as_mut().and_then(|f| f())
     }
 
+    /// Prints HBase's confirmation `question` (`Drop the above 2 tables (y/n)?`), reads the
+    /// answer as HBase's shell does (`gets`; any answer holding a `y` agrees) and says
+    /// whether it agreed. A script, with no terminal to answer, never agrees.
+    pub(super) fn confirm(&self, out: &mut Out<'_>, question: &str) -> CmdResult<bool> {
+        out.line(&format!("\n{question}"))?;
+        out.w.flush()?;
+        Ok(self.ask().is_some_and(|a| a.to_lowercase().contains('y')))
+    }
+
     /// The clock the `clock` command switches.
     pub fn clock(&self) -> &SwitchableClock {
         &self.clock

@@ -211,12 +211,10 @@ impl Engine {
             out.line(&format!("No snapshots matched the regex {regex}"))?;
             return Ok(Ret::Nil);
         }
-        out.line(&format!(
-            "\nDelete the above {} snapshots (y/n)?",
-            list.len()
-        ))?;
-        out.w.flush()?;
-        if !self.ask().is_some_and(|a| a.to_lowercase().contains('y')) {
+        if !self.confirm(
+            out,
+            &format!("Delete the above {} snapshots (y/n)?", list.len()),
+        )? {
             return Ok(Ret::Nil);
         }
         let admin = self.db.admin();
@@ -263,12 +261,10 @@ impl Engine {
             ))?;
             return Ok(Ret::Nil);
         }
-        out.line(&format!(
-            "\nDelete the above {} snapshots (y/n)?",
-            list.len()
-        ))?;
-        out.w.flush()?;
-        if !self.ask().is_some_and(|a| a.to_lowercase().contains('y')) {
+        if !self.confirm(
+            out,
+            &format!("Delete the above {} snapshots (y/n)?", list.len()),
+        )? {
             return Ok(Ret::Nil);
         }
         let admin = self.db.admin();
