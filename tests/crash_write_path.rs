@@ -14,17 +14,19 @@
 //! The child then continues from where the previous one stopped, so later rounds also
 //! recover data that earlier rounds flushed. Variants: SYNC_WAL (the default; a killed
 //! process loses nothing that reached the OS) and FSYNC_WAL. Rounds per variant: 20, or
-//! `REGIONKV_CRASH_ITERATIONS` (the soak command sets more).
+//! `REGIONKV_CRASH_ITERATIONS` (the soak command sets more). A third variant writes the rows
+//! in batches of 50 through `Region::mutate_rows` (one WAL record per mini-batch,
+//! acknowledged together): a batch cut by the kill is there whole or not at all.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use regionkv_cell::{Cell, SharedClock, SystemClock};
 use regionkv_fs::{Fs, RealFs};
-use regionkv_region::Durability;
 use regionkv_region::{
     ColumnFamilyDescriptor, GlobalMemStore, RecoveredWal, Region, RegionConfig, RegionInfo,
     RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_region::{Durability, RowWrite};
 use regionkv_regionserver::{CompactSplit, MemStoreFlusher, RegionServerWorkers};
 use regionkv_suite::{ChildRun, XorShift, run_and_kill_child};
 use regionkv_wal::{RecoveryMode, WalConfig};
@@ -36,6 +38,7 @@ use std::time::Duration;
 
 const CHILD_ENV: &str = "REGIONKV_CRASH_CHILD";
 const DURABILITY_ENV: &str = "REGIONKV_CRASH_DURABILITY";
+const BATCH_ENV: &str = "REGIONKV_CRASH_BATCH";
 
 fn open(dir: &Path, flusher: bool) -> (Arc<Region>, Option<Arc<MemStoreFlusher>>) {
     let fs: Arc<dyn Fs> = Arc::new(RealFs::new());
@@ -114,20 +117,42 @@ fn crash_child() {
         Ok("FSYNC_WAL") => Durability::FsyncWal,
         _ => Durability::SyncWal,
     };
+    let batch: u64 = std::env::var(BATCH_ENV)
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(1);
     let (region, _flusher) = open(Path::new(&dir), true);
     let start = recovered(&region).keys().next_back().map_or(0, |n| n + 1);
     let mut out = std::io::stdout().lock();
     writeln!(out, "START {start}").unwrap();
     out.flush().unwrap();
-    for n in start.. {
-        let row = row_key(n);
+    let cells = |n: u64, row: &[u8]| {
         let value = format!("value-{n}-{}", "x".repeat(60));
-        let cells = vec![
-            Cell::put(&row, b"a", b"q", i64::MAX, value.as_bytes()).unwrap(),
-            Cell::put(&row, b"b", b"q", i64::MAX, value.as_bytes()).unwrap(),
-        ];
-        region.mutate_row(&row, cells, durability).unwrap();
-        writeln!(out, "ACK {n}").unwrap();
+        vec![
+            Cell::put(row, b"a", b"q", i64::MAX, value.as_bytes()).unwrap(),
+            Cell::put(row, b"b", b"q", i64::MAX, value.as_bytes()).unwrap(),
+        ]
+    };
+    if batch == 1 {
+        for n in start.. {
+            let row = row_key(n);
+            region.mutate_row(&row, cells(n, &row), durability).unwrap();
+            writeln!(out, "ACK {n}").unwrap();
+            out.flush().unwrap();
+        }
+    }
+    for first in (start..).step_by(batch as usize) {
+        let rows: Vec<Vec<u8>> = (first..first + batch).map(row_key).collect();
+        let mut writes: Vec<RowWrite<'_>> = rows
+            .iter()
+            .zip(first..)
+            .map(|(row, n)| RowWrite::new(row, cells(n, row), durability))
+            .collect();
+        region.mutate_rows(&mut writes);
+        for (w, n) in writes.iter().zip(first..) {
+            assert!(matches!(w.outcome, Some(Ok(_))), "{:?}", w.outcome);
+            writeln!(out, "ACK {n}").unwrap();
+        }
         out.flush().unwrap();
     }
 }
@@ -139,7 +164,8 @@ fn iterations() -> u64 {
         .unwrap_or(20)
 }
 
-fn run_variant(durability: &str, seed: u64) {
+/// `batch` rows per write (1: `mutate_row`, more: `mutate_rows`).
+fn run_variant(durability: &str, seed: u64, batch: u64) {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = XorShift(seed);
     let mut acked: BTreeSet<u64> = BTreeSet::new();
@@ -153,6 +179,7 @@ fn run_variant(durability: &str, seed: u64) {
             &[
                 (CHILD_ENV, dir.path().display().to_string()),
                 (DURABILITY_ENV, durability.to_string()),
+                (BATCH_ENV, batch.to_string()),
             ],
             Duration::from_millis(delay),
         );
@@ -166,9 +193,14 @@ fn run_variant(durability: &str, seed: u64) {
             );
         }
         // The child writes rows start, start+1, ... and acknowledges each after writing
-        // it, so it may have written one row past its last acknowledgement (or row
-        // `start` when it died before the first).
-        let attempted = acks.last().map(|n| n + 1).or(start).unwrap_or(0);
+        // it (a batch's rows after the batch), so it may have written one row (one batch)
+        // past its last acknowledgement, or the first one from `start` when it died
+        // before the first.
+        let attempted = acks
+            .last()
+            .map(|n| n + batch)
+            .or(start.map(|s| s + batch - 1))
+            .unwrap_or(0);
         attempted_max = attempted_max.max(attempted);
         acked.extend(acks);
 
@@ -186,6 +218,21 @@ fn run_variant(durability: &str, seed: u64) {
             assert!(
                 fams.is_some_and(|f| f.len() == 2),
                 "{durability} round {round} (seed {seed}): acknowledged row {n} lost ({fams:?})"
+            );
+        }
+        // A batch is one WAL record: rows survive in whole batches, the lost ones at the end.
+        if batch > 1
+            && let Some(max) = rows.keys().next_back()
+        {
+            assert_eq!(
+                (max + 1) % batch,
+                0,
+                "round {round} (seed {seed}): a torn batch ends at row {max}"
+            );
+            assert_eq!(
+                rows.len() as u64,
+                max + 1,
+                "round {round}: rows missing below {max}"
             );
         }
         for (n, fams) in &rows {
@@ -231,10 +278,15 @@ fn run_variant(durability: &str, seed: u64) {
 
 #[test]
 fn killed_writer_loses_no_acknowledged_sync_wal_write() {
-    run_variant("SYNC_WAL", 0x5eed_0001);
+    run_variant("SYNC_WAL", 0x5eed_0001, 1);
 }
 
 #[test]
 fn killed_writer_loses_no_acknowledged_fsync_wal_write() {
-    run_variant("FSYNC_WAL", 0x5eed_0002);
+    run_variant("FSYNC_WAL", 0x5eed_0002, 1);
+}
+
+#[test]
+fn killed_batch_writer_loses_no_acknowledged_batch_and_tears_none() {
+    run_variant("SYNC_WAL", 0x5eed_0003, 50);
 }

@@ -40,12 +40,12 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use regionkv_cell::{Cell, CellType, ManualClock, SharedClock, TimeRange};
 use regionkv_fs::{Fs, MemFs};
-use regionkv_region::Durability;
 use regionkv_region::filter::{Filter, PrefixFilter};
 use regionkv_region::{
     ColumnFamilyDescriptor, KeepDeletedCells, ReadQuery, RecoveredWal, Region, RegionInfo,
     RegionScan, RegionServices, TableDescriptor, recover_wal,
 };
+use regionkv_region::{Durability, RowWrite};
 use regionkv_testkit::model::{self, CellSpec, FamilyOptions, Model, ModelCell, ModelScan, Query};
 use regionkv_wal::{RecoveryMode, Wal, WalConfig};
 use std::fmt::Write as _;
@@ -109,6 +109,11 @@ enum Op {
     Mutate {
         row: usize,
         cells: Vec<CellOp>,
+    },
+    /// Row mutations through one `Region::mutate_rows` call (HBase's `batchMutate`); rows
+    /// may repeat. The model applies them one by one, in order.
+    Batch {
+        rows: Vec<(usize, Vec<CellOp>)>,
     },
     FlushAll,
     /// Compact the files whose index bit is set in `mask`.
@@ -244,6 +249,11 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         12 => (0..ROWS.len(), proptest::collection::vec(cell_op(), 1..=3))
             .prop_map(|(row, cells)| Op::Mutate { row, cells }),
+        3 => proptest::collection::vec(
+            (0..ROWS.len(), proptest::collection::vec(cell_op(), 1..=3)),
+            2..=5
+        )
+        .prop_map(|rows| Op::Batch { rows }),
         3 => Just(Op::FlushAll),
         2 => (0..FAMS.len(), any::<u8>()).prop_map(|(fam, mask)| Op::Compact { fam, mask }),
         1 => (0..FAMS.len()).prop_map(|fam| Op::CompactAll { fam }),
@@ -565,38 +575,7 @@ impl Runner {
         match op {
             Op::Mutate { row, cells } => {
                 let row = ROWS[*row];
-                let mut engine_cells = Vec::new();
-                let mut specs = Vec::new();
-                let mut text = Vec::new();
-                for (i, c) in cells.iter().enumerate() {
-                    let (fam, qual, ts) = (FAMS[c.fam], QUALS[c.qual], c.ts.at(now));
-                    let value = format!("v{index}.{i}");
-                    if c.kind == CellType::Put {
-                        let cell = Cell::put(row, fam, qual, ts, value.as_bytes()).unwrap();
-                        let spec = CellSpec::put(fam, qual, ts, value.as_bytes());
-                        match c.ttl {
-                            Some(ttl) => {
-                                let tags = regionkv_cell::tag::with_ttl(&[], Some(ttl));
-                                engine_cells.push(cell.with_tags(tags).unwrap());
-                                specs.push(spec.with_ttl(ttl));
-                                text.push(format!(
-                                    "put {}:{} @{ts} ={value} ttl={ttl}",
-                                    s(fam),
-                                    s(qual)
-                                ));
-                            }
-                            None => {
-                                engine_cells.push(cell);
-                                specs.push(spec);
-                                text.push(format!("put {}:{} @{ts} ={value}", s(fam), s(qual)));
-                            }
-                        }
-                    } else {
-                        engine_cells.push(Cell::delete_marker(row, fam, qual, ts, c.kind).unwrap());
-                        specs.push(CellSpec::delete(fam, qual, ts, c.kind));
-                        text.push(format!("{} {}:{} @{ts}", c.kind.name(), s(fam), s(qual)));
-                    }
-                }
+                let (engine_cells, specs, text) = mutation(row, cells, index, now);
                 writeln!(self.log, "#{index} mutate {} [{}]", s(row), text.join(", ")).unwrap();
                 let e = self
                     .engine
@@ -610,6 +589,34 @@ impl Runner {
                     e,
                     m
                 );
+            }
+            Op::Batch { rows } => {
+                let mut writes = Vec::new();
+                let mut model_rows = Vec::new();
+                let mut texts = Vec::new();
+                for (i, (row, cells)) in rows.iter().enumerate() {
+                    let row = ROWS[*row];
+                    // Values differ per mutation of the batch (`index * 10 + i`).
+                    let (engine_cells, specs, text) = mutation(row, cells, index * 10 + i, now);
+                    texts.push(format!("{} [{}]", s(row), text.join(", ")));
+                    writes.push(RowWrite::new(row, engine_cells, Durability::SkipWal));
+                    model_rows.push((row, specs));
+                }
+                writeln!(self.log, "#{index} batch {}", texts.join("; ")).unwrap();
+                self.engine.region.mutate_rows(&mut writes);
+                for (w, (row, specs)) in writes.iter().zip(model_rows) {
+                    let m = self.model.mutate(row, specs);
+                    let e = w.outcome.as_ref();
+                    prop_assert!(e.is_some(), "every write of the batch is settled");
+                    prop_assert_eq!(
+                        e.is_some_and(Result::is_ok),
+                        m.is_ok(),
+                        "batch mutate of {}: engine {:?}, model {:?}",
+                        s(row),
+                        e,
+                        m
+                    );
+                }
             }
             Op::FlushAll => {
                 writeln!(self.log, "#{index} flush_all").unwrap();
@@ -887,6 +894,48 @@ proptest! {
 // ---------------------------------------------------------------------------------------
 // Pinned cases: rare corners the generator reaches only now and then
 // ---------------------------------------------------------------------------------------
+
+/// The engine's cells, the model's specs and the log's text of one row mutation.
+fn mutation(
+    row: &[u8],
+    cells: &[CellOp],
+    index: usize,
+    now: i64,
+) -> (Vec<Cell>, Vec<CellSpec>, Vec<String>) {
+    let mut engine_cells = Vec::new();
+    let mut specs = Vec::new();
+    let mut text = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        let (fam, qual, ts) = (FAMS[c.fam], QUALS[c.qual], c.ts.at(now));
+        let value = format!("v{index}.{i}");
+        if c.kind == CellType::Put {
+            let cell = Cell::put(row, fam, qual, ts, value.as_bytes()).unwrap();
+            let spec = CellSpec::put(fam, qual, ts, value.as_bytes());
+            match c.ttl {
+                Some(ttl) => {
+                    let tags = regionkv_cell::tag::with_ttl(&[], Some(ttl));
+                    engine_cells.push(cell.with_tags(tags).unwrap());
+                    specs.push(spec.with_ttl(ttl));
+                    text.push(format!(
+                        "put {}:{} @{ts} ={value} ttl={ttl}",
+                        s(fam),
+                        s(qual)
+                    ));
+                }
+                None => {
+                    engine_cells.push(cell);
+                    specs.push(spec);
+                    text.push(format!("put {}:{} @{ts} ={value}", s(fam), s(qual)));
+                }
+            }
+        } else {
+            engine_cells.push(Cell::delete_marker(row, fam, qual, ts, c.kind).unwrap());
+            specs.push(CellSpec::delete(fam, qual, ts, c.kind));
+            text.push(format!("{} {}:{} @{ts}", c.kind.name(), s(fam), s(qual)));
+        }
+    }
+    (engine_cells, specs, text)
+}
 
 fn mutate(row: usize, cells: &[(usize, usize, i64, CellType)]) -> Op {
     Op::Mutate {

@@ -224,19 +224,24 @@ fn a_killed_import_leaves_only_complete_rows_of_the_input() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Kill once the WAL holds a few thousand rows: mid-import, mid-batch.
+    // Kill once the WAL holds tens of thousands of rows: mid-import, mid-batch. Written
+    // bytes are counted as the blocks allocated (a log's length includes the zero tail it
+    // reserves ahead of its appends, a hole). A mutator's buffer of rows reaches the log as
+    // one record of a few MiB, which a kill can tear (the rows of a torn record were never
+    // acknowledged): past 16 MiB, whole records are there before the one being written.
     let wal = data.join("wal");
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut finished = false;
     loop {
+        use std::os::unix::fs::MetadataExt;
         let size: u64 = std::fs::read_dir(&wal)
             .map(|d| {
                 d.filter_map(|e| e.ok()?.metadata().ok())
-                    .map(|m| m.len())
+                    .map(|m| m.blocks() * 512)
                     .sum()
             })
             .unwrap_or(0);
-        if size > 1 << 20 {
+        if size > 16 << 20 {
             break;
         }
         if child.try_wait().unwrap().is_some() {

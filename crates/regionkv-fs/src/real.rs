@@ -150,6 +150,7 @@ impl Fs for RealFs {
             path: path.to_path_buf(),
             len: 0,
             size: 0,
+            written_back: 0,
         }))
     }
 
@@ -161,6 +162,7 @@ impl Fs for RealFs {
             path: path.to_path_buf(),
             len,
             size: len,
+            written_back: len,
         }))
     }
 
@@ -389,6 +391,48 @@ struct RealWritableFile {
     len: u64,
     /// The file's length as this writer last set it: `len`, or more after `reserve`.
     size: u64,
+    /// Bytes before this offset were handed to the OS's writeback ([`BYTES_PER_SYNC`]).
+    written_back: u64,
+}
+
+/// Every this many appended bytes, the OS is asked to start writing them to the device
+/// without waiting (`sync_file_range(SYNC_FILE_RANGE_WRITE)`, RocksDB's `bytes_per_sync`
+/// at its usual 1 MiB). The device then works while the writer goes on, and the file's
+/// closing `fsync` waits only for the last stretch: without it, a 167 MB storefile's fsync
+/// took 0.4 s of a 1.6 s bulk load. It is a hint: durability still comes from the syncs
+/// the callers make.
+const BYTES_PER_SYNC: u64 = 1 << 20;
+
+impl RealWritableFile {
+    /// Starts writeback of what was appended since the last call, once that is
+    /// [`BYTES_PER_SYNC`] or more. Errors are ignored: a failed hint only means the final
+    /// sync does the work, and it reports any error.
+    fn start_writeback(&mut self) {
+        if self.len.saturating_sub(self.written_back) < BYTES_PER_SYNC {
+            return;
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            use std::os::fd::AsRawFd;
+            let (Ok(offset), Ok(len)) = (
+                libc::off64_t::try_from(self.written_back),
+                libc::off64_t::try_from(self.len - self.written_back),
+            ) else {
+                return;
+            };
+            // SAFETY: sync_file_range on a descriptor `self.file` keeps open for the call,
+            // over a range of it; no memory is passed and nothing is waited for.
+            unsafe {
+                libc::sync_file_range(
+                    self.file.as_raw_fd(),
+                    offset,
+                    len,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+        }
+        self.written_back = self.len;
+    }
 }
 
 impl WritableFile for RealWritableFile {
@@ -412,6 +456,7 @@ impl WritableFile for RealWritableFile {
             }
         };
         self.size = self.size.max(self.len);
+        self.start_writeback();
         result
     }
 

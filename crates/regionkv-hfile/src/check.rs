@@ -27,8 +27,9 @@ use regionkv_cell::CellType;
 
 use crate::block::{BlockType, HEADER_SIZE};
 use crate::bloom::{BloomMeta, row_col_hash_key};
-use crate::error::{Result, corrupt};
+use crate::error::{Error, Result, corrupt};
 use crate::file_info::keys;
+use crate::index::IndexEntry;
 use crate::key::{KeyRef, compare_encoded, key_to_string};
 use crate::reader::HFileReader;
 use crate::trailer::{KV_COMPARATOR, TRAILER_SIZE_V3};
@@ -336,137 +337,41 @@ pub fn check(reader: &HFileReader) -> Result<Structure> {
     if let Some(bloom) = &delete_family {
         check_chunks(reader, &bloom.meta, &blocks)?;
     }
-    let mut last_bloom_key: Option<(Vec<u8>, Vec<u8>)> = None;
-    let mut last_delete_family_row: Option<Vec<u8>> = None;
-
-    // Cells, block by block, against the index.
-    let mut cells = 0u64;
-    let mut last: Option<Vec<u8>> = None;
-    let mut family: Option<Vec<u8>> = None;
-    let (mut key_total, mut value_total) = (0u64, 0u64);
-    let (mut max_tags, mut max_mvcc) = (0usize, 0i64);
-    for (e, b) in entries.iter().zip(&data) {
-        if e.offset != b.offset || u64::from(e.on_disk_size) != b.on_disk_size {
-            return Err(bad(
-                b.offset,
-                format!(
-                    "index entry ({}, {}) for the data block at {} of {} bytes",
-                    e.offset, e.on_disk_size, b.offset, b.on_disk_size
-                ),
-            ));
-        }
-        let block = reader.read_block(b.offset, Some(b.on_disk_size))?;
-        let block_cells = reader.block_cells(&block)?;
-        let Some(first) = block_cells.first() else {
-            return Err(bad(b.offset, "an empty data block".into()));
+    // Cells, block by block, against the index and the Blooms: the blocks' two halves on
+    // two threads when the file is large (the checker reads every cell of every file
+    // export-hfiles writes, and the scan that fed the writer has ended by then).
+    let blooms = Blooms {
+        general: general.as_ref().map(|(kind, bloom)| (kind.as_str(), bloom)),
+        delete_family: delete_family.as_ref(),
+    };
+    let walk = |range: std::ops::Range<usize>| {
+        walk_cells(reader, &entries[range.clone()], &data[range], &blooms)
+    };
+    let summary = if data.len() >= PARALLEL_CHECK_BLOCKS {
+        let mid = data.len() / 2;
+        let (a, b) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| walk(mid..data.len()));
+            let first = walk(0..mid);
+            (first, second.join())
+        });
+        let b = match b {
+            Ok(b) => b,
+            Err(panic) => std::panic::resume_unwind(panic),
         };
-        if compare_encoded(&e.key, &first.key) == std::cmp::Ordering::Greater {
-            return Err(bad(
-                b.offset,
-                format!(
-                    "index key {} after the block's first key {}",
-                    key_to_string(&e.key),
-                    key_to_string(&first.key)
-                ),
-            ));
-        }
-        if let Some(prev) = &last
-            && compare_encoded(&e.key, prev) != std::cmp::Ordering::Greater
-        {
-            return Err(bad(
-                b.offset,
-                format!(
-                    "index key {} not after the previous block's last key {}",
-                    key_to_string(&e.key),
-                    key_to_string(prev)
-                ),
-            ));
-        }
-        for c in block_cells {
-            let k =
-                KeyRef::parse(&c.key).ok_or_else(|| bad(b.offset, "an unparsable key".into()))?;
-            if let Some(prev) = &last
-                && compare_encoded(prev, &c.key) == std::cmp::Ordering::Greater
-            {
-                return Err(bad(
-                    b.offset,
-                    format!(
-                        "cell {} after {}",
-                        key_to_string(&c.key),
-                        key_to_string(prev)
-                    ),
-                ));
-            }
-            match &family {
-                None => family = Some(k.family.to_vec()),
-                Some(f) if f.as_slice() != k.family => {
-                    return Err(bad(
-                        b.offset,
-                        format!(
-                            "cells of two families ({} and {}): a bulk-load file holds one",
-                            String::from_utf8_lossy(f),
-                            String::from_utf8_lossy(k.family)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-            }
-            if let Some((kind, bloom)) = &general {
-                let qualifier: &[u8] = if kind == "ROW" { b"" } else { k.qualifier };
-                let new = last_bloom_key
-                    .as_ref()
-                    .is_none_or(|(r, q)| r.as_slice() != k.row || q.as_slice() != qualifier);
-                if new {
-                    let found = if kind == "ROW" {
-                        bloom.may_contain(k.row, k.row)
-                    } else {
-                        let chunk_key = KeyRef {
-                            qualifier,
-                            timestamp: i64::MAX,
-                            type_byte: crate::key::TYPE_MAXIMUM,
-                            ..k
-                        };
-                        bloom.may_contain(
-                            &chunk_key.to_vec().unwrap_or_default(),
-                            &row_col_hash_key(k.row, qualifier),
-                        )
-                    };
-                    if !found {
-                        return Err(bad(
-                            b.offset,
-                            format!(
-                                "the {kind} Bloom does not hold row {} of the block",
-                                String::from_utf8_lossy(k.row)
-                            ),
-                        ));
-                    }
-                    last_bloom_key = Some((k.row.to_vec(), qualifier.to_vec()));
-                }
-            }
-            if let Some(bloom) = &delete_family
-                && (k.type_byte == CellType::DeleteFamily.code()
-                    || k.type_byte == CellType::DeleteFamilyVersion.code())
-                && last_delete_family_row.as_deref() != Some(k.row)
-            {
-                if !bloom.may_contain(k.row, k.row) {
-                    return Err(bad(
-                        b.offset,
-                        format!(
-                            "the delete-family Bloom does not hold row {} of the block",
-                            String::from_utf8_lossy(k.row)
-                        ),
-                    ));
-                }
-                last_delete_family_row = Some(k.row.to_vec());
-            }
-            key_total += c.key.len() as u64;
-            value_total += c.value.len() as u64;
-            max_tags = max_tags.max(c.tags.len());
-            max_mvcc = max_mvcc.max(c.mvcc);
-            cells += 1;
-            last = Some(c.key);
-        }
-    }
+        CellWalk::join(a?, b?, &entries[mid], data[mid].offset, &bad)?
+    } else {
+        walk(0..data.len())?
+    };
+    let CellWalk {
+        cells,
+        last,
+        family,
+        key_total,
+        value_total,
+        max_tags,
+        max_mvcc,
+        ..
+    } = summary;
     if t.entry_count != Some(cells) {
         return Err(bad(
             trailer.offset,
@@ -565,4 +470,340 @@ fn check_chunks(reader: &HFileReader, meta: &BloomMeta, blocks: &[BlockSummary])
         ));
     }
     Ok(())
+}
+
+/// Data blocks at or above this count are walked by two threads.
+const PARALLEL_CHECK_BLOCKS: usize = 64;
+
+/// The Blooms a cell walk checks every key against.
+struct Blooms<'a> {
+    general: Option<(&'a str, &'a crate::reader::LoadedBloom)>,
+    delete_family: Option<&'a crate::reader::LoadedBloom>,
+}
+
+/// What a walk over consecutive data blocks found.
+struct CellWalk {
+    cells: u64,
+    /// The first cell's key and the last one's (`None`: no blocks).
+    first: Option<Vec<u8>>,
+    last: Option<Vec<u8>>,
+    family: Option<Vec<u8>>,
+    key_total: u64,
+    value_total: u64,
+    max_tags: usize,
+    max_mvcc: i64,
+}
+
+impl CellWalk {
+    /// The walk of two consecutive ranges as one: the second range's first block (its
+    /// index `entry`, at `offset`) must come after the first range's last key, as the walk
+    /// of one range checks from block to block.
+    fn join(
+        a: CellWalk,
+        b: CellWalk,
+        entry: &IndexEntry,
+        offset: u64,
+        bad: &impl Fn(u64, String) -> Error,
+    ) -> Result<CellWalk> {
+        if let Some(prev) = &a.last {
+            if compare_encoded(&entry.key, prev) != std::cmp::Ordering::Greater {
+                return Err(bad(
+                    offset,
+                    format!(
+                        "index key {} not after the previous block's last key {}",
+                        key_to_string(&entry.key),
+                        key_to_string(prev)
+                    ),
+                ));
+            }
+            if let Some(first) = &b.first
+                && compare_encoded(prev, first) == std::cmp::Ordering::Greater
+            {
+                return Err(bad(
+                    offset,
+                    format!(
+                        "cell {} after {}",
+                        key_to_string(first),
+                        key_to_string(prev)
+                    ),
+                ));
+            }
+        }
+        if let (Some(fa), Some(fb)) = (&a.family, &b.family)
+            && fa != fb
+        {
+            return Err(bad(
+                offset,
+                format!(
+                    "cells of two families ({} and {}): a bulk-load file holds one",
+                    String::from_utf8_lossy(fa),
+                    String::from_utf8_lossy(fb)
+                ),
+            ));
+        }
+        Ok(CellWalk {
+            cells: a.cells + b.cells,
+            first: a.first.or(b.first),
+            last: b.last.or(a.last),
+            family: a.family.or(b.family),
+            key_total: a.key_total + b.key_total,
+            value_total: a.value_total + b.value_total,
+            max_tags: a.max_tags.max(b.max_tags),
+            max_mvcc: a.max_mvcc.max(b.max_mvcc),
+        })
+    }
+}
+
+/// Walks the cells of the data blocks `data` (with their index `entries`): each block
+/// where the index says, its first key not before its index key, every cell in order and
+/// of one family, every key in the Blooms.
+fn walk_cells(
+    reader: &HFileReader,
+    entries: &[IndexEntry],
+    data: &[&BlockSummary],
+    blooms: &Blooms<'_>,
+) -> Result<CellWalk> {
+    let path = reader.path().to_path_buf();
+    let bad = |offset: u64, reason: String| corrupt(&path, offset, reason);
+    let general = &blooms.general;
+    let delete_family = &blooms.delete_family;
+    // The last key seen, and the Blooms' last keys: buffers reused from cell to cell.
+    let mut last_bloom_key: Option<(Vec<u8>, Vec<u8>)> = None;
+    let mut last_delete_family_row: Option<Vec<u8>> = None;
+    let mut cells = 0u64;
+    let mut first_key: Option<Vec<u8>> = None;
+    let mut last: Option<Vec<u8>> = None;
+    let mut family: Option<Vec<u8>> = None;
+    let (mut key_total, mut value_total) = (0u64, 0u64);
+    let (mut max_tags, mut max_mvcc) = (0usize, 0i64);
+    for (e, b) in entries.iter().zip(data) {
+        if e.offset != b.offset || u64::from(e.on_disk_size) != b.on_disk_size {
+            return Err(bad(
+                b.offset,
+                format!(
+                    "index entry ({}, {}) for the data block at {} of {} bytes",
+                    e.offset, e.on_disk_size, b.offset, b.on_disk_size
+                ),
+            ));
+        }
+        let block = reader.read_block(b.offset, Some(b.on_disk_size))?;
+        let block_cells = reader.block_cell_refs(&block)?;
+        let Some(first) = block_cells.first() else {
+            return Err(bad(b.offset, "an empty data block".into()));
+        };
+        if first_key.is_none() {
+            first_key = Some(first.key.to_vec());
+        }
+        if compare_encoded(&e.key, first.key) == std::cmp::Ordering::Greater {
+            return Err(bad(
+                b.offset,
+                format!(
+                    "index key {} after the block's first key {}",
+                    key_to_string(&e.key),
+                    key_to_string(first.key)
+                ),
+            ));
+        }
+        if let Some(prev) = &last
+            && compare_encoded(&e.key, prev) != std::cmp::Ordering::Greater
+        {
+            return Err(bad(
+                b.offset,
+                format!(
+                    "index key {} not after the previous block's last key {}",
+                    key_to_string(&e.key),
+                    key_to_string(prev)
+                ),
+            ));
+        }
+        for c in block_cells {
+            let k =
+                KeyRef::parse(c.key).ok_or_else(|| bad(b.offset, "an unparsable key".into()))?;
+            if let Some(prev) = &last
+                && compare_encoded(prev, c.key) == std::cmp::Ordering::Greater
+            {
+                return Err(bad(
+                    b.offset,
+                    format!(
+                        "cell {} after {}",
+                        key_to_string(c.key),
+                        key_to_string(prev)
+                    ),
+                ));
+            }
+            match &family {
+                None => family = Some(k.family.to_vec()),
+                Some(f) if f.as_slice() != k.family => {
+                    return Err(bad(
+                        b.offset,
+                        format!(
+                            "cells of two families ({} and {}): a bulk-load file holds one",
+                            String::from_utf8_lossy(f),
+                            String::from_utf8_lossy(k.family)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+            if let Some((kind, bloom)) = &general {
+                let qualifier: &[u8] = if *kind == "ROW" { b"" } else { k.qualifier };
+                let new = last_bloom_key
+                    .as_ref()
+                    .is_none_or(|(r, q)| r.as_slice() != k.row || q.as_slice() != qualifier);
+                if new {
+                    let found = if *kind == "ROW" {
+                        bloom.may_contain(k.row, k.row)
+                    } else {
+                        let chunk_key = KeyRef {
+                            qualifier,
+                            timestamp: i64::MAX,
+                            type_byte: crate::key::TYPE_MAXIMUM,
+                            ..k
+                        };
+                        bloom.may_contain(
+                            &chunk_key.to_vec().unwrap_or_default(),
+                            &row_col_hash_key(k.row, qualifier),
+                        )
+                    };
+                    if !found {
+                        return Err(bad(
+                            b.offset,
+                            format!(
+                                "the {kind} Bloom does not hold row {} of the block",
+                                String::from_utf8_lossy(k.row)
+                            ),
+                        ));
+                    }
+                    let (r, q) = last_bloom_key.get_or_insert_with(Default::default);
+                    r.clear();
+                    r.extend_from_slice(k.row);
+                    q.clear();
+                    q.extend_from_slice(qualifier);
+                }
+            }
+            if let Some(bloom) = &delete_family
+                && (k.type_byte == CellType::DeleteFamily.code()
+                    || k.type_byte == CellType::DeleteFamilyVersion.code())
+                && last_delete_family_row.as_deref() != Some(k.row)
+            {
+                if !bloom.may_contain(k.row, k.row) {
+                    return Err(bad(
+                        b.offset,
+                        format!(
+                            "the delete-family Bloom does not hold row {} of the block",
+                            String::from_utf8_lossy(k.row)
+                        ),
+                    ));
+                }
+                let r = last_delete_family_row.get_or_insert_with(Vec::new);
+                r.clear();
+                r.extend_from_slice(k.row);
+            }
+            key_total += c.key.len() as u64;
+            value_total += c.value.len() as u64;
+            max_tags = max_tags.max(c.tags.len());
+            max_mvcc = max_mvcc.max(c.mvcc);
+            cells += 1;
+            let l = last.get_or_insert_with(Vec::new);
+            l.clear();
+            l.extend_from_slice(c.key);
+        }
+    }
+    Ok(CellWalk {
+        cells,
+        first: first_key,
+        last,
+        family,
+        key_total,
+        value_total,
+        max_tags,
+        max_mvcc,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn key(row: &str) -> Vec<u8> {
+        KeyRef {
+            row: row.as_bytes(),
+            family: b"cf",
+            qualifier: b"q",
+            timestamp: 1,
+            type_byte: CellType::Put.code(),
+        }
+        .to_vec()
+        .unwrap()
+    }
+
+    fn walk(first: &str, last: &str, family: &[u8]) -> CellWalk {
+        CellWalk {
+            cells: 2,
+            first: Some(key(first)),
+            last: Some(key(last)),
+            family: Some(family.to_vec()),
+            key_total: 10,
+            value_total: 4,
+            max_tags: 0,
+            max_mvcc: 0,
+        }
+    }
+
+    fn entry(row: &str) -> IndexEntry {
+        IndexEntry {
+            offset: 500,
+            on_disk_size: 100,
+            key: key(row),
+        }
+    }
+
+    /// The two halves of a parallel walk are checked at their seam as one walk checks
+    /// from block to block: index key and cell order, one family.
+    #[test]
+    fn joined_walks_are_checked_at_the_seam() {
+        let bad = |offset: u64, reason: String| corrupt(std::path::Path::new("/f"), offset, reason);
+        let j = CellWalk::join(
+            walk("a", "c", b"cf"),
+            walk("d", "f", b"cf"),
+            &entry("d"),
+            500,
+            &bad,
+        )
+        .unwrap();
+        assert_eq!((j.cells, j.key_total), (4, 20));
+        assert_eq!(j.first, Some(key("a")));
+        assert_eq!(j.last, Some(key("f")));
+        let e = CellWalk::join(
+            walk("a", "e", b"cf"),
+            walk("d", "f", b"cf"),
+            &entry("f"),
+            500,
+            &bad,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("cell d/cf:q"), "{e}");
+        let e = CellWalk::join(
+            walk("a", "e", b"cf"),
+            walk("f", "g", b"cf"),
+            &entry("e"),
+            500,
+            &bad,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("index key"), "{e}");
+        let e = CellWalk::join(
+            walk("a", "c", b"cf"),
+            walk("d", "f", b"cg"),
+            &entry("d"),
+            500,
+            &bad,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("two families"), "{e}");
+    }
 }

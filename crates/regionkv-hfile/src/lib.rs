@@ -51,6 +51,6 @@ pub mod writer;
 pub use block::{BlockType, ChecksumType};
 pub use error::{Error, Result};
 pub use file_info::FileInfo;
-pub use reader::{HFileCell, HFileReader, HFileScanner};
+pub use reader::{HFileCell, HFileCellRef, HFileReader, HFileScanner};
 pub use trailer::{Compression, Trailer};
 pub use writer::{HFileSummary, HFileWriter, HFileWriterOptions};

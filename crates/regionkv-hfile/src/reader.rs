@@ -33,6 +33,19 @@ pub struct HFileCell {
     pub mvcc: i64,
 }
 
+/// A cell of a data block, borrowed from the block ([`parse_cell_refs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HFileCellRef<'a> {
+    /// The KeyValue key (see [`crate::key`]).
+    pub key: &'a [u8],
+    /// The value.
+    pub value: &'a [u8],
+    /// The serialized tags (empty when the file has none).
+    pub tags: &'a [u8],
+    /// The MVCC timestamp (0 when the file carries none).
+    pub mvcc: i64,
+}
+
 impl HFileCell {
     /// The parsed key (cells are parsed on read, so this never fails for a read cell).
     pub fn key_ref(&self) -> Option<KeyRef<'_>> {
@@ -407,12 +420,7 @@ impl HFileReader {
 
     /// Parses the cells of a data block's payload.
     pub fn block_cells(&self, block: &Block) -> Result<Vec<HFileCell>> {
-        if block.header.block_type == BlockType::EncodedData {
-            return Err(Error::Unsupported {
-                path: self.path().to_path_buf(),
-                what: format!("the encoded data block at offset {}", block.offset),
-            });
-        }
+        self.check_plain(block)?;
         parse_cells(
             self.path(),
             block.offset,
@@ -420,6 +428,29 @@ impl HFileReader {
             self.includes_tags,
             self.includes_mvcc,
         )
+    }
+
+    /// [`HFileReader::block_cells`], borrowing from `block`.
+    pub fn block_cell_refs<'b>(&self, block: &'b Block) -> Result<Vec<HFileCellRef<'b>>> {
+        self.check_plain(block)?;
+        parse_cell_refs(
+            self.path(),
+            block.offset,
+            &block.payload,
+            self.includes_tags,
+            self.includes_mvcc,
+        )
+    }
+
+    /// Data blocks are read unencoded only.
+    fn check_plain(&self, block: &Block) -> Result<()> {
+        if block.header.block_type == BlockType::EncodedData {
+            return Err(Error::Unsupported {
+                path: self.path().to_path_buf(),
+                what: format!("the encoded data block at offset {}", block.offset),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -432,10 +463,30 @@ pub fn parse_cells(
     tags: bool,
     mvcc: bool,
 ) -> Result<Vec<HFileCell>> {
+    Ok(parse_cell_refs(path, offset, payload, tags, mvcc)?
+        .into_iter()
+        .map(|c| HFileCell {
+            key: c.key.to_vec(),
+            value: c.value.to_vec(),
+            tags: c.tags.to_vec(),
+            mvcc: c.mvcc,
+        })
+        .collect())
+}
+
+/// [`parse_cells`] without copying: each cell borrows `payload` (the checker walks every
+/// cell of a file this way, allocating nothing per cell).
+pub fn parse_cell_refs<'a>(
+    path: &Path,
+    offset: u64,
+    payload: &'a [u8],
+    tags: bool,
+    mvcc: bool,
+) -> Result<Vec<HFileCellRef<'a>>> {
     let mut cells = Vec::new();
     let mut pos = 0usize;
     let at = |pos: usize| offset + (HEADER_SIZE + pos) as u64;
-    let take = |pos: &mut usize, n: usize, what: &str| -> Result<&[u8]> {
+    let take = |pos: &mut usize, n: usize, what: &str| -> Result<&'a [u8]> {
         let s = pos
             .checked_add(n)
             .and_then(|end| payload.get(*pos..end))
@@ -454,21 +505,21 @@ pub fn parse_cells(
         let start = pos;
         let key_len = be32(take(&mut pos, 4, "key length")?);
         let value_len = be32(take(&mut pos, 4, "value length")?);
-        let key = take(&mut pos, key_len, "key")?.to_vec();
-        if KeyRef::parse(&key).is_none() {
+        let key = take(&mut pos, key_len, "key")?;
+        if KeyRef::parse(key).is_none() {
             return Err(corrupt(
                 path,
                 at(start + 8),
                 "a cell key whose lengths do not add up",
             ));
         }
-        let value = take(&mut pos, value_len, "value")?.to_vec();
+        let value = take(&mut pos, value_len, "value")?;
         let tag_bytes = if tags {
             let b = take(&mut pos, 2, "tags length")?;
             let n = usize::from(u16::from_be_bytes([b[0], b[1]]));
-            take(&mut pos, n, "tags")?.to_vec()
+            take(&mut pos, n, "tags")?
         } else {
-            Vec::new()
+            &[]
         };
         let mvcc_ts = if mvcc {
             let (v, n) = read_vlong(&payload[pos..]).ok_or_else(|| {
@@ -479,7 +530,7 @@ pub fn parse_cells(
         } else {
             0
         };
-        cells.push(HFileCell {
+        cells.push(HFileCellRef {
             key,
             value,
             tags: tag_bytes,

@@ -402,7 +402,14 @@ impl HFileWriter {
         if self.first_key.is_none() {
             self.first_key = Some(key.to_vec());
         }
-        self.last_key = Some(key.to_vec());
+        // The previous key's buffer is reused: one allocation per file, not per cell.
+        match &mut self.last_key {
+            Some(last) => {
+                last.clear();
+                last.extend_from_slice(key);
+            }
+            None => self.last_key = Some(key.to_vec()),
+        }
         self.entry_count += 1;
         self.max_memstore_ts = self.max_memstore_ts.max(mvcc);
         self.max_tags_len = self.max_tags_len.max(tags.len());

@@ -47,7 +47,7 @@ pub use error::{
 };
 pub use manifest::{Manifest, RegionInfo};
 pub use recovery::{RecoveredWal, recover_owned_wal, recover_wal};
-pub use region::{FlushResult, Region};
+pub use region::{FlushResult, Region, RowWrite};
 pub use region_scanner::{ReadQuery, RegionScan, RegionScanner};
 pub use region_server_services::RegionServerServices;
 pub use services::{GlobalMemStore, RegionConfig, RegionServices};

@@ -40,12 +40,15 @@ use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, OwnedKey};
 use regionkv_memstore::{MemStoreSize, Segment};
-use regionkv_wal::{WalEdit, WalKeyRef};
+use regionkv_wal::{SyncMode, WalEdit, WalKeyRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+
+mod batch;
+pub use batch::{MINI_BATCH_BYTES, MINI_BATCH_SIZE, RowWrite};
 
 /// What a flush did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -686,16 +689,7 @@ impl Region {
     ) -> std::result::Result<(u64, T), E> {
         self.check_open()?;
         self.check_writable("write")?;
-        regionkv_cell::limits::check_row(row).map_err(Error::from)?;
-        if !self.info.contains_row(row) {
-            return Err(Error::WrongRegion {
-                row: to_string_binary(row),
-                region: self.encoded.clone(),
-                start: to_string_binary(&self.info.start_key),
-                end: to_string_binary(&self.info.end_key),
-            }
-            .into());
-        }
+        self.check_row_of_region(row)?;
         self.check_resources()?;
         let durability = self.table.effective_durability(durability);
         let _row = self
@@ -710,23 +704,7 @@ impl Region {
                 .write_requests
                 .fetch_add(mutations, Ordering::Relaxed);
         }
-        for c in &cells {
-            if c.row() != row {
-                return Err(Error::InvalidRequest(RequestProblem::CellOfOtherRow {
-                    cell_row: to_string_binary(c.row()),
-                    row: to_string_binary(row),
-                })
-                .into());
-            }
-            if !self.stores.contains_key(c.family()) {
-                return Err(Error::NoSuchColumnFamily {
-                    family: to_string_binary(c.family()),
-                    region: self.encoded.clone(),
-                    table: self.table.name.clone(),
-                }
-                .into());
-            }
-        }
+        self.check_cells_of_row(row, &cells)?;
         if cells.is_empty() {
             return Ok((self.mvcc.read_point(), out));
         }
@@ -741,36 +719,92 @@ impl Region {
             }
             c.set_seq_id(seq);
         }
-        if let Some(mode) = durability.sync_mode() {
-            let key = WalKeyRef {
-                region: self.encoded.as_bytes(),
-                table: &self.table.name,
-                seq_id: seq,
-                write_time: now,
-            };
-            let appended = match &self.services.wal {
-                Some(wal) => wal.append_cells(key, &cells, mode),
-                // Only a read-only region has no WAL, and it refused the write above.
-                None => Err(regionkv_wal::Error::Closed),
-            };
-            if let Err(e) = appended {
-                let e = Error::from(e);
-                self.poison(&e);
-                // Nothing of this write reached the memstore: complete the entry as empty.
-                self.mvcc.complete(entry);
-                return Err(e.into());
+        if let Some(mode) = durability.sync_mode()
+            && let Err(e) = self.append_to_wal(seq, now, &cells, mode)
+        {
+            // Nothing of this write reached the memstore: complete the entry as empty.
+            self.mvcc.complete(entry);
+            return Err(e.into());
+        }
+        self.add_to_memstore(&cells, now);
+        self.mvcc.complete_and_wait(entry);
+        drop(updates);
+        drop(_row);
+        self.after_write();
+        Ok((seq, out))
+    }
+
+    /// The checks of a mutation's row before anything is locked: a legal row, and one of
+    /// this region (else `WrongRegion`, which tells the caller to look the region up again).
+    fn check_row_of_region(&self, row: &[u8]) -> Result<()> {
+        regionkv_cell::limits::check_row(row)?;
+        if !self.info.contains_row(row) {
+            return Err(Error::WrongRegion {
+                row: to_string_binary(row),
+                region: self.encoded.clone(),
+                start: to_string_binary(&self.info.start_key),
+                end: to_string_binary(&self.info.end_key),
+            });
+        }
+        Ok(())
+    }
+
+    /// Every cell of a row mutation is of `row` and of a family of the table.
+    fn check_cells_of_row(&self, row: &[u8], cells: &[Cell]) -> Result<()> {
+        for c in cells {
+            if c.row() != row {
+                return Err(Error::InvalidRequest(RequestProblem::CellOfOtherRow {
+                    cell_row: to_string_binary(c.row()),
+                    row: to_string_binary(row),
+                }));
+            }
+            if !self.stores.contains_key(c.family()) {
+                return Err(Error::NoSuchColumnFamily {
+                    family: to_string_binary(c.family()),
+                    region: self.encoded.clone(),
+                    table: self.table.name.clone(),
+                });
             }
         }
+        Ok(())
+    }
+
+    /// Appends one WAL record of `cells` (all stamped with `seq`) at `mode`. A failure
+    /// poisons the region (invariant 3). REQUIRES: the updates lock is held shared and the
+    /// MVCC entry `seq` is open.
+    fn append_to_wal(&self, seq: u64, now: i64, cells: &[Cell], mode: SyncMode) -> Result<()> {
+        let key = WalKeyRef {
+            region: self.encoded.as_bytes(),
+            table: &self.table.name,
+            seq_id: seq,
+            write_time: now,
+        };
+        let appended = match &self.services.wal {
+            Some(wal) => wal.append_cells(key, cells, mode),
+            // Only a read-only region has no WAL, and it refused the write before.
+            None => Err(regionkv_wal::Error::Closed),
+        };
+        appended.map_err(|e| {
+            let e = Error::from(e);
+            self.poison(&e);
+            e
+        })
+    }
+
+    /// Inserts `cells` (families checked) into their stores' memstores and counts them.
+    /// REQUIRES: the updates lock is held shared and the cells' MVCC entry is open.
+    fn add_to_memstore(&self, cells: &[Cell], now: i64) {
         let mut added = MemStoreSize::ZERO;
-        for c in &cells {
+        for c in cells {
             if let Some(store) = self.stores.get(c.family()) {
                 added += store.add(c.as_cell_ref(), now);
             }
         }
         self.account_add(added);
-        self.mvcc.complete_and_wait(entry);
-        drop(updates);
-        drop(_row);
+    }
+
+    /// After a write, with no lock held: asks for the flushes the memstore sizes call for.
+    fn after_write(self: &Arc<Self>) {
         if self.memstore_data_size() > self.table.memstore_flush_size {
             self.request_flush();
         }
@@ -779,7 +813,6 @@ impl Region {
         {
             server.request_global_flush();
         }
-        Ok((seq, out))
     }
 
     /// HBase's `prepareDeleteTimestamps`: a one-version Delete without a timestamp deletes

@@ -79,11 +79,28 @@ impl RowLocks {
                 }
             }
         }
+        Some(self.insert(&mut held, row))
+    }
+
+    /// Locks `row` only if no one holds it (a batch takes its first row with
+    /// [`RowLocks::lock`] and the others with this, ending its mini-batch at the first row
+    /// held elsewhere: a batch never waits while holding locks, so two batches cannot
+    /// deadlock).
+    pub fn try_lock<'a>(&'a self, row: &'a [u8]) -> Option<RowLockGuard<'a>> {
+        let mut held = self.held.lock();
+        if held.rows.contains(row) {
+            return None;
+        }
+        Some(self.insert(&mut held, row))
+    }
+
+    /// Records `row` as held. REQUIRES: `held` is this table's, and `row` is not in it.
+    fn insert<'a>(&'a self, held: &mut Held, row: &'a [u8]) -> RowLockGuard<'a> {
         let mut buf = held.spare.pop().unwrap_or_default();
         buf.clear();
         buf.extend_from_slice(row);
         held.rows.insert(buf);
-        Some(RowLockGuard { locks: self, row })
+        RowLockGuard { locks: self, row }
     }
 
     /// Rows locked right now.
@@ -112,6 +129,19 @@ mod tests {
         assert_eq!(l.len(), 2);
         drop(g);
         assert!(l.lock(b"r1", Duration::from_millis(10)).is_some());
+        drop(g2);
+        assert!(l.is_empty());
+    }
+
+    #[test]
+    fn try_lock_never_waits() {
+        let l = RowLocks::new();
+        let g = l.try_lock(b"r1").unwrap();
+        assert!(l.try_lock(b"r1").is_none());
+        assert!(l.lock(b"r1", Duration::from_millis(5)).is_none());
+        let g2 = l.try_lock(b"r2").unwrap();
+        drop(g);
+        assert!(l.try_lock(b"r1").is_some());
         drop(g2);
         assert!(l.is_empty());
     }

@@ -12,8 +12,10 @@
 //!
 //! Streaming: one scan over the table's regions in row order, each result at most
 //! `hbase.export.scanner.batch` cells (a wide row comes in pieces), each family's cells
-//! appended to that family's open data file, which holds one block in memory. Memory is
-//! bounded by one scan batch plus one block per exported family, whatever the table's size.
+//! appended to that family's open data file, which holds one block in memory. The scan
+//! runs on a thread of its own ([`crate::read_ahead::ReadAhead`]), a few thousand results
+//! ahead of the writer. Memory is bounded by those queued results plus one block per
+//! exported family, whatever the table's size.
 //! The manifest is written last and atomically: an export that fails or is killed leaves a
 //! directory without `export.meta`, which an import refuses.
 
@@ -29,6 +31,7 @@ use crate::export_format::manifest::{ExportedScan, Manifest};
 use crate::export_format::part::{PartSummary, PartWriter};
 use crate::export_format::part_name;
 use crate::progress::Progress;
+use crate::read_ahead::ReadAhead;
 
 /// `hbase.mapreduce.include.deleted.rows` (ExportUtils.RAW_SCAN): a raw scan.
 pub const RAW_SCAN: &str = "hbase.mapreduce.include.deleted.rows";
@@ -322,7 +325,10 @@ impl<'a> Export<'a> {
         let mut next_part = 0u32;
         let (mut rows, mut cells) = (0u64, 0u64);
         let mut last_row: Vec<u8> = Vec::new();
-        for result in table.scan(&scan)? {
+        // Scanning on a thread of its own, encoding and writing on this one.
+        let results =
+            ReadAhead::spawn("export-scan", table.scan(&scan)?).map_err(|e| Error::file(dir, e))?;
+        for result in results {
             let result = result?;
             let new_row = rows == 0 || result.row() != last_row.as_slice();
             if new_row {

@@ -35,6 +35,7 @@ use regionkv_hfile::{Compression, HFileReader, HFileWriter, HFileWriterOptions};
 
 use crate::conf::Properties;
 use crate::error::{Error, Result};
+use crate::read_ahead::ReadAhead;
 
 /// `hfile.compression`: the compression of every file (NONE, GZ, LZ4), instead of each
 /// family's.
@@ -269,13 +270,14 @@ impl HFileSet {
     /// Appends `c` to its family's file of its region (a family the table lacks is an
     /// error naming it).
     pub(crate) fn append(&mut self, c: &Cell) -> Result<()> {
-        let region = self.splits.partition_point(|s| s.as_slice() <= c.row());
-        let family = c.family();
+        // Each parsed once: a cell's accessors parse its key.
+        let (row, family) = (c.row(), c.family());
+        let region = self.splits.partition_point(|s| s.as_slice() <= row);
         // A new region, or a new row past the size limit, closes the family's file: files
         // never straddle a region boundary and never split a row.
         let close = self.open.get(family).is_some_and(|f| {
             f.region != region
-                || (f.last_row.as_slice() != c.row()
+                || (f.last_row.as_slice() != row
                     && f.writer.bytes_written() >= self.options.max_file_size)
         });
         if close && let Some(f) = self.open.remove(family) {
@@ -298,8 +300,8 @@ impl HFileSet {
                     rel,
                     region,
                     cells: 0,
-                    first_row: c.row().to_vec(),
-                    last_row: c.row().to_vec(),
+                    first_row: row.to_vec(),
+                    last_row: row.to_vec(),
                 },
             );
         }
@@ -308,8 +310,8 @@ impl HFileSet {
         };
         self.key.clear();
         KeyRef {
-            row: c.row(),
-            family: c.family(),
+            row,
+            family,
             qualifier: c.qualifier(),
             timestamp: c.timestamp(),
             type_byte: c.cell_type().code(),
@@ -317,8 +319,9 @@ impl HFileSet {
         .encode_into(&mut self.key);
         f.writer.append(&self.key, c.value(), c.tags(), 0)?;
         f.cells += 1;
-        if f.last_row.as_slice() != c.row() {
-            f.last_row = c.row().to_vec();
+        if f.last_row.as_slice() != row {
+            f.last_row.clear();
+            f.last_row.extend_from_slice(row);
         }
         Ok(())
     }
@@ -418,7 +421,13 @@ impl<'a> ExportHFiles<'a> {
             "regionkv export-hfiles",
         )?;
         let table = self.db.table(&self.table)?;
-        for row in table.scan(&Scan::new().raw(true).all_versions())? {
+        // Scanning on a thread of its own, encoding and writing on this one.
+        let rows = ReadAhead::spawn(
+            "export-hfiles-scan",
+            table.scan(&Scan::new().raw(true).all_versions())?,
+        )
+        .map_err(|e| Error::file(out, e))?;
+        for row in rows {
             for c in row?.cells() {
                 set.append(c)?;
                 cells_done.fetch_add(1, Ordering::Relaxed);

@@ -19,10 +19,8 @@
 //! cell count and whole-file CRC32C against the manifest: a damaged export fails the import
 //! with the file and byte offset, and nothing of it is loaded.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use regionkv::{Cell, Db, FamilyCells};
@@ -32,6 +30,7 @@ use crate::export::open_table;
 use crate::export_format::manifest::Manifest;
 use crate::export_format::part::{PartReader, PartSummary};
 use crate::progress::Progress;
+use crate::read_ahead::ReadAhead;
 
 /// `HBASE_IMPORTER_RENAME_CFS` (Import.CF_RENAME_PROP): `src:dst,src2:dst2` family renames.
 pub const CF_RENAME_PROP: &str = "HBASE_IMPORTER_RENAME_CFS";
@@ -234,7 +233,7 @@ impl<'a> Import<'a> {
         }
 
         let started = Instant::now();
-        let failure: Rc<RefCell<Option<Error>>> = Rc::new(RefCell::new(None));
+        let failure: Arc<Mutex<Option<Error>>> = Arc::new(Mutex::new(None));
         let mut families = Vec::new();
         for (index, source) in manifest.families.iter().enumerate() {
             let parts: Vec<PartSummary> = manifest
@@ -260,17 +259,23 @@ impl<'a> Import<'a> {
             // A renamed family: the cells carry the target's name.
             let target = targets.get(index).cloned().unwrap_or_default();
             let renamed = target != *source;
-            let cells: Box<dyn Iterator<Item = std::result::Result<Cell, StreamFailed>>> =
+            let cells: Box<dyn Iterator<Item = std::result::Result<Cell, StreamFailed>> + Send> =
                 if renamed {
                     let t = target.clone();
                     Box::new(cells.map(move |r| r.map(|c| rename_cell(&c, &t).unwrap_or(c))))
                 } else {
                     Box::new(cells)
                 };
+            // Reading and decoding on a thread of its own, the storefile writer on this one.
+            let cells = ReadAhead::spawn("import-read", cells).map_err(|e| Error::File {
+                path: dir.to_path_buf(),
+                source: e,
+            })?;
             families.push(FamilyCells::fallible(target, cells));
         }
         let loaded = admin.bulk_load(table.name(), families);
-        if let Some(e) = failure.borrow_mut().take() {
+        let failed = failure.lock().ok().and_then(|mut f| f.take());
+        if let Some(e) = failed {
             // A file could not be read (the load stopped before its commit); the export's
             // error is the one to report.
             return Err(e);
@@ -336,7 +341,7 @@ struct FamilyStream {
     reader: Option<PartReader>,
     current: Option<PartSummary>,
     progress: Arc<Progress>,
-    failure: Rc<RefCell<Option<Error>>>,
+    failure: Arc<Mutex<Option<Error>>>,
     poisoned: bool,
 }
 
@@ -409,7 +414,9 @@ impl Iterator for FamilyStream {
             Err(e) => {
                 self.poisoned = true;
                 let marker = StreamFailed(e.to_string());
-                *self.failure.borrow_mut() = Some(e);
+                if let Ok(mut f) = self.failure.lock() {
+                    *f = Some(e);
+                }
                 Some(Err(marker))
             }
         }

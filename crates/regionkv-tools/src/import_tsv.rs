@@ -690,7 +690,7 @@ Nothing is written: a missing table is not created.
   -D{COLUMN_FAMILIES_CONF_KEY}=a,b - (regionkv) the families of a table {CREATE_TABLE_CONF_KEY} creates
   -D{NO_STRICT_COL_FAMILY}=true - ignore column family check in hbase table. Default is false
   -D{WRITE_BUFFER_CONF_KEY}=2097152 - the client write buffer in bytes
-  -D{WRITER_THREADS_CONF_KEY}=N - (regionkv) threads writing puts (default: half the cores, 1 to 4)
+  -D{WRITER_THREADS_CONF_KEY}=N - (regionkv) threads writing puts (default: one per core, 1 to 4)
   -D{MAX_LINE_LENGTH_CONF_KEY}=67108864 - longer lines are bad lines
 
 regionkv options:

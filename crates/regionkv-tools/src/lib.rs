@@ -47,6 +47,7 @@ pub mod export_hfiles;
 pub mod import;
 pub mod import_tsv;
 mod progress;
+mod read_ahead;
 mod sort;
 pub mod text_export;
 

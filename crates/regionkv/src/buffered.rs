@@ -20,7 +20,7 @@
 
 use crate::error::{Error, Result};
 use crate::mutation::Mutation;
-use crate::table::Table;
+use crate::table::{Table, WriteRef};
 use parking_lot::Mutex;
 
 /// HBase's default `hbase.client.write.buffer`: 2 MiB.
@@ -175,16 +175,19 @@ impl BufferedMutator {
             b.bytes = 0;
             std::mem::take(&mut b.pending)
         };
-        let mut failed = Vec::new();
-        for m in &pending {
-            let r = match m {
-                Mutation::Put(p) => self.table.put(p),
-                Mutation::Delete(d) => self.table.delete(d),
-            };
-            if let Err(e) = r {
-                failed.push(e);
-            }
-        }
+        let batch: Vec<WriteRef<'_>> = pending
+            .iter()
+            .map(|m| match m {
+                Mutation::Put(p) => WriteRef::Put(p),
+                Mutation::Delete(d) => WriteRef::Delete(d),
+            })
+            .collect();
+        let failed: Vec<Error> = self
+            .table
+            .write_batch(&batch)
+            .into_iter()
+            .filter_map(std::result::Result::err)
+            .collect();
         let mut b = self.buffer.lock();
         b.failed.extend(failed);
         if b.failed.is_empty() {

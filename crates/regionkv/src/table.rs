@@ -46,6 +46,9 @@ use regionkv_region::Durability;
 use regionkv_region::{ReadQuery, Region, RegionScan, RegionScanner, TableDescriptor};
 use std::sync::Arc;
 
+mod batch;
+pub(crate) use batch::WriteRef;
+
 /// A handle on one table. Cheap to clone; `Send + Sync`.
 ///
 /// ```
@@ -522,7 +525,9 @@ impl Table {
         self.apply(&put.row, || put_cells(put), put.durability, 1)
     }
 
-    /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`).
+    /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`). Every put
+    /// is attempted, in one batch (rows of a region share a WAL write); the first failure,
+    /// in the order given, is returned.
     ///
     /// ```
     /// use regionkv::{Put, Scan};
@@ -540,10 +545,8 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn put_all(&self, puts: &[Put]) -> Result<()> {
-        for p in puts {
-            self.put(p)?;
-        }
-        Ok(())
+        let batch: Vec<WriteRef<'_>> = puts.iter().map(WriteRef::Put).collect();
+        self.write_batch(&batch).into_iter().collect()
     }
 
     /// HBase's `Table.delete`.
@@ -573,7 +576,8 @@ impl Table {
         )
     }
 
-    /// Several deletes; each row is atomic.
+    /// Several deletes; each row is atomic. Every delete is attempted, in one batch; the
+    /// first failure, in the order given, is returned.
     ///
     /// ```
     /// use regionkv::{Delete, Put, Scan};
@@ -595,10 +599,8 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete_all(&self, deletes: &[Delete]) -> Result<()> {
-        for d in deletes {
-            self.delete(d)?;
-        }
-        Ok(())
+        let batch: Vec<WriteRef<'_>> = deletes.iter().map(WriteRef::Delete).collect();
+        self.write_batch(&batch).into_iter().collect()
     }
 
     /// HBase's `Table.mutateRow`: puts and deletes of one row, atomically.
@@ -1019,7 +1021,9 @@ impl Table {
 
     /// HBase's `Table.batch`: every action runs on its own (no atomicity across
     /// actions); one result per action, in order — the row for a Get, the new values for
-    /// an Increment or Append, an empty result for the others.
+    /// an Increment or Append, an empty result for the others. Each run of consecutive
+    /// puts and deletes is written as one batch (rows of a region share a WAL write); the
+    /// other actions run one by one, in order.
     ///
     /// ```
     /// use regionkv::{BatchAction, Delete, Get, Increment, Put};
@@ -1042,17 +1046,48 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn batch(&self, actions: &[BatchAction]) -> Vec<Result<RowResult>> {
-        actions
-            .iter()
-            .map(|a| match a {
-                BatchAction::Put(p) => self.put(p).map(|()| RowResult::default()),
-                BatchAction::Delete(d) => self.delete(d).map(|()| RowResult::default()),
-                BatchAction::Get(g) => self.get(g),
-                BatchAction::Increment(i) => self.increment(i),
-                BatchAction::Append(x) => self.append(x),
-                BatchAction::RowMutations(m) => self.mutate_row(m).map(|()| RowResult::default()),
-            })
-            .collect()
+        let mut results = Vec::with_capacity(actions.len());
+        let mut writes: Vec<WriteRef<'_>> = Vec::new();
+        for a in actions {
+            match a {
+                BatchAction::Put(p) => writes.push(WriteRef::Put(p)),
+                BatchAction::Delete(d) => writes.push(WriteRef::Delete(d)),
+                other => {
+                    self.write_batch_into(&mut writes, &mut results);
+                    results.push(self.batch_action(other));
+                }
+            }
+        }
+        self.write_batch_into(&mut writes, &mut results);
+        results
+    }
+
+    /// One action of a batch on its own.
+    fn batch_action(&self, action: &BatchAction) -> Result<RowResult> {
+        match action {
+            BatchAction::Put(p) => self.put(p).map(|()| RowResult::default()),
+            BatchAction::Delete(d) => self.delete(d).map(|()| RowResult::default()),
+            BatchAction::Get(g) => self.get(g),
+            BatchAction::Increment(i) => self.increment(i),
+            BatchAction::Append(x) => self.append(x),
+            BatchAction::RowMutations(m) => self.mutate_row(m).map(|()| RowResult::default()),
+        }
+    }
+
+    /// Writes the pending run of `writes` (emptying it) and adds their results.
+    fn write_batch_into(
+        &self,
+        writes: &mut Vec<WriteRef<'_>>,
+        results: &mut Vec<Result<RowResult>>,
+    ) {
+        if !writes.is_empty() {
+            results.extend(
+                self.write_batch(writes)
+                    .into_iter()
+                    .map(|r| r.map(|()| RowResult::default())),
+            );
+            writes.clear();
+        }
     }
 
     /// A buffering writer (HBase's `BufferedMutator`) with HBase's 2 MiB write buffer.

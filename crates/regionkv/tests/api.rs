@@ -541,6 +541,79 @@ fn batch_and_buffered_mutator() {
 }
 
 #[test]
+fn batches_cross_regions_keep_each_rows_order_and_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    create(&db, "t", &["g", "p"]);
+    let t = db.table("t").unwrap();
+    // A row written, deleted and written again in one batch, rows in all three regions,
+    // and bad mutations among them: each mutation lands as if written alone, in order.
+    let mut actions = Vec::new();
+    for r in ["a", "h", "q", "z"] {
+        actions.push(BatchAction::Put(Put::new(r).add_column("cf", "q", "1")));
+    }
+    actions.push(BatchAction::Put(Put::new("h").add_column("nope", "q", "x")));
+    actions.push(BatchAction::Delete(Delete::new("q")));
+    actions.push(BatchAction::Put(Put::new("z").add_column("cf", "q", "2")));
+    actions.push(BatchAction::Put(Put::new("")));
+    actions.push(BatchAction::Delete(Delete::new("a")));
+    actions.push(BatchAction::Put(
+        Put::new("a").add_column_at("cf", "q", 2_000, "3"),
+    ));
+    let results = t.batch(&actions);
+    let failed: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].is_err())
+        .collect();
+    assert_eq!(failed, [4, 7]);
+    let read = |t: &regionkv::Table| {
+        let mut out = Vec::new();
+        for r in t.scan(&Scan::new().max_versions(3)).unwrap() {
+            let r = r.unwrap();
+            for c in r.cells() {
+                out.push(format!(
+                    "{}={}@{}",
+                    String::from_utf8_lossy(c.row()),
+                    String::from_utf8_lossy(c.value()),
+                    c.timestamp()
+                ));
+            }
+        }
+        out
+    };
+    let expected = ["a=3@2000", "h=1@1000", "z=2@1000"];
+    assert_eq!(read(&t), expected);
+    let writes: Vec<u64> = db
+        .admin()
+        .regions("t")
+        .unwrap()
+        .iter()
+        .map(|r| r.write_requests)
+        .collect();
+    assert_eq!(writes, [3, 1, 4], "one write request per applied mutation");
+
+    // put_all attempts every put and returns the first failure.
+    let puts = [
+        Put::new("b1").add_column("cf", "q", "v"),
+        Put::new("b2").add_column("nope", "q", "v"),
+        Put::new("b3").add_column("cf", "q", "v"),
+        Put::new("b4"),
+    ];
+    let err = t.put_all(&puts).unwrap_err();
+    assert!(matches!(err, Error::NoSuchColumnFamily { .. }), "{err}");
+    assert_eq!(rows(&db, "t", &Scan::new().row_prefix("b")), ["b1", "b3"]);
+    t.delete_all(&[Delete::new("b1"), Delete::new("b3")])
+        .unwrap();
+    assert!(rows(&db, "t", &Scan::new().row_prefix("b")).is_empty());
+
+    // The batches' WAL records replay on reopen.
+    drop(t);
+    drop(db);
+    let db = Db::open(dir.path(), opts(&clock)).unwrap();
+    assert_eq!(read(&db.table("t").unwrap()), expected);
+}
+
+#[test]
 fn alter_truncate_and_reopen_keep_what_they_should() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);

@@ -66,7 +66,8 @@ impl ColumnTracker {
     pub fn wildcard(limits: VersionLimits) -> Self {
         Self::Wildcard(WildcardTracker {
             limits,
-            column: None,
+            column: Vec::new(),
+            in_column: false,
             count: 0,
             last: None,
         })
@@ -90,7 +91,7 @@ impl ColumnTracker {
     pub fn reset(&mut self) {
         match self {
             Self::Wildcard(w) => {
-                w.column = None;
+                w.in_column = false;
                 w.count = 0;
                 w.last = None;
             }
@@ -171,7 +172,10 @@ impl ColumnTracker {
 #[derive(Debug)]
 pub struct WildcardTracker {
     limits: VersionLimits,
-    column: Option<Vec<u8>>,
+    /// The current column's qualifier when `in_column` (the buffer is kept across columns
+    /// and rows: a scan meets a new column at nearly every cell).
+    column: Vec<u8>,
+    in_column: bool,
     count: u32,
     /// Timestamp and type of the last included cell of the current column.
     last: Option<(i64, CellType)>,
@@ -180,9 +184,11 @@ pub struct WildcardTracker {
 impl WildcardTracker {
     fn check_versions(&mut self, cell: CellRef<'_>, ignore_count: bool) -> MatchCode {
         let (ts, t) = (cell.timestamp(), cell.cell_type());
-        let same_column = self.column.as_deref() == Some(cell.qualifier());
+        let same_column = self.in_column && self.column == cell.qualifier();
         if !same_column {
-            self.column = Some(cell.qualifier().to_vec());
+            self.column.clear();
+            self.column.extend_from_slice(cell.qualifier());
+            self.in_column = true;
             self.count = 0;
             self.last = None;
         }

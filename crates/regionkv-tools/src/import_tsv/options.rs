@@ -36,7 +36,7 @@ pub const NO_STRICT_COL_FAMILY: &str = "no.strict";
 pub const COLUMN_FAMILIES_CONF_KEY: &str = "column.families";
 /// `hbase.client.write.buffer`: the BufferedMutator's buffer in bytes (HBase's, 2 MiB).
 pub const WRITE_BUFFER_CONF_KEY: &str = "hbase.client.write.buffer";
-/// `importtsv.writer.threads` (regionkv): threads writing puts (default: half the cores, 1 to 4).
+/// `importtsv.writer.threads` (regionkv): threads writing puts (default: one per core, 1 to 4).
 pub const WRITER_THREADS_CONF_KEY: &str = "importtsv.writer.threads";
 /// Hadoop's LineRecordReader limit: a longer line is a bad line (regionkv default 64 MiB).
 pub const MAX_LINE_LENGTH_CONF_KEY: &str = "mapreduce.input.linerecordreader.line.maxlength";
@@ -323,11 +323,12 @@ impl ImportTsvOptions {
             regionkv::buffered::DEFAULT_WRITE_BUFFER,
         )?;
         let max_line_length = size(MAX_LINE_LENGTH_CONF_KEY, DEFAULT_MAX_LINE_LENGTH)?;
-        // One writer per two cores, up to four: the write path is CPU-bound (memstore
-        // inserts, WAL appends) and needs the other cores for reading and the memstore
-        // flushes; on 2 cores a second writer measured slower (docs/benchmarks.md).
+        // One writer per core, up to four: the memstore inserts are the CPU-bound part and
+        // run in parallel (the skiplist is lock-free, a BufferedMutator's flush shares one
+        // WAL write per region among its rows); reading and parsing take a fraction of a
+        // core. On 2 cores two writers measured 1.4x one (docs/benchmarks.md).
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        let writer_threads = size(WRITER_THREADS_CONF_KEY, (cores / 2).clamp(1, 4))?;
+        let writer_threads = size(WRITER_THREADS_CONF_KEY, cores.clamp(1, 4))?;
         // Hadoop's map-side sort buffer, in MiB (the bulk modes sort in runs of this size).
         let sort_buffer = size(SORT_MB_CONF_KEY, DEFAULT_SORT_MB)? << 20;
         let sort_dir = get(LOCAL_DIR_CONF_KEY)
