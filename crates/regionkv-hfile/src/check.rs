@@ -764,46 +764,19 @@ mod tests {
     #[test]
     fn joined_walks_are_checked_at_the_seam() {
         let bad = |offset: u64, reason: String| corrupt(std::path::Path::new("/f"), offset, reason);
-        let j = CellWalk::join(
-            walk("a", "c", b"cf"),
-            walk("d", "f", b"cf"),
-            &entry("d"),
-            500,
-            &bad,
-        )
-        .unwrap();
+        let join = |a: CellWalk, b: CellWalk, index_row: &str| {
+            CellWalk::join(a, b, &entry(index_row), 500, &bad)
+        };
+        let j = join(walk("a", "c", b"cf"), walk("d", "f", b"cf"), "d").unwrap();
         assert_eq!((j.cells, j.key_total), (4, 20));
         assert_eq!(j.first, Some(key("a")));
         assert_eq!(j.last, Some(key("f")));
-        let e = CellWalk::join(
-            walk("a", "e", b"cf"),
-            walk("d", "f", b"cf"),
-            &entry("f"),
-            500,
-            &bad,
-        )
-        .err()
-        .unwrap();
-        assert!(e.to_string().contains("cell d/cf:q"), "{e}");
-        let e = CellWalk::join(
-            walk("a", "e", b"cf"),
-            walk("f", "g", b"cf"),
-            &entry("e"),
-            500,
-            &bad,
-        )
-        .err()
-        .unwrap();
-        assert!(e.to_string().contains("index key"), "{e}");
-        let e = CellWalk::join(
-            walk("a", "c", b"cf"),
-            walk("d", "f", b"cg"),
-            &entry("d"),
-            500,
-            &bad,
-        )
-        .err()
-        .unwrap();
-        assert!(e.to_string().contains("two families"), "{e}");
+        let error = |a, b, index_row| join(a, b, index_row).err().unwrap().to_string();
+        let e = error(walk("a", "e", b"cf"), walk("d", "f", b"cf"), "f");
+        assert!(e.contains("cell d/cf:q"), "{e}");
+        let e = error(walk("a", "e", b"cf"), walk("f", "g", b"cf"), "e");
+        assert!(e.contains("index key"), "{e}");
+        let e = error(walk("a", "c", b"cf"), walk("d", "f", b"cg"), "d");
+        assert!(e.contains("two families"), "{e}");
     }
 }

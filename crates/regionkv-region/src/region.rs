@@ -50,6 +50,17 @@ use std::time::Instant;
 mod batch;
 pub use batch::{MINI_BATCH_BYTES, MINI_BATCH_SIZE, RowWrite};
 
+/// Stamps a write's cells: "latest" timestamps become `now` (the write's one clock read),
+/// and every cell carries the write's sequence id.
+fn stamp(cells: &mut [Cell], now: i64, seq: u64) {
+    for c in cells {
+        if c.timestamp() == LATEST_TIMESTAMP {
+            c.set_timestamp(now);
+        }
+        c.set_seq_id(seq);
+    }
+}
+
 /// What a flush did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlushResult {
@@ -713,12 +724,7 @@ impl Region {
         self.prepare_delete_timestamps(row, &mut cells, now)?;
         let entry = self.mvcc.begin();
         let seq = entry.write_number();
-        for c in &mut cells {
-            if c.timestamp() == LATEST_TIMESTAMP {
-                c.set_timestamp(now);
-            }
-            c.set_seq_id(seq);
-        }
+        stamp(&mut cells, now, seq);
         if let Some(mode) = durability.sync_mode()
             && let Err(e) = self.append_to_wal(seq, now, &cells, mode)
         {

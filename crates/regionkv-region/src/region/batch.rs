@@ -34,7 +34,6 @@ use crate::error::{Error, Result};
 use crate::row_lock::RowLockGuard;
 use regionkv_cell::Cell;
 use regionkv_cell::bytes::to_string_binary;
-use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_wal::SyncMode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -204,12 +203,7 @@ impl Region {
         self.check_open().ok()?;
         let entry = self.mvcc.begin();
         let seq = entry.write_number();
-        for c in &mut cells {
-            if c.timestamp() == LATEST_TIMESTAMP {
-                c.set_timestamp(now);
-            }
-            c.set_seq_id(seq);
-        }
+        super::stamp(&mut cells, now, seq);
         if let Some(mode) = mode
             && let Err(e) = self.append_to_wal(seq, now, &cells[..logged], mode)
         {
