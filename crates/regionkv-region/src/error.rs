@@ -180,6 +180,17 @@ pub enum Error {
         /// The first failure.
         cause: String,
     },
+    /// The WAL write of the mini-batch this mutation was part of failed
+    /// ([`crate::Region::mutate_rows`]; the batch's first mutation reports the WAL's own
+    /// error). As after any failed WAL write, the outcome is unknown: the record may replay
+    /// when the region reopens. The region is poisoned.
+    #[error("region {region}: the WAL write of this mutation's batch failed: {cause}")]
+    BatchWalFailed {
+        /// The region's encoded name.
+        region: String,
+        /// The WAL's error, as text.
+        cause: String,
+    },
     /// The region is closed.
     #[error("region {0} is closed")]
     Closed(String),

@@ -1,15 +1,15 @@
 //! `Region::mutate_rows` (HBase's `batchMutate`): the rows of a mini-batch share one
 //! sequence id, one WAL record and one write, and replay as a whole; each row stays atomic
-//! and fails alone; a repeated row or a row locked elsewhere ends a mini-batch; SKIP_WAL
-//! writes stay out of the record; a failed WAL write poisons the region and leaves the rest
-//! of the batch unattempted.
+//! and fails alone; a repeated row shares its mini-batch as in HBase; a row locked
+//! elsewhere ends a mini-batch; SKIP_WAL writes stay out of the record; a failed WAL write
+//! fails every write of its record and poisons the region.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::{Harness, table};
-use regionkv_cell::Cell;
+use regionkv_cell::{Cell, CellType};
 use regionkv_fs::{FaultFs, FaultKind, MemFs, Persistence};
 use regionkv_region::region::{MINI_BATCH_BYTES, MINI_BATCH_SIZE};
 use regionkv_region::{Durability, Error, ReadQuery, RegionConfig, RowWrite};
@@ -85,38 +85,95 @@ fn a_mini_batch_is_one_sequence_id_one_wal_record_and_replays_whole() {
     );
 }
 
+/// A row twice in a batch (HBase: a non-atomic batch takes shared row locks, and a
+/// repeated row reuses its lock): both writes in one mini-batch, one timestamp and one
+/// sequence id, so the later of two equal cells replaces the earlier, and a Delete masks a
+/// Put of the same timestamp whatever their order.
 #[test]
-fn a_repeated_row_goes_to_the_next_mini_batch_and_lands_after() {
+fn a_repeated_row_shares_the_mini_batch_as_in_hbase() {
     let mut h = harness(Arc::new(MemFs::new()));
+    let versions = |h: &Harness, row: &[u8]| {
+        let q = ReadQuery::default().versions(5);
+        let cells = h.region().get(row, &q).unwrap();
+        cells
+            .iter()
+            .map(|c| {
+                (
+                    String::from_utf8_lossy(c.value()).into_owned(),
+                    c.timestamp(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let delete_family = |row: &str| {
+        Cell::delete_marker(row.as_bytes(), b"cf", b"", i64::MAX, CellType::DeleteFamily).unwrap()
+    };
+    let put = |row: &'static str, v: &str| {
+        RowWrite::new(
+            row.as_bytes(),
+            vec![cell(row, b"cf", "q", i64::MAX, v)],
+            Durability::SyncWal,
+        )
+    };
     let mut writes = vec![
-        RowWrite::new(
-            b"a",
-            vec![cell("a", b"cf", "q", 5, "first")],
-            Durability::SyncWal,
-        ),
-        RowWrite::new(
-            b"b",
-            vec![cell("b", b"cf", "q", 5, "b")],
-            Durability::SyncWal,
-        ),
-        RowWrite::new(
-            b"a",
-            vec![cell("a", b"cf", "q", 5, "second")],
-            Durability::SyncWal,
-        ),
+        put("a", "first"),
+        put("b", "b"),
+        put("a", "second"),
+        // A Put then a Delete of the whole row, and the reverse: both masked.
+        put("c", "c"),
+        RowWrite::new(b"c", vec![delete_family("c")], Durability::SyncWal),
+        RowWrite::new(b"d", vec![delete_family("d")], Durability::SyncWal),
+        put("d", "d"),
     ];
+    h.clock.advance(7);
     h.region().mutate_rows(&mut writes);
     let s = seqs(&writes);
-    assert_eq!(s[0], s[1]);
-    assert!(s[2] > s[0], "{s:?}");
-    // The same coordinates and timestamp: the later write wins, as one by one.
-    let get = |h: &Harness| {
-        let cells = h.region().get(b"a", &ReadQuery::default()).unwrap();
-        cells.iter().map(|c| c.value().to_vec()).collect::<Vec<_>>()
-    };
-    assert_eq!(get(&h), vec![b"second".to_vec()]);
+    assert!(s.iter().all(|x| *x == s[0]), "one mini-batch: {s:?}");
+    // One version: the later write replaced the earlier (same timestamp, same sequence id).
+    assert_eq!(versions(&h, b"a"), [("second".to_string(), 1007)]);
+    assert!(versions(&h, b"c").is_empty());
+    assert!(versions(&h, b"d").is_empty());
     h.restart();
-    assert_eq!(get(&h), vec![b"second".to_vec()], "and after replay");
+    assert_eq!(
+        versions(&h, b"a"),
+        [("second".to_string(), 1007)],
+        "and after replay"
+    );
+    assert!(versions(&h, b"c").is_empty() && versions(&h, b"d").is_empty());
+}
+
+/// A one-version Delete without a timestamp in a batch targets the newest version from
+/// before the mini-batch, not a Put of the same batch (HBase's `prepareDeleteTimestamps`
+/// runs before the mini-batch's cells reach the memstore).
+#[test]
+fn a_latest_version_delete_targets_the_version_before_the_batch() {
+    let h = harness(Arc::new(MemFs::new()));
+    h.region()
+        .mutate_row(
+            b"r",
+            vec![cell("r", b"cf", "q", 500, "old")],
+            Durability::SyncWal,
+        )
+        .unwrap();
+    let delete = Cell::delete_marker(b"r", b"cf", b"q", i64::MAX, CellType::Delete).unwrap();
+    let mut writes = vec![
+        RowWrite::new(
+            b"r",
+            vec![cell("r", b"cf", "q", i64::MAX, "new")],
+            Durability::SyncWal,
+        ),
+        RowWrite::new(b"r", vec![delete], Durability::SyncWal),
+    ];
+    h.region().mutate_rows(&mut writes);
+    seqs(&writes);
+    let got: Vec<Vec<u8>> = h
+        .region()
+        .get(b"r", &ReadQuery::default().versions(5))
+        .unwrap()
+        .iter()
+        .map(|c| c.value().to_vec())
+        .collect();
+    assert_eq!(got, [b"new".to_vec()], "the delete took the version at 500");
 }
 
 #[test]
@@ -169,9 +226,11 @@ fn a_bad_write_fails_alone() {
     assert!(outcome(5).is_ok());
     let rows: Vec<String> = h.dump().into_iter().map(|c| c.0).collect();
     assert_eq!(rows, ["ok1", "ok2"]);
+    // Counted before their cells are checked, as `mutate_row` and HBase count: ok1, x, z,
+    // ok2 (not the row refused before, nor the writes with nothing to write).
     assert_eq!(
         h.region().metrics().write_requests.load(Ordering::Relaxed),
-        2
+        4
     );
 }
 
@@ -328,7 +387,7 @@ fn mini_batches_hold_at_most_their_byte_limit() {
 }
 
 #[test]
-fn a_failed_wal_write_poisons_the_region_and_leaves_the_rest_unattempted() {
+fn a_failed_wal_write_fails_every_write_of_its_record_and_poisons_the_region() {
     let mem = MemFs::new();
     let fault = FaultFs::new(Arc::new(mem.clone()));
     let mut h = harness(Arc::new(fault.clone()));
@@ -355,9 +414,10 @@ fn a_failed_wal_write_poisons_the_region_and_leaves_the_rest_unattempted() {
         "{:?}",
         writes[0].outcome
     );
+    // Both writes were in the failed record: both report the failure.
     assert!(
-        writes[1].outcome.is_none(),
-        "not attempted: {:?}",
+        matches!(writes[1].outcome, Some(Err(Error::BatchWalFailed { .. }))),
+        "{:?}",
         writes[1].outcome
     );
     assert!(h.dump().is_empty(), "nothing of the batch is visible");
@@ -370,6 +430,28 @@ fn a_failed_wal_write_poisons_the_region_and_leaves_the_rest_unattempted() {
         )
         .unwrap_err();
     assert!(matches!(again, Error::Poisoned { .. }), "{again}");
+    // A poisoned region refuses every write of a later batch, each with the refusal.
+    let mut later = vec![
+        RowWrite::new(
+            b"d",
+            vec![cell("d", b"cf", "q", 1, "v")],
+            Durability::FsyncWal,
+        ),
+        RowWrite::new(
+            b"e",
+            vec![cell("e", b"cf", "q", 1, "v")],
+            Durability::FsyncWal,
+        ),
+    ];
+    h.region().mutate_rows(&mut later);
+    for w in &later {
+        assert!(
+            matches!(w.outcome, Some(Err(Error::Poisoned { .. }))),
+            "{:?}",
+            w.outcome
+        );
+        assert_eq!(w.cells.len(), 1, "a refused write keeps its cells");
+    }
     // Reopened, the region takes writes again. (The failed record may replay: its bytes
     // reached the log before the sync failed; a failed write's outcome is unknown, as in
     // HBase.)

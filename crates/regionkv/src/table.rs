@@ -526,8 +526,10 @@ impl Table {
     }
 
     /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`). Every put
-    /// is attempted, in one batch (rows of a region share a WAL write); the first failure,
-    /// in the order given, is returned.
+    /// is checked first (a put without columns, an empty row, a negative timestamp: the
+    /// call fails and nothing is written, as HBase's client validates a list before sending
+    /// it); then every put is attempted, in one batch (rows of a region share a WAL write),
+    /// and the first failure, in the order given, is returned.
     ///
     /// ```
     /// use regionkv::{Put, Scan};
@@ -546,7 +548,7 @@ impl Table {
     /// ```
     pub fn put_all(&self, puts: &[Put]) -> Result<()> {
         let batch: Vec<WriteRef<'_>> = puts.iter().map(WriteRef::Put).collect();
-        self.write_batch(&batch).into_iter().collect()
+        self.write_batch_checked(&batch)?.into_iter().collect()
     }
 
     /// HBase's `Table.delete`.

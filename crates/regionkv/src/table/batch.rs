@@ -5,15 +5,15 @@
 //! goes through [`Region::mutate_rows`], which shares a clock read, an MVCC entry, a WAL
 //! record and a WAL write among the rows of each mini-batch (see its module docs).
 //!
-//! Anything the batch does not settle — a region that split or closed under it, a region
-//! that failed (poisoned, too busy) — is applied again alone through the one-mutation
-//! path, which follows moved rows to their new region and reports each failure as a
-//! single call would. So a batch's per-mutation results are exactly what the mutations
-//! one by one would have given, in any interleaving of the rows.
+//! Anything the batch does not settle — a region that split or closed under it — is
+//! applied again alone through the one-mutation path, which follows moved rows to their
+//! new region. A region that refuses (poisoned, read-only, too busy) refuses each of its
+//! remaining mutations with that error, without a wait per mutation.
 
 use super::{Table, delete_cells, put_cells, region_moved};
 use crate::error::Result;
 use crate::mutation::{Delete, Put};
+use regionkv_cell::Cell;
 use regionkv_region::{Durability, Region, RowWrite};
 use std::sync::Arc;
 
@@ -60,26 +60,61 @@ struct Group<'a> {
 impl Table {
     /// Applies `mutations`, each atomically on its own; one result per mutation, in order.
     pub(crate) fn write_batch(&self, mutations: &[WriteRef<'_>]) -> Vec<Result<()>> {
-        let mut results: Vec<Option<Result<()>>> = (0..mutations.len()).map(|_| None).collect();
-        // A table that refuses writes (read-only Db or table) refuses each mutation with
-        // the one-mutation path's own error.
-        if let Ok(desc) = self.check_writable()
-            && self.db.inner.check_open().is_ok()
+        let cells = self.batch_cells(mutations);
+        self.apply_batch(mutations, cells)
+    }
+
+    /// [`Table::write_batch`] after the client's checks of every mutation (HBase's
+    /// `HTable.put(List)` validates every put before sending any): the first mutation that
+    /// fails them fails the call, and nothing is written.
+    pub(crate) fn write_batch_checked(
+        &self,
+        mutations: &[WriteRef<'_>],
+    ) -> Result<Vec<Result<()>>> {
+        let mut cells = self.batch_cells(mutations);
+        if let Some(at) = cells.iter().position(|c| matches!(c, Some(Err(_))))
+            && let Some(Some(Err(e))) = cells.get_mut(at).map(Option::take)
         {
+            return Err(e);
+        }
+        Ok(self.apply_batch(mutations, cells))
+    }
+
+    /// Each mutation's cells (the client's checks); `None` for all when the table refuses
+    /// writes (the one-mutation path then reports its own error for each).
+    fn batch_cells(&self, mutations: &[WriteRef<'_>]) -> Vec<Option<Result<Vec<Cell>>>> {
+        match self.check_writable() {
+            Ok(desc) => mutations
+                .iter()
+                .map(|m| {
+                    Some(match m {
+                        WriteRef::Put(p) => put_cells(p),
+                        WriteRef::Delete(d) => delete_cells(d, &desc),
+                    })
+                })
+                .collect(),
+            Err(_) => mutations.iter().map(|_| None).collect(),
+        }
+    }
+
+    fn apply_batch(
+        &self,
+        mutations: &[WriteRef<'_>],
+        cells: Vec<Option<Result<Vec<Cell>>>>,
+    ) -> Vec<Result<()>> {
+        let mut results: Vec<Option<Result<()>>> = (0..mutations.len()).map(|_| None).collect();
+        if self.db.inner.check_open().is_ok() {
             let map = self.handle.regions.load();
             if let Some(map) = map.as_ref() {
                 let mut groups: Vec<Group<'_>> = Vec::new();
-                for (i, m) in mutations.iter().enumerate() {
-                    let cells = match m {
-                        WriteRef::Put(p) => put_cells(p),
-                        WriteRef::Delete(d) => delete_cells(d, &desc),
-                    };
+                for ((i, m), cells) in mutations.iter().enumerate().zip(cells) {
                     let cells = match cells {
-                        Ok(cells) => cells,
-                        Err(e) => {
+                        Some(Ok(cells)) => cells,
+                        Some(Err(e)) => {
                             results[i] = Some(Err(e));
                             continue;
                         }
+                        None => continue,
                     };
                     let Some(region) = map.locate(m.row()) else {
                         continue;
