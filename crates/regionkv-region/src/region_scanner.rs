@@ -10,6 +10,7 @@ use crate::scan::heap::{KeyValueHeap, SourceScanner};
 use crate::scan::query_matcher::{QueryMatcher, ReadNow, SharedFilter};
 use crate::scan::store_scanner::StoreScanner;
 use crate::store::{SourceFilter, StoreFileHandle};
+use regionkv_cell::key::{compare_bytes, equal_bytes};
 use regionkv_cell::{Cell, OwnedKey, TimeRange};
 use regionkv_memstore::Segment;
 use regionkv_storefile::StoreFileScanner;
@@ -283,10 +284,11 @@ impl RegionScanner {
                 return Ok(None);
             };
             if !self.stop_row.is_empty() {
+                let order = compare_bytes(&row, &self.stop_row);
                 let past = if self.include_stop {
-                    row.as_slice() > self.stop_row.as_slice()
+                    order.is_gt()
                 } else {
-                    row.as_slice() >= self.stop_row.as_slice()
+                    order.is_ge()
                 };
                 if past {
                     return Ok(None);
@@ -296,7 +298,7 @@ impl RegionScanner {
             let verdict = filter_row(self.filter.as_ref(), &row, |skip| {
                 let mut cells = Vec::new();
                 for s in stores.iter_mut() {
-                    if s.peek_row() == Some(row.as_slice()) {
+                    if s.peek_row().is_some_and(|r| equal_bytes(r, &row)) {
                         if skip {
                             s.skip_row(&row)?;
                         } else {
@@ -405,7 +407,7 @@ impl RegionScanner {
                 if !skip {
                     for s in stores.iter_mut() {
                         s.scanner.seek_row_exact(&row)?;
-                        if s.scanner.peek_row() == Some(row.as_slice()) {
+                        if s.scanner.peek_row().is_some_and(|r| equal_bytes(r, &row)) {
                             s.scanner.row_cells(&row, &mut cells)?;
                         }
                     }
@@ -591,12 +593,14 @@ impl Region {
         // A get is a one-row scan (HBase's `HRegion.get` calls `RegionScanner.next` once):
         // a read when it returns cells, a filtered read when the row is there (a cell of
         // it in a read source) but nothing of it is returned, nothing when it is absent.
-        let present = stores.iter().any(|s| s.peek_row() == Some(row));
+        let present = stores
+            .iter()
+            .any(|s| s.peek_row().is_some_and(|r| equal_bytes(r, row)));
         let verdict = filter_row(filter.as_ref(), row, |skip| {
             let mut cells = Vec::new();
             if !skip {
                 for s in stores.iter_mut() {
-                    if s.peek_row() == Some(row) {
+                    if s.peek_row().is_some_and(|r| equal_bytes(r, row)) {
                         s.row_cells(row, &mut cells)?;
                     }
                 }

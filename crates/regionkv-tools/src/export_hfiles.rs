@@ -270,8 +270,9 @@ impl HFileSet {
     /// Appends `c` to its family's file of its region (a family the table lacks is an
     /// error naming it).
     pub(crate) fn append(&mut self, c: &Cell) -> Result<()> {
-        // Each parsed once: a cell's accessors parse its key.
-        let (row, family) = (c.row(), c.family());
+        // The key parsed once: each of a cell's accessors parses it again.
+        let k = c.key_view();
+        let (row, family) = (k.row(), k.family());
         let region = self.splits.partition_point(|s| s.as_slice() <= row);
         // A new region, or a new row past the size limit, closes the family's file: files
         // never straddle a region boundary and never split a row.
@@ -312,9 +313,9 @@ impl HFileSet {
         KeyRef {
             row,
             family,
-            qualifier: c.qualifier(),
-            timestamp: c.timestamp(),
-            type_byte: c.cell_type().code(),
+            qualifier: k.qualifier(),
+            timestamp: k.timestamp(),
+            type_byte: k.cell_type().code(),
         }
         .encode_into(&mut self.key);
         f.writer.append(&self.key, c.value(), c.tags(), 0)?;
@@ -428,10 +429,12 @@ impl<'a> ExportHFiles<'a> {
         )
         .map_err(|e| Error::file(out, e))?;
         for row in rows {
-            for c in row?.cells() {
+            let row = row?;
+            for c in row.cells() {
                 set.append(c)?;
-                cells_done.fetch_add(1, Ordering::Relaxed);
             }
+            // Counted a row at a time: an atomic add per cell showed in the profile.
+            cells_done.fetch_add(row.cells().len() as u64, Ordering::Relaxed);
         }
         set.commit()
     }

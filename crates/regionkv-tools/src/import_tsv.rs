@@ -47,7 +47,7 @@ pub use parser::{
 
 use crate::error::{Error, Result};
 use crate::export_hfiles::{ExportHFilesOptions, HFileSet};
-use crate::sort::CellSorter;
+use crate::sort::{CellSorter, Parts};
 use input::{InputFile, LineReader};
 
 /// Puts per batch handed to the writer thread.
@@ -238,9 +238,8 @@ struct Reading<'o> {
     ends: Vec<usize>,
     /// The writers' queues (`None` in a dry run and in the bulk modes).
     lanes: Option<Lanes>,
-    /// The bulk modes' sorter (`--no-wal`, `importtsv.bulk.output`), and the timestamp of
-    /// cells without one.
-    sorter: Option<(CellSorter, i64)>,
+    /// The bulk modes' sorter (`--no-wal`, `importtsv.bulk.output`).
+    sorter: Option<CellSorter>,
 }
 
 /// The writer threads' queues and the batch being filled for each. A row always goes to
@@ -390,7 +389,7 @@ impl<'a> ImportTsv<'a> {
             line: Vec::new(),
             ends: Vec::new(),
             lanes: None,
-            sorter: bulk.then(|| (CellSorter::new(&o.sort_dir, o.sort_buffer), timestamp)),
+            sorter: bulk.then(|| CellSorter::new(&o.sort_dir, o.sort_buffer)),
         };
         let (read_stop, write_result) = std::thread::scope(|scope| {
             let mut writers = Vec::new();
@@ -442,7 +441,7 @@ impl<'a> ImportTsv<'a> {
         };
         // The bulk modes write nothing unless every line was read: all or nothing.
         let mut bulk_report = None;
-        if let (Some((sorter, _)), None) = (sorter, &failure) {
+        if let (Some(sorter), None) = (sorter, &failure) {
             match self.finish_bulk(&name, sorter) {
                 Ok(r) => bulk_report = Some(r),
                 Err(e) => failure = Some(e),
@@ -591,14 +590,21 @@ impl<'a> ImportTsv<'a> {
                         .store(r.counters.output_records, Ordering::Relaxed);
                     r.cells += m.cells;
                     if let Some(lanes) = &mut r.lanes {
-                        lanes.push(m.put, m.bytes)?;
-                    } else if let Some((sorter, ts)) = &mut r.sorter {
-                        let cells = m
-                            .put
-                            .to_cells(*ts)
-                            .map_err(|e| Stop::Failed(Error::Db(e)))?;
-                        for c in cells {
-                            sorter.add(c).map_err(Stop::Failed)?;
+                        lanes.push(m.to_put(), m.bytes)?;
+                    } else if let Some(sorter) = &mut r.sorter {
+                        // The cells `Put::to_cells` would make, straight into the sort
+                        // buffer: the TTL as HBase's TTL tag, the line's timestamp.
+                        let tags = regionkv::cell::tag::with_ttl(&[], m.ttl);
+                        for (family, qualifier, value) in m.columns() {
+                            let parts = Parts {
+                                row: m.row,
+                                family,
+                                qualifier,
+                                timestamp: m.timestamp,
+                                value,
+                                tags: &tags,
+                            };
+                            sorter.add(&parts).map_err(Stop::Failed)?;
                         }
                     }
                 }

@@ -31,13 +31,23 @@ impl<T: Send + 'static> ReadAhead<T> {
     where
         I: Iterator<Item = T> + Send + 'static,
     {
+        Self::spawn_batched(name, items, BATCH)
+    }
+
+    /// [`ReadAhead::spawn`] with `batch` items per hand-over (at least one), for items
+    /// that are batches themselves.
+    pub(crate) fn spawn_batched<I>(name: &str, items: I, batch: usize) -> std::io::Result<Self>
+    where
+        I: Iterator<Item = T> + Send + 'static,
+    {
+        let batch = batch.max(1);
         let (tx, rx): (SyncSender<Vec<T>>, _) = std::sync::mpsc::sync_channel(QUEUE);
         let produce = move || {
             let mut items = items;
             loop {
-                let batch: Vec<T> = items.by_ref().take(BATCH).collect();
-                let last = batch.len() < BATCH;
-                if batch.is_empty() || tx.send(batch).is_err() || last {
+                let handed: Vec<T> = items.by_ref().take(batch).collect();
+                let last = handed.len() < batch;
+                if handed.is_empty() || tx.send(handed).is_err() || last {
                     return;
                 }
             }
@@ -93,6 +103,12 @@ mod tests {
         let n = BATCH * 3 + 17;
         let got: Vec<usize> = ReadAhead::spawn("t", 0..n).unwrap().collect();
         assert_eq!(got, (0..n).collect::<Vec<_>>());
+        for batch in [0, 1, 3] {
+            let got: Vec<usize> = ReadAhead::spawn_batched("t", 0..10, batch)
+                .unwrap()
+                .collect();
+            assert_eq!(got, (0..10).collect::<Vec<_>>());
+        }
         assert_eq!(ReadAhead::spawn("t", 0..0usize).unwrap().count(), 0);
     }
 

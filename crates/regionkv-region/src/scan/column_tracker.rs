@@ -12,6 +12,7 @@
 //! The two differ (as in HBase) for columns mixing fresh and expired versions under
 //! MIN_VERSIONS > 0: the explicit tracker returns the first expired cell too.
 
+use regionkv_cell::key::equal_bytes;
 use regionkv_cell::{CellRef, CellType};
 
 /// A match decision (HBase's `MatchCode`).
@@ -184,7 +185,7 @@ pub struct WildcardTracker {
 impl WildcardTracker {
     fn check_versions(&mut self, cell: CellRef<'_>, ignore_count: bool) -> MatchCode {
         let (ts, t) = (cell.timestamp(), cell.cell_type());
-        let same_column = self.in_column && self.column == cell.qualifier();
+        let same_column = self.in_column && equal_bytes(&self.column, cell.qualifier());
         if !same_column {
             self.column.clear();
             self.column.extend_from_slice(cell.qualifier());

@@ -27,7 +27,7 @@ use crate::filter::{Filter, ReturnCode};
 use crate::scan::column_tracker::{ColumnTracker, MatchCode, VersionLimits};
 use crate::scan::delete_tracker::{DeleteResult, DeleteTracker};
 use regionkv_cell::SharedClock;
-use regionkv_cell::key::OLDEST_TIMESTAMP;
+use regionkv_cell::key::{OLDEST_TIMESTAMP, equal_bytes};
 use regionkv_cell::{CellRef, OwnedKey, TimeRange};
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -262,7 +262,7 @@ impl QueryMatcher {
 
     /// HBase's `preCheck`.
     fn pre_check(&self, cell: CellRef<'_>) -> Option<MatchCode> {
-        if cell.row() != self.row.as_slice() {
+        if !equal_bytes(cell.row(), &self.row) {
             return Some(MatchCode::Done);
         }
         if self.columns.done() {
@@ -375,10 +375,9 @@ impl QueryMatcher {
         let Some(f) = self.filter.as_mut() else {
             return code;
         };
-        let same = f
-            .cur_col
-            .as_ref()
-            .is_some_and(|(fam, q)| fam == cell.family() && q == cell.qualifier());
+        let same = f.cur_col.as_ref().is_some_and(|(fam, q)| {
+            equal_bytes(fam, cell.family()) && equal_bytes(q, cell.qualifier())
+        });
         if !same {
             f.count = 0;
             f.cur_col = Some((cell.family().to_vec(), cell.qualifier().to_vec()));

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::scan::column_tracker::MatchCode;
 use crate::scan::heap::KeyValueHeap;
 use crate::scan::query_matcher::QueryMatcher;
-use regionkv_cell::key::{TRAILER_LEN, key_row};
+use regionkv_cell::key::{TRAILER_LEN, equal_bytes, key_row};
 use regionkv_cell::{Cell, CellRef, KeyView, OwnedKey};
 
 /// Cells a column or row skip steps over one at a time before it falls back to a reseek.
@@ -181,12 +181,15 @@ impl StoreScanner {
 /// the family, so equal prefixes mean equal coordinates.)
 fn same_column(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len()
-        && a[..a.len().saturating_sub(TRAILER_LEN)] == b[..b.len().saturating_sub(TRAILER_LEN)]
+        && equal_bytes(
+            &a[..a.len().saturating_sub(TRAILER_LEN)],
+            &b[..b.len().saturating_sub(TRAILER_LEN)],
+        )
 }
 
 /// True when the key `key` is in `row`.
 fn same_row(key: &[u8], row: &[u8]) -> bool {
-    key_row(key) == Some(row)
+    key_row(key).is_some_and(|r| equal_bytes(r, row))
 }
 
 #[cfg(test)]

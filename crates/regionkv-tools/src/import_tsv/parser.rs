@@ -66,14 +66,64 @@ pub(crate) struct TsvParser {
     cell_ttl: Option<usize>,
 }
 
-/// A line turned into a put.
+/// A good line, mapped: its row, timestamp, TTL and cells, borrowed from the line. The WAL
+/// path writes it as a [`Put`] ([`Mapped::to_put`]); the bulk modes take its cells as they
+/// are ([`Mapped::columns`]), with no put in between.
 #[derive(Debug)]
-pub(crate) struct Mapped {
-    pub put: Put,
-    /// Cells in the put.
+pub(crate) struct Mapped<'l> {
+    parser: &'l TsvParser,
+    line: &'l [u8],
+    ends: &'l [usize],
+    skip_empty_columns: bool,
+    pub row: &'l [u8],
+    pub timestamp: i64,
+    /// The cells' TTL in ms, as [`Put::ttl`] keeps it (`None`: none).
+    pub ttl: Option<i64>,
+    /// Cells the line makes.
     pub cells: u64,
     /// Bytes of row, families, qualifiers and values: the put's weight in a write batch.
     pub bytes: usize,
+}
+
+impl<'l> Mapped<'l> {
+    /// Each cell's family, qualifier and value, in column order.
+    pub fn columns(&self) -> impl Iterator<Item = (&'l [u8], &'l [u8], &'l [u8])> + use<'l> {
+        let (line, ends, skip_empty) = (self.line, self.ends, self.skip_empty_columns);
+        self.parser
+            .columns
+            .iter()
+            .enumerate()
+            .take(ends.len())
+            .filter_map(move |(i, column)| {
+                let Column::Cell { family, qualifier } = column else {
+                    return None;
+                };
+                let value = field(line, ends, i);
+                (!(skip_empty && value.is_empty())).then_some((
+                    family.as_slice(),
+                    qualifier.as_slice(),
+                    value,
+                ))
+            })
+    }
+
+    /// The line as HBase's mapper writes it: one put of every cell, at the line's timestamp.
+    pub fn to_put(&self) -> Put {
+        let mut put = Put::with_timestamp(self.row, self.timestamp);
+        for (family, qualifier, value) in self.columns() {
+            put = put.add_column(family, qualifier, value);
+        }
+        match self.ttl {
+            Some(ttl) => put.ttl(ttl),
+            None => put,
+        }
+    }
+}
+
+/// Field `i` of a line split at `ends`.
+fn field<'l>(line: &'l [u8], ends: &[usize], i: usize) -> &'l [u8] {
+    let start = if i == 0 { 0 } else { ends[i - 1] + 1 };
+    &line[start..ends[i]]
 }
 
 /// Java's `Arrays.toString` of strings.
@@ -177,19 +227,16 @@ impl TsvParser {
         Ok(())
     }
 
-    /// The put of a split line (rules 2 to 7 of the module docs); `Err` is the bad line's
+    /// The cells of a split line (rules 2 to 7 of the module docs); `Err` is the bad line's
     /// reason.
-    pub fn map(
-        &self,
-        line: &[u8],
-        ends: &[usize],
+    pub fn map<'l>(
+        &'l self,
+        line: &'l [u8],
+        ends: &'l [usize],
         default_ts: i64,
         skip_empty_columns: bool,
-    ) -> Result<Mapped, String> {
-        let field = |i: usize| -> &[u8] {
-            let start = if i == 0 { 0 } else { ends[i - 1] + 1 };
-            &line[start..ends[i]]
-        };
+    ) -> Result<Mapped<'l>, String> {
+        let field = |i: usize| field(line, ends, i);
         let ts = match self.timestamp {
             None => default_ts,
             Some(i) => {
@@ -221,34 +268,32 @@ impl TsvParser {
         if ts < 0 {
             return Err(format!("Timestamp cannot be negative. ts={ts}"));
         }
-        let mut put = Put::with_timestamp(row, ts);
-        let mut cells = 0;
-        let mut bytes = row.len();
-        for (i, column) in self.columns.iter().enumerate().take(ends.len()) {
-            let Column::Cell { family, qualifier } = column else {
-                continue;
-            };
-            let value = field(i);
-            if skip_empty_columns && value.is_empty() {
-                continue;
-            }
+        let mut mapped = Mapped {
+            parser: self,
+            line,
+            ends,
+            skip_empty_columns,
+            row,
+            timestamp: ts,
+            // HBase sets a cell TTL only when the field holds a positive one.
+            ttl: (ttl > 0 && ttl != i64::MAX).then_some(ttl),
+            cells: 0,
+            bytes: row.len(),
+        };
+        for (family, qualifier, value) in mapped.columns() {
             // KeyValue's serialized length: 4 + 4 length fields, a key of row (2-byte
             // length), family (1-byte length), qualifier, timestamp (8) and type (1).
             let kv_len = 8 + 2 + row.len() + 1 + family.len() + qualifier.len() + 9 + value.len();
             if kv_len > DEFAULT_MAX_CELL_SIZE {
                 return Err("KeyValue size too large".into());
             }
-            put = put.add_column(family, qualifier, value);
-            cells += 1;
-            bytes += family.len() + qualifier.len() + value.len();
+            mapped.cells += 1;
+            mapped.bytes += family.len() + qualifier.len() + value.len();
         }
-        if cells == 0 {
+        if mapped.cells == 0 {
             return Err("No columns to insert".into());
         }
-        if ttl > 0 {
-            put = put.ttl(ttl);
-        }
-        Ok(Mapped { put, cells, bytes })
+        Ok(mapped)
     }
 }
 
@@ -289,15 +334,16 @@ mod tests {
         p.split(line.as_bytes(), &mut ends).map(|()| ends)
     }
 
-    fn map(p: &TsvParser, line: &[u8]) -> Result<Mapped, String> {
+    /// The line's put, or the bad line's reason.
+    fn map(p: &TsvParser, line: &[u8]) -> Result<Put, String> {
         let mut ends = Vec::new();
         p.split(line, &mut ends)?;
-        p.map(line, &ends, 1000, false)
+        p.map(line, &ends, 1000, false).map(|m| m.to_put())
     }
 
     /// The put as comparable data: (family, qualifier, ts, value) cells and the TTL.
-    fn cells(m: &Mapped) -> String {
-        format!("{:?}", m.put)
+    fn cells(m: &Put) -> String {
+        format!("{m:?}")
     }
 
     #[test]
@@ -341,19 +387,23 @@ mod tests {
     #[test]
     fn a_line_becomes_one_put_at_the_job_timestamp() {
         let p = parser("d:a,HBASE_ROW_KEY,d:b,d");
-        let m = map(&p, b"va\trow\t\tvd").unwrap();
-        assert_eq!(m.cells, 3);
-        assert_eq!(m.put.row(), b"row");
+        let mut ends = Vec::new();
+        p.split(b"va\trow\t\tvd", &mut ends).unwrap();
+        let mapped = p.map(b"va\trow\t\tvd", &ends, 1000, false).unwrap();
+        assert_eq!(mapped.cells, 3);
+        assert_eq!(mapped.columns().count(), 3);
+        let m = mapped.to_put();
+        assert_eq!(m.row(), b"row");
         let expected = Put::with_timestamp("row", 1000)
             .add_column("d", "a", "va")
             .add_column("d", "b", "")
             .add_column("d", "", "vd");
-        assert_eq!(m.put, expected);
+        assert_eq!(m, expected);
         // skip.empty.columns leaves the empty field out.
-        let mut ends = Vec::new();
         p.split(b"va\trow\t\tvd", &mut ends).unwrap();
         let m = p.map(b"va\trow\t\tvd", &ends, 1000, true).unwrap();
         assert_eq!(m.cells, 2);
+        assert_eq!(m.columns().count(), 2);
         // Every field empty but the row: no columns.
         let line = b"\trow\t\t";
         p.split(line, &mut ends).unwrap();
@@ -367,10 +417,7 @@ mod tests {
     fn timestamps_from_the_line() {
         let p = parser("HBASE_ROW_KEY,HBASE_TS_KEY,d:a");
         let m = map(&p, b"r\t1234\tv").unwrap();
-        assert_eq!(
-            m.put,
-            Put::with_timestamp("r", 1234).add_column("d", "a", "v")
-        );
+        assert_eq!(m, Put::with_timestamp("r", 1234).add_column("d", "a", "v"));
         // Java's Long.parseLong accepts a sign.
         assert!(map(&p, b"r\t+5\tv").is_ok());
         assert_eq!(map(&p, b"r\tabc\tv").unwrap_err(), "Invalid timestamp abc");
@@ -393,7 +440,7 @@ mod tests {
         line.extend_from_slice(&5000i64.to_be_bytes());
         let m = map(&p, &line).unwrap();
         assert_eq!(
-            m.put,
+            m,
             Put::with_timestamp("r", 1000)
                 .add_column("d", "a", "v")
                 .ttl(5000)
@@ -407,7 +454,7 @@ mod tests {
         let mut line = b"r\tv\t".to_vec();
         line.extend_from_slice(&0i64.to_be_bytes());
         assert_eq!(
-            map(&p, &line).unwrap().put,
+            map(&p, &line).unwrap(),
             Put::with_timestamp("r", 1000).add_column("d", "a", "v")
         );
         assert!(cells(&map(&p, &line).unwrap()).contains("ttl: None"));
@@ -447,7 +494,10 @@ mod tests {
         assert!(map(&p, b"r\tv\tk=>").is_err());
         assert!(map(&p, b"r\tv\tk=>v,,x=>y").is_err());
         // The attributes column writes no cell.
-        assert_eq!(map(&p, b"r\tv\tk=>v").unwrap().cells, 1);
+        assert_eq!(
+            map(&p, b"r\tv\tk=>v").unwrap(),
+            Put::with_timestamp("r", 1000).add_column("d", "a", "v")
+        );
     }
 
     #[test]
