@@ -42,9 +42,48 @@ pub const BENCHMARKS: &[&str] = &[
     "memtable",
 ];
 
+/// How every engine's table is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// The suite's tuned settings, the same for every engine: `block_size` data blocks,
+    /// `memtable_bytes` memtables (4 KiB and 64 MiB by default).
+    #[default]
+    Suite,
+    /// Each engine exactly as a user creates it: regionkv a table with HBase's defaults
+    /// (BLOCKSIZE 64 KiB, MEMSTORE_FLUSHSIZE 128 MiB, BLOOMFILTER ROW) and RocksDB and
+    /// fjall their own (4 KiB blocks, 64 MiB memtables). The only shared knobs are the
+    /// cache size and the compression.
+    Defaults,
+}
+
+impl Profile {
+    /// Parses `suite` or `defaults`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "suite" => Ok(Self::Suite),
+            "defaults" => Ok(Self::Defaults),
+            _ => Err(Error::Usage(format!(
+                "unknown profile '{s}' (suite or defaults)"
+            ))),
+        }
+    }
+
+    /// The name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Suite => "suite",
+            Self::Defaults => "defaults",
+        }
+    }
+}
+
 /// Options of a comparison run (db_bench's names where it has one).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareOptions {
+    /// The suite's settings or each engine's defaults.
+    #[serde(default)]
+    pub profile: Profile,
     /// Keys written by the fill benchmarks (`--num`).
     pub num: u64,
     /// Value bytes (`--value_size`).
@@ -61,12 +100,13 @@ pub struct CompareOptions {
     pub ycsb_operations: u64,
     /// Block cache bytes (`--cache_size`).
     pub cache_bytes: u64,
-    /// Memtable (memstore) size for every engine (`--write_buffer_size`).
+    /// Memtable (memstore) size for every engine (`--write_buffer_size`; suite profile
+    /// only).
     pub memtable_bytes: u64,
     /// LZ4 block compression (default) or none.
     pub lz4: bool,
     /// Data block size of every engine (`--block_size`; default 4 KiB, RocksDB's and
-    /// fjall's default; HBase's BLOCKSIZE default is 64 KiB).
+    /// fjall's default; HBase's BLOCKSIZE default is 64 KiB; suite profile only).
     pub block_size: u32,
     /// regionkv's DATA_BLOCK_ENCODING => PREFIX (default off: HBase's NONE).
     pub prefix_encoding: bool,
@@ -81,6 +121,7 @@ pub struct CompareOptions {
 impl Default for CompareOptions {
     fn default() -> Self {
         Self {
+            profile: Profile::Suite,
             num: 1_000_000,
             value_size: 100,
             reads: 1_000_000,
@@ -133,9 +174,11 @@ impl CompareOptions {
             Compression::None
         };
         spec.block_cache = self.cache_bytes;
-        spec.memtable_bytes = Some(self.memtable_bytes);
-        spec.block_size = Some(self.block_size);
-        // HBase's default DATA_BLOCK_ENCODING is NONE; PREFIX is the closest to the key
+        if self.profile == Profile::Suite {
+            spec.memtable_bytes = Some(self.memtable_bytes);
+            spec.block_size = Some(self.block_size);
+        }
+        // HBase's default DATA_BLOCK_ENCODING is NONE (also in the defaults profile); PREFIX is the closest to the key
         // delta encoding RocksDB and fjall always use (measured both ways in
         // docs/benchmarks.md: PREFIX saves 4% of disk and costs 15-25% of read speed).
         spec.block_encoding = if self.prefix_encoding {
@@ -736,6 +779,31 @@ mod tests {
         let mut g = ValueGen::new(1, 10);
         let v = g.next_value();
         assert_eq!(v[..5], v[5..]);
+    }
+
+    #[test]
+    fn the_defaults_profile_leaves_sizes_to_each_engine() {
+        let suite = CompareOptions::default();
+        let s = suite.spec(false);
+        assert_eq!(
+            (s.block_size, s.memtable_bytes),
+            (Some(4096), Some(64 << 20))
+        );
+        let defaults = CompareOptions {
+            profile: Profile::Defaults,
+            ..CompareOptions::default()
+        };
+        let d = defaults.spec(false);
+        assert_eq!((d.block_size, d.memtable_bytes), (None, None));
+        // Shared in both: the cache, the compression, HBase's default encoding and bloom.
+        assert_eq!(d.block_cache, s.block_cache);
+        assert_eq!(d.compression, Compression::Lz4);
+        assert_eq!(
+            (d.block_encoding.as_str(), d.bloom.as_str()),
+            ("NONE", "ROW")
+        );
+        assert!(matches!(Profile::parse("defaults"), Ok(Profile::Defaults)));
+        assert!(matches!(Profile::parse("tuned"), Err(Error::Usage(_))));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! memory are its own), collects their JSON reports and prints them side by side;
 //! `bench engine` runs the suite on one engine in this process.
 
-use regionkv_bench::compare::{self, CompareOptions, EngineReport};
+use regionkv_bench::compare::{self, CompareOptions, EngineReport, Profile};
 use regionkv_bench::engine::EngineKind;
 use std::process::ExitCode;
 
@@ -77,12 +77,18 @@ struct SuiteArgs {
     /// Block cache bytes
     #[arg(long = "cache-size", default_value_t = 32 << 20)]
     cache_size: u64,
-    /// Memtable (memstore flush) size of every engine
-    #[arg(long = "write-buffer-size", default_value_t = 64 << 20)]
-    write_buffer_size: u64,
-    /// Data block size of every engine
-    #[arg(long = "block-size", default_value_t = 4096)]
-    block_size: u32,
+    /// `suite`: every engine on the suite's settings (--block-size, --write-buffer-size);
+    /// `defaults`: each engine exactly as a user creates it (regionkv a table with HBase's
+    /// defaults, 64 KiB blocks and 128 MiB memstores; RocksDB and fjall theirs), sharing
+    /// only the cache size and the compression
+    #[arg(long, default_value = "suite")]
+    profile: String,
+    /// Memtable (memstore flush) size of every engine (suite profile; default 64 MiB)
+    #[arg(long = "write-buffer-size")]
+    write_buffer_size: Option<u64>,
+    /// Data block size of every engine (suite profile; default 4096)
+    #[arg(long = "block-size")]
+    block_size: Option<u32>,
     /// regionkv with DATA_BLOCK_ENCODING => PREFIX (default NONE, HBase's default; the
     /// peers always delta-encode keys)
     #[arg(long = "prefix-encoding")]
@@ -102,9 +108,20 @@ struct SuiteArgs {
 }
 
 impl SuiteArgs {
-    fn options(&self) -> CompareOptions {
+    fn options(&self) -> regionkv_bench::Result<CompareOptions> {
         let d = CompareOptions::default();
-        CompareOptions {
+        let profile = Profile::parse(&self.profile)?;
+        if profile == Profile::Defaults
+            && (self.block_size.is_some() || self.write_buffer_size.is_some())
+        {
+            return Err(regionkv_bench::Error::Usage(
+                "--profile defaults leaves block and memtable sizes to each engine; \
+                 --block-size and --write-buffer-size belong to the suite profile"
+                    .into(),
+            ));
+        }
+        Ok(CompareOptions {
+            profile,
             num: self.num,
             value_size: self.value_size,
             reads: self.reads.unwrap_or(self.num),
@@ -113,16 +130,16 @@ impl SuiteArgs {
             ycsb_records: self.ycsb_records,
             ycsb_operations: self.ycsb_operations,
             cache_bytes: self.cache_size,
-            memtable_bytes: self.write_buffer_size,
+            memtable_bytes: self.write_buffer_size.unwrap_or(d.memtable_bytes),
             lz4: !self.no_compression,
-            block_size: self.block_size,
+            block_size: self.block_size.unwrap_or(d.block_size),
             prefix_encoding: self.prefix_encoding,
             benchmarks: self.benchmarks.as_deref().map_or(d.benchmarks, |b| {
                 b.split(',').map(|s| s.trim().to_string()).collect()
             }),
             data: self.data.clone(),
             seed: self.seed,
-        }
+        })
     }
 
     fn engines(&self) -> regionkv_bench::Result<Vec<EngineKind>> {
@@ -133,13 +150,25 @@ impl SuiteArgs {
     }
 
     /// The arguments that hand these options to a `bench engine` child.
-    fn child_args(&self, engine: EngineKind) -> Vec<String> {
-        let o = self.options();
+    fn child_args(
+        &self,
+        o: &CompareOptions,
+        engine: EngineKind,
+        benchmarks: &[String],
+    ) -> Vec<String> {
+        let sizes = match o.profile {
+            Profile::Suite => vec![
+                format!("--write-buffer-size={}", o.memtable_bytes),
+                format!("--block-size={}", o.block_size),
+            ],
+            Profile::Defaults => Vec::new(),
+        };
         vec![
             "bench".into(),
             "engine".into(),
             format!("--engines={}", engine.name()),
-            format!("--benchmarks={}", o.benchmarks.join(",")),
+            format!("--profile={}", o.profile.name()),
+            format!("--benchmarks={}", benchmarks.join(",")),
             format!("--num={}", o.num),
             format!("--value-size={}", o.value_size),
             format!("--reads={}", o.reads),
@@ -148,13 +177,12 @@ impl SuiteArgs {
             format!("--ycsb-records={}", o.ycsb_records),
             format!("--ycsb-operations={}", o.ycsb_operations),
             format!("--cache-size={}", o.cache_bytes),
-            format!("--write-buffer-size={}", o.memtable_bytes),
-            format!("--block-size={}", o.block_size),
             format!("--data={}", o.data.display()),
             format!("--seed={}", o.seed),
             "--json".into(),
         ]
         .into_iter()
+        .chain(sizes)
         .chain(self.no_compression.then(|| "--no-compression".to_string()))
         .chain(
             self.prefix_encoding
@@ -190,9 +218,9 @@ fn engine(a: &SuiteArgs) -> regionkv_bench::Result<()> {
             "bench engine runs exactly one engine (--engines=NAME)".into(),
         ));
     };
-    let opts = a.options();
+    let opts = a.options()?;
     opts.validate()?;
-    eprintln!("== {}", kind.name());
+    eprintln!("== {} ({} profile)", kind.name(), opts.profile.name());
     let report = compare::run_engine(*kind, &opts)?;
     if a.json {
         println!("{}", to_json(&report)?);
@@ -204,12 +232,20 @@ fn engine(a: &SuiteArgs) -> regionkv_bench::Result<()> {
 
 fn compare(a: &SuiteArgs) -> regionkv_bench::Result<()> {
     let kinds = a.engines()?;
-    a.options().validate()?;
+    let opts = a.options()?;
+    opts.validate()?;
     let exe = std::env::current_exe()?;
-    let mut reports: Vec<EngineReport> = Vec::new();
-    for kind in kinds {
+    // The memtable measurement fills one memtable with every key, far above any engine's
+    // flush size; it runs in a process of its own so that the peak resident set reported
+    // is the workload's, not that measurement's.
+    let (memtable, rest): (Vec<String>, Vec<String>) = opts
+        .benchmarks
+        .iter()
+        .cloned()
+        .partition(|b| b == "memtable");
+    let run_child = |kind: EngineKind, benchmarks: &[String]| {
         let out = std::process::Command::new(&exe)
-            .args(a.child_args(kind))
+            .args(a.child_args(&opts, kind, benchmarks))
             .stderr(std::process::Stdio::inherit())
             .output()?;
         if !out.status.success() {
@@ -219,15 +255,34 @@ fn compare(a: &SuiteArgs) -> regionkv_bench::Result<()> {
                 out.status
             )));
         }
-        let report: EngineReport = serde_json::from_slice(&out.stdout).map_err(|e| {
+        serde_json::from_slice::<EngineReport>(&out.stdout).map_err(|e| {
             regionkv_bench::Error::Engine(format!("the {} run printed no report: {e}", kind.name()))
-        })?;
-        reports.push(report);
+        })
+    };
+    let mut reports: Vec<EngineReport> = Vec::new();
+    for kind in kinds {
+        let mut report = if rest.is_empty() {
+            None
+        } else {
+            Some(run_child(kind, &rest)?)
+        };
+        if !memtable.is_empty() {
+            let m = run_child(kind, &memtable)?;
+            match &mut report {
+                Some(r) => {
+                    r.memtable_bytes_per_cell = m.memtable_bytes_per_cell;
+                    r.raw_bytes_per_cell = m.raw_bytes_per_cell;
+                }
+                None => report = Some(m),
+            }
+        }
+        reports.extend(report);
     }
     let _ = std::fs::remove_dir_all(&a.data);
     if a.json {
         println!("{}", to_json(&reports)?);
     } else {
+        println!("profile: {}", opts.profile.name());
         print!("{}", compare::render(&reports));
     }
     Ok(())

@@ -407,7 +407,7 @@ fn process(
         let mut next = reader.data_block_by_ordinal(0)?;
         while let Some(h) = next {
             let header = reader.block_header(h)?;
-            let block = reader.data_block(h)?;
+            let block = reader.data_part(h, regionkv_storefile::PartAt::First)?.data;
             let first = {
                 let body = block.body();
                 let mut c = regionkv_storefile::block::BlockCursor::new(body).ok();

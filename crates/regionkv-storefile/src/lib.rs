@@ -46,6 +46,6 @@ pub use bloom::BloomType;
 pub use error::{Error, Result};
 pub use file_info::{FileInfo, StoreFileIdentity};
 pub use format::{Compression, DataBlockEncoding};
-pub use reader::{Half, ReaderOptions, StoreFileBlockCache, StoreFileReader};
+pub use reader::{DataPart, Half, PartAt, ReaderOptions, StoreFileBlockCache, StoreFileReader};
 pub use scanner::StoreFileScanner;
 pub use writer::{StoreFileWriter, StoreFileWriterOptions, WrittenFile};

@@ -25,11 +25,13 @@ use crate::file_info::FileInfo;
 use crate::format::block_header::{
     BlockHeader, FRAMING_LEN, FrameError, HEADER_LEN, decompress, parse_block, peek_block_len,
 };
+use crate::format::parts::{PartTable, PartsError, peek_table_len, verify_parted_block};
 use crate::format::trailer::{TRAILER_LEN_V1, Trailer, TrailerError};
 use crate::format::{BlockType, Compression};
 use crate::index::BlockHandle;
 use regionkv_cell::TimeRange;
 use regionkv_fs::{Fs, ReadableFile};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,6 +67,30 @@ impl BlockData {
             BlockData::Owned(b) => b,
         }
     }
+}
+
+/// Which part of a data block [`StoreFileReader::data_part`] returns. A block not stored
+/// in parts has one part, the whole block.
+#[derive(Debug, Clone, Copy)]
+pub enum PartAt<'a> {
+    /// The first part.
+    First,
+    /// Part number `i`.
+    Index(usize),
+    /// The part that holds this key if the block does: the last whose first key is ≤ it,
+    /// or the first.
+    Key(&'a [u8]),
+}
+
+/// One part of a data block: a complete block body (entries and restarts).
+#[derive(Debug, Clone)]
+pub struct DataPart {
+    /// The part's body.
+    pub data: BlockData,
+    /// Its number in the block.
+    pub part: usize,
+    /// The block's number of parts (1 for a block not stored in parts).
+    pub parts: usize,
 }
 
 /// Options of an open reader.
@@ -316,8 +342,7 @@ impl StoreFileReader {
         Ok(body)
     }
 
-    /// The data block at `h`.
-    pub fn data_block(&self, h: BlockHandle) -> Result<BlockData> {
+    fn check_data_extent(&self, h: BlockHandle) -> Result<()> {
         if h.offset
             .checked_add(u64::from(h.size))
             .is_none_or(|e| e > self.trailer.data_section_end)
@@ -325,6 +350,144 @@ impl StoreFileReader {
             return Err(self.corrupt(
                 h.offset,
                 format!("data block of {} bytes runs past the data section", h.size),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `len` bytes at `offset`: a slice of the mapping, or read with pread.
+    fn bytes_at(&self, offset: u64, len: usize) -> Result<Cow<'_, [u8]>> {
+        if let Some(map) = self.file.as_slice() {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX);
+            return start
+                .checked_add(len)
+                .and_then(|end| map.get(start..end))
+                .map(Cow::Borrowed)
+                .ok_or_else(|| {
+                    self.corrupt(offset, format!("{len} bytes run past the end of the file"))
+                });
+        }
+        Ok(Cow::Owned(self.file.read_to_vec(offset, len)?))
+    }
+
+    /// The part of the data block at `h` that `at` names (for a file whose blocks are not
+    /// in parts, the whole block). A part is verified against its own checksum, decoded
+    /// and cached on its own, so a point read decompresses one part of a block.
+    pub fn data_part(&self, h: BlockHandle, at: PartAt<'_>) -> Result<DataPart> {
+        if !self.trailer.parted {
+            if let PartAt::Index(i) = at
+                && i != 0
+            {
+                return Err(self.corrupt(h.offset, format!("no part {i} in a whole block")));
+            }
+            return Ok(DataPart {
+                data: self.data_block(h)?,
+                part: 0,
+                parts: 1,
+            });
+        }
+        self.check_data_extent(h)?;
+        let table = self.part_table(h)?;
+        let t = PartTable::trusted(&table);
+        let i = match at {
+            PartAt::First => 0,
+            PartAt::Index(i) => i,
+            PartAt::Key(k) => t.find(k),
+        };
+        if i >= t.len() {
+            return Err(self.corrupt(
+                h.offset,
+                format!("no part {i} in a block of {} parts", t.len()),
+            ));
+        }
+        let e = t.entry(i);
+        let at = h.offset + (HEADER_LEN + t.table_len()) as u64 + u64::from(e.part_off);
+        let key = self.cache_key(at);
+        let data = match self.cache.as_ref().and_then(|c| c.get(&key)) {
+            Some(body) => body,
+            None => {
+                let stored = self.bytes_at(at, e.disk_len as usize)?;
+                let computed = crc32fast::hash(&stored);
+                if computed != e.crc {
+                    return Err(Error::ChecksumMismatch {
+                        path: self.path.clone(),
+                        offset: at,
+                        what: "data block part",
+                        stored: e.crc,
+                        computed,
+                    });
+                }
+                let header = BlockHeader {
+                    block_type: BlockType::Data,
+                    compression: self.trailer.compression,
+                    encoding: self.trailer.encoding,
+                    on_disk_body_len: e.disk_len,
+                    uncompressed_len: e.raw_len,
+                };
+                let body = Arc::new(decompress(&header, &stored).map_err(|r| {
+                    self.corrupt(at, format!("data block {} part {i}: {r}", h.first_ordinal))
+                })?);
+                if let Some(cache) = &self.cache {
+                    cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
+                }
+                body
+            }
+        };
+        Ok(DataPart {
+            data: BlockData::Owned(data),
+            part: i,
+            parts: t.len(),
+        })
+    }
+
+    /// The verified part table of the parted data block at `h`, via the cache (a table is
+    /// about 1% of its block and read by every get that reaches the block).
+    fn part_table(&self, h: BlockHandle) -> Result<Arc<Vec<u8>>> {
+        let key = self.cache_key(h.offset);
+        if let Some(t) = self.cache.as_ref().and_then(|c| c.get(&key)) {
+            return Ok(t);
+        }
+        let size = h.size as usize;
+        let table_len = peek_table_len(&self.bytes_at(h.offset, HEADER_LEN + 4)?)
+            .filter(|&t| HEADER_LEN + t + FRAMING_LEN - HEADER_LEN <= size)
+            .ok_or_else(|| self.corrupt(h.offset, "part table runs past its block".into()))?;
+        let head = self.bytes_at(h.offset, HEADER_LEN + table_len)?;
+        let crc = self.bytes_at(h.offset + size as u64 - 4, 4)?;
+        let crc = crate::format::be_u32(&crc, 0).unwrap_or(0);
+        let table = verify_parted_block(&head, crc, size, self.trailer.compression).map_err(
+            |e| match e {
+                PartsError::Checksum { stored, computed } => Error::ChecksumMismatch {
+                    path: self.path.clone(),
+                    offset: h.offset,
+                    what: "data block part table",
+                    stored,
+                    computed,
+                },
+                PartsError::Bad(r) => {
+                    self.corrupt(h.offset, format!("data block {}: {r}", h.first_ordinal))
+                }
+            },
+        )?;
+        let table = Arc::new(table.to_vec());
+        if let Some(cache) = &self.cache {
+            cache.insert(
+                key,
+                table.clone(),
+                table.len() as u64,
+                self.options.in_memory,
+            );
+        }
+        Ok(table)
+    }
+
+    /// The data block at `h`, whole. For a file whose blocks are in parts this is an
+    /// error: such blocks are read part by part ([`Self::data_part`]).
+    pub fn data_block(&self, h: BlockHandle) -> Result<BlockData> {
+        self.check_data_extent(h)?;
+        if self.trailer.parted {
+            return Err(self.corrupt(
+                h.offset,
+                "a block in parts is read part by part".to_string(),
             ));
         }
         if let (Some(map), Compression::None) = (self.file.as_slice(), self.trailer.compression) {
@@ -366,6 +529,19 @@ impl StoreFileReader {
     /// Reads and verifies the framed block at `h` and returns its header (for the `hfile`
     /// inspector's per-block listing).
     pub fn block_header(&self, h: BlockHandle) -> Result<BlockHeader> {
+        if self.trailer.parted {
+            // Verifies the header and table; the header fields are then trusted.
+            self.part_table(h)?;
+            let raw = self.bytes_at(h.offset, HEADER_LEN)?;
+            let get = |at: usize| crate::format::be_u32(&raw, at).unwrap_or(0);
+            return Ok(BlockHeader {
+                block_type: BlockType::Data,
+                compression: self.trailer.compression,
+                encoding: self.trailer.encoding,
+                on_disk_body_len: get(12),
+                uncompressed_len: get(16),
+            });
+        }
         let raw = self.file.read_to_vec(h.offset, h.size as usize)?;
         let (header, _) = parse_block(&raw).map_err(|e| self.frame_error(h.offset, "block", e))?;
         Ok(header)
@@ -492,8 +668,6 @@ impl StoreFileReader {
             None => self.data_block_by_ordinal(n - 1)?,
         };
         while let Some(h) = handle {
-            let block = self.data_block(h)?;
-            let body = block.body();
             let bad = |e: crate::block::BodyError| {
                 self.corrupt(
                     h.offset,
@@ -503,16 +677,24 @@ impl StoreFileReader {
                     ),
                 )
             };
-            let mut c = BlockCursor::new(body).map_err(bad)?;
-            c.seek_to_first(body).map_err(bad)?;
             let mut last: Option<Vec<u8>> = None;
-            while c.valid() {
-                let k = c.key(body);
-                if key.is_some_and(|target| regionkv_cell::compare_keys(k, target).is_ge()) {
+            let mut part = self.data_part(h, PartAt::First)?;
+            'parts: loop {
+                let body = part.data.body();
+                let mut c = BlockCursor::new(body).map_err(bad)?;
+                c.seek_to_first(body).map_err(bad)?;
+                while c.valid() {
+                    let k = c.key(body);
+                    if key.is_some_and(|target| regionkv_cell::compare_keys(k, target).is_ge()) {
+                        break 'parts;
+                    }
+                    last = Some(k.to_vec());
+                    c.next(body).map_err(bad)?;
+                }
+                if part.part + 1 >= part.parts {
                     break;
                 }
-                last = Some(k.to_vec());
-                c.next(body).map_err(bad)?;
+                part = self.data_part(h, PartAt::Index(part.part + 1))?;
             }
             if let Some(k) = last {
                 let view = regionkv_cell::KeyView::parse(&k)
@@ -586,7 +768,7 @@ impl StoreFileReader {
         let Some(h) = self.data_block_by_ordinal(ordinal)? else {
             return Ok(None);
         };
-        let block = self.data_block(h)?;
+        let block = self.data_part(h, PartAt::First)?.data;
         let body = block.body();
         let mut c = BlockCursor::new(body)
             .map_err(|e| self.corrupt(h.offset, format!("data block: {}", e.reason)))?;

@@ -17,14 +17,18 @@
 use crate::block::{BlockCursor, BodyError};
 use crate::error::{Error, Result};
 use crate::index::BlockHandle;
-use crate::reader::{BlockData, StoreFileReader};
+use crate::reader::{BlockData, PartAt, StoreFileReader};
 use regionkv_cell::{CellRef, KeyValueScanner, KeyView, compare_keys};
 use std::sync::Arc;
 
-/// The current data block and the cursor in it.
+/// The current data block (or part of one) and the cursor in it.
 #[derive(Debug)]
 struct Current {
     handle: BlockHandle,
+    /// The part of the block `data` holds, and the block's number of parts (1 for a
+    /// block not stored in parts).
+    part: u32,
+    parts: u32,
     data: BlockData,
     cursor: BlockCursor,
 }
@@ -106,12 +110,15 @@ impl StoreFileScanner {
         )
     }
 
-    fn load(&self, h: BlockHandle) -> Result<Current> {
-        let data = self.reader.data_block(h)?;
-        let cursor = BlockCursor::new(data.body()).map_err(|e| self.body_error(h, e))?;
+    fn load(&self, h: BlockHandle, at: PartAt<'_>) -> Result<Current> {
+        let p = self.reader.data_part(h, at)?;
+        let cursor = BlockCursor::new(p.data.body()).map_err(|e| self.body_error(h, e))?;
         Ok(Current {
             handle: h,
-            data,
+            // Parts per block are bounded by the block's bytes (≤ MAX_BODY_LEN).
+            part: p.part as u32,
+            parts: p.parts as u32,
+            data: p.data,
             cursor,
         })
     }
@@ -178,13 +185,20 @@ impl StoreFileScanner {
                 return Ok(true);
             }
             let h = cur.handle;
-            match self.reader.next_data_block(h)? {
+            let next = if cur.part + 1 < cur.parts {
+                Some((h, PartAt::Index(cur.part as usize + 1)))
+            } else {
+                self.reader
+                    .next_data_block(h)?
+                    .map(|next| (next, PartAt::First))
+            };
+            match next {
                 None => {
                     self.current = None;
                     return Ok(false);
                 }
-                Some(next) => {
-                    let mut c = self.load(next)?;
+                Some((next, at)) => {
+                    let mut c = self.load(next, at)?;
                     let body = c.data.body();
                     c.cursor
                         .seek_to_first(body)
@@ -211,7 +225,7 @@ impl StoreFileScanner {
         let Some(h) = self.reader.data_block_by_ordinal(0)? else {
             return Ok(false);
         };
-        let mut c = self.load(h)?;
+        let mut c = self.load(h, PartAt::First)?;
         let body = c.data.body();
         c.cursor
             .seek_to_first(body)
@@ -236,7 +250,7 @@ impl StoreFileScanner {
         let Some(h) = self.reader.find_data_block(key)? else {
             return Ok(false);
         };
-        let mut c = self.load(h)?;
+        let mut c = self.load(h, PartAt::Key(key))?;
         let body = c.data.body();
         c.cursor
             .seek_ge(body, key)

@@ -13,6 +13,7 @@ use crate::bloom::{BloomBuilder, BloomType, DEFAULT_ERROR_RATE, rowcol_key};
 use crate::error::{Error, Result};
 use crate::file_info::{FileInfo, StoreFileIdentity};
 use crate::format::block_header::{MAX_BODY_LEN, frame_block};
+use crate::format::parts::{PART_SIZE, PartOut, frame_parted_block};
 use crate::format::trailer::Trailer;
 use crate::format::{BlockType, Compression, DataBlockEncoding};
 use crate::index::{BlockHandle, IndexBuilder};
@@ -45,6 +46,10 @@ pub struct StoreFileWriterOptions {
     pub bloom_error_rate: f64,
     /// Index block size bound; the index grows a level when its root would pass it.
     pub index_block_size: usize,
+    /// Target size of the independently compressed parts a compressed data block is
+    /// stored in (format version 3, `crate::format::parts`); 0 writes whole blocks. Used
+    /// only when compression is on and BLOCKSIZE is larger than a part.
+    pub part_size: usize,
     /// Mark the file as written by a major compaction.
     pub major_compaction: bool,
     /// Extra file info entries.
@@ -67,6 +72,7 @@ impl Default for StoreFileWriterOptions {
             bloom_type: BloomType::Row,
             bloom_error_rate: DEFAULT_ERROR_RATE,
             index_block_size: DEFAULT_INDEX_BLOCK_SIZE,
+            part_size: PART_SIZE,
             major_compaction: false,
             extra: BTreeMap::new(),
             include_tags: false,
@@ -88,6 +94,12 @@ impl StoreFileWriterOptions {
             return Err(Error::InvalidOption(format!(
                 "bloom error rate {} must be in (0, 1)",
                 self.bloom_error_rate
+            )));
+        }
+        if self.part_size != 0 && !(256..=MAX_BLOCK_SIZE).contains(&self.part_size) {
+            return Err(Error::InvalidOption(format!(
+                "part size {} must be 0 or between 256 and {MAX_BLOCK_SIZE}",
+                self.part_size
             )));
         }
         if !(64..=MAX_BLOCK_SIZE).contains(&self.index_block_size) {
@@ -117,8 +129,16 @@ pub struct WrittenFile {
 pub struct StoreFileWriter {
     file: Box<dyn WritableFile>,
     options: StoreFileWriterOptions,
+    /// The block being built, or with parts, the current part of it.
     block: BlockBuilder,
     block_first_key: Vec<u8>,
+    /// Parts: the first key of the current part, and the block's finished parts.
+    part_first_key: Vec<u8>,
+    parts: Vec<PartOut>,
+    /// Uncompressed bytes of `parts`.
+    parts_raw: usize,
+    /// Data blocks are written in parts (format version 3).
+    parted: bool,
     last_key: Vec<u8>,
     offset: u64,
     data_block_count: u64,
@@ -162,6 +182,12 @@ impl StoreFileWriter {
             file,
             block: BlockBuilder::new(options.encoding == DataBlockEncoding::Prefix),
             block_first_key: Vec::new(),
+            part_first_key: Vec::new(),
+            parts: Vec::new(),
+            parts_raw: 0,
+            parted: options.compression != Compression::None
+                && options.part_size != 0
+                && options.block_size > options.part_size,
             last_key: Vec::new(),
             offset: 0,
             data_block_count: 0,
@@ -219,12 +245,21 @@ impl StoreFileWriter {
                 "cell of {entry_len} bytes is larger than a storefile block may hold"
             )));
         }
-        if !self.block.is_empty() && self.block.size_estimate() >= self.options.block_size {
-            self.flush_data_block()?;
+        if !self.block.is_empty() {
+            let part = self.block.size_estimate();
+            if self.parts_raw + part >= self.options.block_size {
+                self.flush_data_block()?;
+            } else if self.parted && part >= self.options.part_size {
+                self.finish_part();
+            }
         }
         if self.block.is_empty() {
-            self.block_first_key.clear();
-            self.block_first_key.extend_from_slice(key);
+            if self.parts.is_empty() {
+                self.block_first_key.clear();
+                self.block_first_key.extend_from_slice(key);
+            }
+            self.part_first_key.clear();
+            self.part_first_key.extend_from_slice(key);
         }
         if self.options.include_tags {
             // `value | tags | tags_len:u16` (docs/storefile-format.md, version 2); tag runs
@@ -309,10 +344,40 @@ impl StoreFileWriter {
         Ok((offset, size))
     }
 
+    /// Compresses the current part and keeps it for the block.
+    fn finish_part(&mut self) {
+        let body = self.block.finish();
+        let stored = match self.options.compression {
+            Compression::None => body.clone(),
+            Compression::Lz4 => lz4_flex::block::compress(&body),
+        };
+        self.parts_raw += body.len();
+        self.parts.push(PartOut {
+            first_key: std::mem::take(&mut self.part_first_key),
+            stored,
+            raw_len: body.len() as u32,
+        });
+    }
+
     fn flush_data_block(&mut self) -> Result<()> {
+        self.frame.clear();
+        if self.parted {
+            if !self.block.is_empty() {
+                self.finish_part();
+            }
+            frame_parted_block(
+                &mut self.frame,
+                self.options.compression,
+                self.options.encoding,
+                &self.parts,
+            );
+            self.uncompressed_data_bytes += self.parts_raw as u64;
+            self.parts.clear();
+            self.parts_raw = 0;
+            return self.index_block_written();
+        }
         let body = self.block.finish();
         self.uncompressed_data_bytes += body.len() as u64;
-        self.frame.clear();
         let compressed;
         let (stored, compression) = match self.options.compression {
             Compression::None => (&body[..], Compression::None),
@@ -329,6 +394,11 @@ impl StoreFileWriter {
             stored,
             body.len() as u32,
         );
+        self.index_block_written()
+    }
+
+    /// Appends the framed data block and adds it to the index.
+    fn index_block_written(&mut self) -> Result<()> {
         let (offset, size) = self.append_framed()?;
         let handle = BlockHandle {
             offset,
@@ -364,7 +434,7 @@ impl StoreFileWriter {
                 "finish after an earlier failure of this writer".to_string(),
             ));
         }
-        if !self.block.is_empty() {
+        if !self.block.is_empty() || !self.parts.is_empty() {
             self.flush_data_block()?;
         }
         let data_section_end = self.offset;
@@ -428,6 +498,7 @@ impl StoreFileWriter {
             encoding: self.options.encoding,
             includes_tags: self.options.include_tags,
             has_identity: self.info.identity.is_some(),
+            parted: self.parted,
         };
         self.frame.clear();
         self.frame.extend_from_slice(&trailer.encode());

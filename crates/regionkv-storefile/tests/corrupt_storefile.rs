@@ -97,6 +97,26 @@ fn options_matrix() -> Vec<StoreFileWriterOptions> {
             include_tags: true,
             ..Default::default()
         },
+        // Format version 3: LZ4 blocks in parts (each part and each part table has its own
+        // checksum), with and without tags.
+        StoreFileWriterOptions {
+            block_size: 1024,
+            part_size: 256,
+            index_block_size: 64,
+            compression: Compression::Lz4,
+            encoding: DataBlockEncoding::Prefix,
+            bloom_type: BloomType::Row,
+            ..Default::default()
+        },
+        StoreFileWriterOptions {
+            block_size: 2048,
+            part_size: 256,
+            index_block_size: 128,
+            compression: Compression::Lz4,
+            bloom_type: BloomType::RowCol,
+            include_tags: true,
+            ..Default::default()
+        },
     ]
 }
 

@@ -103,6 +103,8 @@ fn setups() -> impl Strategy<Value = Setup> {
         ],
         any::<bool>(),
         any::<bool>(),
+        // Parts of compressed blocks (format version 3): off, tiny, the default.
+        prop_oneof![Just(0usize), Just(256), Just(4096)],
     )
         .prop_map(
             |(
@@ -114,6 +116,7 @@ fn setups() -> impl Strategy<Value = Setup> {
                 real,
                 cache,
                 include_tags,
+                part_size,
             )| {
                 Setup {
                     options: StoreFileWriterOptions {
@@ -123,6 +126,7 @@ fn setups() -> impl Strategy<Value = Setup> {
                         bloom_type,
                         index_block_size,
                         include_tags,
+                        part_size,
                         ..Default::default()
                     },
                     real,

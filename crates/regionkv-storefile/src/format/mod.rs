@@ -2,6 +2,7 @@
 //! block types and their magics, the block header, the trailer, varints.
 
 pub mod block_header;
+pub mod parts;
 pub mod trailer;
 pub mod varint;
 
@@ -11,6 +12,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// (written only when some cell has tags, so tagless files stay readable by version-1
 /// readers).
 pub const FORMAT_VERSION_TAGS: u32 = 2;
+/// Format version of files whose compressed data blocks are stored in parts
+/// (`parts`); whether entries carry tags is then bit 1 of the trailer's flag byte.
+pub const FORMAT_VERSION_PARTS: u32 = 3;
 
 /// Block kinds. The magics are part of the on-disk format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

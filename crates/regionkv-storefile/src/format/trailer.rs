@@ -17,7 +17,7 @@
 //! | 73     | 1    | data block encoding code                          |
 //! | 74     | 1    | flags: bit 0 = the file info carries the file's identity |
 //! | 75     | 9    | reserved, zero                                    |
-//! | 84     | 4    | format version (1; 2 when entries carry tags)     |
+//! | 84     | 4    | format version (1; 2 with tags; 3 in parts)       |
 //! | 88     | 4    | CRC-32 of bytes [0, 88)                           |
 //! | 92     | 8    | magic `RKVSFTRL`                                  |
 //!
@@ -25,7 +25,10 @@
 //! the trailer: a reader finds the magic in the last 8 bytes, the version at −16, and from
 //! the version the trailer's length.
 
-use super::{Compression, DataBlockEncoding, FORMAT_VERSION, FORMAT_VERSION_TAGS, be_u32, be_u64};
+use super::{
+    Compression, DataBlockEncoding, FORMAT_VERSION, FORMAT_VERSION_PARTS, FORMAT_VERSION_TAGS,
+    be_u32, be_u64,
+};
 
 /// The trailer's magic, the last 8 bytes of every storefile.
 pub const TRAILER_MAGIC: &[u8; 8] = b"RKVSFTRL";
@@ -67,10 +70,15 @@ pub struct Trailer {
     /// ignore the byte and read such files; this build refuses a flagged file whose file
     /// info has no identity.
     pub has_identity: bool,
+    /// Data blocks are stored in independently compressed parts (format version 3,
+    /// `super::parts`); written only for compressed files.
+    pub parted: bool,
 }
 
 /// Trailer flag (byte 74): the file info carries the identity.
 const FLAG_IDENTITY: u8 = 1;
+/// Trailer flag (byte 74) of a version-3 file: data entries carry tags.
+const FLAG_TAGS: u8 = 2;
 
 /// Why the trailer was rejected; the reader adds the path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +99,8 @@ pub enum TrailerError {
 }
 
 impl Trailer {
-    /// Encodes as format version 1, or 2 when the file includes tags.
+    /// Encodes as format version 3 when the data blocks are in parts, else 1, or 2 when the
+    /// file includes tags.
     pub fn encode(&self) -> [u8; TRAILER_LEN_V1] {
         let mut b = [0u8; TRAILER_LEN_V1];
         b[0..8].copy_from_slice(&self.root_index_offset.to_be_bytes());
@@ -108,7 +117,12 @@ impl Trailer {
         b[72] = self.compression.code();
         b[73] = self.encoding.code();
         b[74] = if self.has_identity { FLAG_IDENTITY } else { 0 };
-        let version = if self.includes_tags {
+        let version = if self.parted {
+            if self.includes_tags {
+                b[74] |= FLAG_TAGS;
+            }
+            FORMAT_VERSION_PARTS
+        } else if self.includes_tags {
             FORMAT_VERSION_TAGS
         } else {
             FORMAT_VERSION
@@ -144,7 +158,7 @@ impl Trailer {
             )));
         }
         let version = be_u32(b, 84).unwrap_or(0);
-        if version != FORMAT_VERSION && version != FORMAT_VERSION_TAGS {
+        if ![FORMAT_VERSION, FORMAT_VERSION_TAGS, FORMAT_VERSION_PARTS].contains(&version) {
             // A flipped bit in the version field also lands here; the checksum check below
             // cannot run without knowing the layout, so the message says both.
             return Err(TrailerError::UnsupportedVersion(version));
@@ -172,9 +186,16 @@ impl Trailer {
                 .ok_or_else(|| TrailerError::Bad(format!("compression code {}", b[72])))?,
             encoding: DataBlockEncoding::from_code(b[73])
                 .ok_or_else(|| TrailerError::Bad(format!("encoding code {}", b[73])))?,
-            includes_tags: version == FORMAT_VERSION_TAGS,
+            includes_tags: version == FORMAT_VERSION_TAGS
+                || (version == FORMAT_VERSION_PARTS && b[74] & FLAG_TAGS != 0),
             has_identity: b[74] & FLAG_IDENTITY != 0,
+            parted: version == FORMAT_VERSION_PARTS,
         };
+        if t.parted && t.compression == Compression::None {
+            return Err(TrailerError::Bad(
+                "a version-3 (parted) file without compression".to_string(),
+            ));
+        }
         t.check_extents(file_len - TRAILER_LEN_V1 as u64)?;
         Ok(t)
     }
@@ -246,6 +267,7 @@ mod tests {
             encoding: DataBlockEncoding::Prefix,
             includes_tags: false,
             has_identity: false,
+            parted: false,
         }
     }
 
@@ -276,6 +298,28 @@ mod tests {
         );
         assert_eq!(Trailer::decode(&b, 1190).unwrap(), owned);
         assert_ne!(owned.checksum(), sample().checksum());
+        // Parted files are version 3 whether or not they carry tags; tags are flag bit 1.
+        for tags in [false, true] {
+            let parted = Trailer {
+                parted: true,
+                includes_tags: tags,
+                has_identity: true,
+                ..sample()
+            };
+            let b = parted.encode();
+            assert_eq!(&b[84..88], &[0, 0, 0, 3], "files in parts are version 3");
+            assert_eq!(b[74], if tags { 3 } else { 1 });
+            assert_eq!(Trailer::decode(&b, 1190).unwrap(), parted);
+        }
+        let uncompressed = Trailer {
+            parted: true,
+            compression: Compression::None,
+            ..sample()
+        };
+        assert!(matches!(
+            Trailer::decode(&uncompressed.encode(), 1190),
+            Err(TrailerError::Bad(_))
+        ));
     }
 
     #[test]
