@@ -478,6 +478,11 @@ impl MemStoreLab {
         }
     }
 
+    /// Largest record copied into a chunk (0: MSLAB off, every record gets its own buffer).
+    pub(crate) fn max_alloc(&self) -> usize {
+        self.max_alloc
+    }
+
     /// Copies the cell into the arena as a record: into a chunk when the record is at most
     /// `max_alloc` bytes, otherwise into a buffer of its own.
     ///

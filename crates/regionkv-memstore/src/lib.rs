@@ -40,8 +40,11 @@
 //!   the sequence id must be set before `add`.
 //! * **Sizes.** A segment's [`MemStoreSize`] is exactly the sum of the deltas its adds
 //!   returned: `data_size` the key + value bytes of every add, `heap_size` the memory held
-//!   (arena chunks as taken, own buffers, skiplist nodes), `cell_count` the cells in the
-//!   index. The rules, and where they differ from HBase, are in [`size`].
+//!   (arena chunks as taken, own buffers, skiplist nodes), `hbase_heap_size` what HBase 2.x
+//!   would charge its heap size for the same adds (the number HBase's flush and blocking
+//!   decisions use; [`MemStore::hbase_heap_size`] adds HBase's segment overheads),
+//!   `cell_count` the cells in the index. The rules, and where they differ from HBase, are
+//!   in [`size`].
 //! * **Lifetime.** A segment's memory is freed (chunks go back to the [`ChunkPool`]) when its
 //!   last `Arc` drops: after `clear_snapshot` *and* after every scanner over it.
 //!

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::lab::{LabSettings, MemStoreConfig};
 use crate::scanner::SegmentScanner;
 use crate::segment::Segment;
-use crate::size::MemStoreSize;
+use crate::size::{HBASE_ACTIVE_SEGMENT_OVERHEAD, HBASE_SNAPSHOT_SEGMENT_OVERHEAD, MemStoreSize};
 use parking_lot::RwLock;
 use regionkv_cell::CellRef;
 use std::fmt;
@@ -67,9 +67,10 @@ impl MemStore {
     /// active segment — same row, family, qualifier, timestamp, type *and* sequence id —
     /// replaces that cell's value (HBase's skiplist `put` of an equal key): readers see the
     /// new value from then on, `cell_count` does not grow, and the bytes of both copies are
-    /// counted because both stay in memory until the flush. A cell equal only up to the
-    /// sequence id is a new version, kept beside the old one. The counting rules are in
-    /// [`crate::size`].
+    /// counted because both stay in memory until the flush (HBase's modeled heap size
+    /// charges it in full when HBase would have copied it into an MSLAB chunk, as HBase
+    /// does). A cell equal only up to the sequence id is a new version, kept beside the old
+    /// one. The counting rules are in [`crate::size`].
     ///
     /// The sequence id must already be set: scanners filter by it.
     ///
@@ -178,6 +179,26 @@ impl MemStore {
                 .snapshot
                 .as_ref()
                 .map_or(MemStoreSize::ZERO, |s| s.size())
+    }
+
+    /// HBase's modeled heap size of this memstore (`HStore#getMemStoreSize().getHeapSize()`
+    /// of a `DefaultMemStore`): the active segment's charged adds plus its
+    /// [`HBASE_ACTIVE_SEGMENT_OVERHEAD`], and while a snapshot is held, its charged adds plus
+    /// [`HBASE_SNAPSHOT_SEGMENT_OVERHEAD`]. An empty memstore weighs the active overhead, as
+    /// in HBase. Rules: [`crate::size`], "HBase's heap size".
+    pub fn hbase_heap_size(&self) -> u64 {
+        let segments = self.segments.read();
+        HBASE_ACTIVE_SEGMENT_OVERHEAD
+            + segments.active.size().hbase_heap_size
+            + segments.snapshot.as_ref().map_or(0, |s| {
+                HBASE_SNAPSHOT_SEGMENT_OVERHEAD + s.size().hbase_heap_size
+            })
+    }
+
+    /// True while a snapshot is held (taken and not yet cleared): the next
+    /// [`Self::snapshot`] returns it again instead of taking a new one.
+    pub fn has_snapshot(&self) -> bool {
+        self.segments.read().snapshot.is_some()
     }
 
     /// The snapshot (if any), then the active segment: what a read must merge.

@@ -14,7 +14,10 @@ use crate::index_key::{IndexKey, KeyBytes};
 use crate::lab::{LabSettings, MemStoreLab};
 use crate::record::MAX_CELL_BYTES;
 use crate::scanner::SegmentScanner;
-use crate::size::{ALLOCATOR_OVERHEAD, INDEX_ENTRY_OVERHEAD, MemStoreSize};
+use crate::size::{
+    ALLOCATOR_OVERHEAD, INDEX_ENTRY_OVERHEAD, MemStoreSize, hbase_cell_heap_size,
+    hbase_keyvalue_len_of_encoded,
+};
 use crossbeam_skiplist::SkipMap;
 use regionkv_cell::{Cell, CellRef, CellType, KeyValueScanner};
 use std::cell::Cell as FlagCell;
@@ -37,6 +40,7 @@ pub struct Segment {
     id: u64,
     data_size: AtomicU64,
     heap_size: AtomicU64,
+    hbase_heap_size: AtomicU64,
     cell_count: AtomicU64,
     min_timestamp: AtomicI64,
     max_timestamp: AtomicI64,
@@ -114,6 +118,7 @@ impl Segment {
             id: NEXT_SEGMENT_ID.fetch_add(1, Ordering::Relaxed),
             data_size: AtomicU64::new(0),
             heap_size: AtomicU64::new(0),
+            hbase_heap_size: AtomicU64::new(0),
             cell_count: AtomicU64::new(0),
             min_timestamp: AtomicI64::new(INITIAL_MIN_TIMESTAMP),
             max_timestamp: AtomicI64::new(INITIAL_MAX_TIMESTAMP),
@@ -178,9 +183,19 @@ impl Segment {
         }
         drop(node);
 
+        // HBase's charge (`size` module docs): a new skiplist entry, or a cell MSLAB copied
+        // into a chunk, is charged in full. Whether HBase would copy it is HBase's rule (its
+        // KeyValue length against `max_alloc`), not where this arena put the record.
+        let kv_len = hbase_keyvalue_len_of_encoded(key.len(), value.len(), tags.len());
+        let hbase_in_chunk = self.lab.max_alloc() > 0 && kv_len <= self.lab.max_alloc() as u64;
         let mut delta = MemStoreSize {
             data_size: len as u64,
             heap_size: copied.opened_chunk,
+            hbase_heap_size: if !existed || hbase_in_chunk {
+                hbase_cell_heap_size(kv_len, hbase_in_chunk)
+            } else {
+                0
+            },
             cell_count: 0,
         };
         if let Some(own) = copied.own_buffer {
@@ -201,6 +216,10 @@ impl Segment {
         }
         if delta.heap_size != 0 {
             self.heap_size.fetch_add(delta.heap_size, Ordering::Relaxed);
+        }
+        if delta.hbase_heap_size != 0 {
+            self.hbase_heap_size
+                .fetch_add(delta.hbase_heap_size, Ordering::Relaxed);
         }
         if delta.cell_count != 0 {
             self.cell_count
@@ -251,6 +270,7 @@ impl Segment {
         MemStoreSize {
             data_size: self.data_size.load(Ordering::Relaxed),
             heap_size: self.heap_size.load(Ordering::Relaxed),
+            hbase_heap_size: self.hbase_heap_size.load(Ordering::Relaxed),
             cell_count: self.cell_count.load(Ordering::Relaxed),
         }
     }

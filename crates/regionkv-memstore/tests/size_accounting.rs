@@ -7,13 +7,26 @@
 
 use regionkv_cell::{Cell, CellType, KeyValueScanner};
 use regionkv_memstore::size::{
-    ALLOCATOR_OVERHEAD, INDEX_ENTRY_OVERHEAD, OWN_BUFFER_LINK_LEN, record_header_len,
+    ALLOCATOR_OVERHEAD, HBASE_ACTIVE_SEGMENT_OVERHEAD, HBASE_SNAPSHOT_SEGMENT_OVERHEAD,
+    INDEX_ENTRY_OVERHEAD, OWN_BUFFER_LINK_LEN, hbase_cell_heap_size, hbase_keyvalue_len,
+    record_header_len,
 };
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize};
 
 /// Heap of an own buffer holding `cell`.
 fn own(cell: &Cell) -> u64 {
     OWN_BUFFER_LINK_LEN + header(cell) + cell.encoded_len() as u64 + ALLOCATOR_OVERHEAD
+}
+
+/// HBase's KeyValue length of `cell`.
+fn kv_len(cell: &Cell) -> u64 {
+    hbase_keyvalue_len(
+        cell.row().len(),
+        cell.family().len(),
+        cell.qualifier().len(),
+        cell.value().len(),
+        cell.tags().len(),
+    )
 }
 
 fn header(cell: &Cell) -> u64 {
@@ -134,6 +147,8 @@ fn a_cell_over_max_alloc_gets_its_own_buffer_and_is_counted_as_one() {
         MemStoreSize {
             data_size: len,
             heap_size: own(&big) + INDEX_ENTRY_OVERHEAD,
+            // HBase would not copy it into a chunk either: a KeyValue of its own.
+            hbase_heap_size: hbase_cell_heap_size(kv_len(&big), false),
             cell_count: 1,
         }
     );
@@ -168,6 +183,9 @@ fn an_equal_key_replaces_the_value_and_counts_its_bytes_but_no_cell() {
         MemStoreSize {
             data_size: n,
             heap_size: 0,
+            // HBase copied it into a chunk, so it charges it in full although no entry
+            // was added (`Segment#updateMetaInfo`: `succ || mslabUsed`).
+            hbase_heap_size: hbase_cell_heap_size(kv_len(&second), true),
             cell_count: 0,
         }
     );
@@ -182,6 +200,8 @@ fn an_equal_key_replaces_the_value_and_counts_its_bytes_but_no_cell() {
         MemStoreSize {
             data_size: n,
             heap_size: own(&second),
+            // Neither a new entry nor an MSLAB copy: HBase charges nothing.
+            hbase_heap_size: 0,
             cell_count: 0,
         }
     );
@@ -244,4 +264,93 @@ fn time_range_and_sequence_ids_follow_the_time_range_tracker() {
     memstore.add(marker(500, CellType::DeleteFamily, 1).as_cell_ref());
     assert_eq!(segment.time_range(), (0, 500));
     assert_eq!((segment.min_seq_id(), segment.max_seq_id()), (1, 1));
+}
+
+#[test]
+fn hbase_heap_size_charges_each_cell_as_hbase_does() {
+    // "row1"/"cf"/"q"/"v": a 28-byte KeyValue; in a chunk 40 + align8(32 + 28) = 104.
+    let small = Cell::put(b"row1", b"cf", b"q", 7, b"v")
+        .unwrap()
+        .with_seq_id(1);
+    assert_eq!(kv_len(&small), 28);
+    // A 100-byte value: 132-byte KeyValue, 40 + align8(164) = 208.
+    let hundred = Cell::put(b"row-00001", b"cf", b"q", 7, &[b'x'; 100])
+        .unwrap()
+        .with_seq_id(2);
+    assert_eq!(kv_len(&hundred), 132);
+    // With a 7-byte tag run: KeyValue 28 + 2 + 7 = 37, 40 + align8(69) = 112.
+    let tagged = Cell::put(b"row1", b"cf", b"q", 8, b"v")
+        .unwrap()
+        .with_tags(vec![0, 5, 1, b'a', b'b', b'c', b'd'])
+        .unwrap()
+        .with_seq_id(3);
+    assert_eq!(kv_len(&tagged), 37);
+    let memstore = MemStore::default();
+    assert_eq!(memstore.add(small.as_cell_ref()).hbase_heap_size, 104);
+    assert_eq!(memstore.add(hundred.as_cell_ref()).hbase_heap_size, 208);
+    assert_eq!(memstore.add(tagged.as_cell_ref()).hbase_heap_size, 112);
+    assert_eq!(memstore.size().hbase_heap_size, 104 + 208 + 112);
+    assert_eq!(
+        memstore.hbase_heap_size(),
+        HBASE_ACTIVE_SEGMENT_OVERHEAD + 104 + 208 + 112
+    );
+
+    // MSLAB off: every cell is a KeyValue of its own, 40 + 32 + align8(16 + length).
+    let off = MemStore::new(MemStoreConfig {
+        mslab_enabled: false,
+        ..MemStoreConfig::default()
+    });
+    assert_eq!(off.add(small.as_cell_ref()).hbase_heap_size, 40 + 32 + 48);
+    assert_eq!(off.add(tagged.as_cell_ref()).hbase_heap_size, 40 + 32 + 56);
+}
+
+#[test]
+fn hbase_copies_by_keyvalue_length_against_max_alloc() {
+    // HBase copies a cell into a chunk when its KeyValue length is at most max_alloc,
+    // whatever regionkv's own record layout does with it.
+    let at = Cell::put(b"r", b"cf", b"q", 1, &[1u8; 80])
+        .unwrap()
+        .with_seq_id(1);
+    let len = kv_len(&at);
+    let over = Cell::put(b"r", b"cf", b"q", 1, &[1u8; 81])
+        .unwrap()
+        .with_seq_id(2);
+    let memstore = MemStore::new(MemStoreConfig {
+        chunk_size: 4096,
+        max_alloc: len as usize,
+        ..MemStoreConfig::default()
+    });
+    assert_eq!(
+        memstore.add(at.as_cell_ref()).hbase_heap_size,
+        hbase_cell_heap_size(len, true)
+    );
+    assert_eq!(
+        memstore.add(over.as_cell_ref()).hbase_heap_size,
+        hbase_cell_heap_size(len + 1, false)
+    );
+}
+
+#[test]
+fn hbase_heap_size_follows_the_segments_through_a_snapshot() {
+    let memstore = MemStore::default();
+    assert_eq!(memstore.hbase_heap_size(), HBASE_ACTIVE_SEGMENT_OVERHEAD);
+    assert!(!memstore.has_snapshot());
+    let cells = cells(10, 20);
+    let sum = add_all(&memstore, &cells);
+    let per: Vec<u64> = cells
+        .iter()
+        .map(|c| hbase_cell_heap_size(kv_len(c), true))
+        .collect();
+    assert_eq!(sum.hbase_heap_size, per.iter().sum::<u64>());
+    let snapshot = memstore.snapshot().unwrap();
+    assert!(memstore.has_snapshot());
+    // The snapshot becomes an immutable segment; a fresh active segment starts.
+    assert_eq!(
+        memstore.hbase_heap_size(),
+        HBASE_SNAPSHOT_SEGMENT_OVERHEAD + sum.hbase_heap_size + HBASE_ACTIVE_SEGMENT_OVERHEAD
+    );
+    assert_eq!(snapshot.size().hbase_heap_size, sum.hbase_heap_size);
+    memstore.clear_snapshot(snapshot.id());
+    assert!(!memstore.has_snapshot());
+    assert_eq!(memstore.hbase_heap_size(), HBASE_ACTIVE_SEGMENT_OVERHEAD);
 }

@@ -166,7 +166,9 @@ pub enum Error {
     RegionTooBusy {
         /// The region's encoded name.
         region: String,
-        /// Current memstore data size.
+        /// The size over the limit: the region's memstore heap size as HBase models it
+        /// (against its blocking size), or the Db's memstore heap size (against the global
+        /// limit).
         size: u64,
         /// The blocking limit.
         limit: u64,

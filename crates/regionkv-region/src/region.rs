@@ -5,7 +5,8 @@
 //! (bounded) → row lock → shared updates lock → stamp "latest" timestamps with the clock →
 //! MVCC begin (the write number is the edit's sequence id) → WAL append at the mutation's
 //! durability → memstore insert → MVCC complete (the whole row mutation becomes visible at
-//! once) → release → ask for a flush when the memstore passed the flush size.
+//! once) → release → ask for a flush when the memstore passed the flush size (both limits
+//! on HBase's modeled heap size, `memstore_hbase_heap_size`).
 //!
 //! Flush: flush lock → exclusive updates lock, wait for in-flight writes, snapshot the
 //! selected stores, note the flush sequence id → (no lock held) write each snapshot as a
@@ -39,6 +40,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use regionkv_cell::bytes::to_string_binary;
 use regionkv_cell::key::LATEST_TIMESTAMP;
 use regionkv_cell::{Cell, CellType, OwnedKey};
+use regionkv_memstore::size::{HBASE_ACTIVE_SEGMENT_OVERHEAD, HBASE_SNAPSHOT_SEGMENT_OVERHEAD};
 use regionkv_memstore::{MemStoreSize, Segment};
 use regionkv_wal::{SyncMode, WalEdit, WalKeyRef};
 use std::collections::BTreeMap;
@@ -132,6 +134,10 @@ pub struct Region {
     memstore_size: AtomicU64,
     /// Sum of the stores' memstore heap sizes (memory held: what the Db-wide budget counts).
     memstore_heap_size: AtomicU64,
+    /// Sum of the stores' memstore heap sizes as HBase 2.x models them (what the flush
+    /// size, the blocking size and the flush policy compare): charged adds plus segment
+    /// overheads, kept equal to the sum of `MemStore::hbase_heap_size` over the stores.
+    memstore_hbase_heap_size: AtomicU64,
     flushed: (Mutex<()>, Condvar),
     poisoned: Mutex<Option<String>>,
     /// Set when `close` starts: the closing flush asks for no split.
@@ -301,6 +307,7 @@ impl Region {
             }
             stores.insert(family.name.clone(), Arc::new(store));
         }
+        let active_overheads = stores.len() as u64 * HBASE_ACTIVE_SEGMENT_OVERHEAD;
         let region = Self {
             info: manifest.region.clone(),
             encoded,
@@ -316,6 +323,9 @@ impl Region {
             compaction_lock: Mutex::new(()),
             memstore_size: AtomicU64::new(0),
             memstore_heap_size: AtomicU64::new(0),
+            // Every store's active segment weighs its overhead from the start, as HBase's
+            // `AbstractMemStore#resetActive` reports it to the region when the store opens.
+            memstore_hbase_heap_size: AtomicU64::new(active_overheads),
             flushed: (Mutex::new(()), Condvar::new()),
             poisoned: Mutex::new(None),
             closing: AtomicBool::new(false),
@@ -500,10 +510,20 @@ impl Region {
     pub(crate) fn metrics_handle(&self) -> Arc<RegionMetrics> {
         Arc::clone(&self.metrics)
     }
-    /// Sum of the stores' memstore data sizes: the cell bytes a flush would write (what
-    /// the flush size and the blocking size apply to).
+    /// Sum of the stores' memstore data sizes: the cell bytes a flush would write (HBase's
+    /// `getMemStoreDataSize`: what a region reports as its memstore size, and whether it
+    /// has anything to flush).
     pub fn memstore_data_size(&self) -> u64 {
         self.memstore_size.load(Ordering::Acquire)
+    }
+    /// Sum of the stores' memstore heap sizes as HBase 2.x models them
+    /// (`HRegion#getMemStoreHeapSize`; rules in `regionkv_memstore::size`, "HBase's heap
+    /// size"): what the flush size (`HRegion#isFlushSize`) and the blocking size
+    /// (`HRegion#checkResources`) are compared with, as HBase does since HBASE-18294. A cell
+    /// with a 100-byte value weighs about 1.6 times its data size here; an empty store
+    /// weighs its segment's overhead.
+    pub fn memstore_hbase_heap_size(&self) -> u64 {
+        self.memstore_hbase_heap_size.load(Ordering::Acquire)
     }
     /// Sum of the stores' memstore heap sizes: the memory the memstores hold (arena chunks
     /// with their slack, index entries, own buffers), which the Db-wide budget counts.
@@ -544,14 +564,22 @@ impl Region {
             .fetch_add(delta.data_size, Ordering::AcqRel);
         self.memstore_heap_size
             .fetch_add(delta.heap_size, Ordering::AcqRel);
+        self.memstore_hbase_heap_size
+            .fetch_add(delta.hbase_heap_size, Ordering::AcqRel);
         self.services.global.add(delta);
     }
 
-    /// Takes back what flushed snapshots held: a segment's size is exactly the sum of the
-    /// deltas its adds reported, so the counters return to what the other segments hold.
-    fn account_sub(&self, delta: MemStoreSize) {
+    /// Takes back what `snapshots` flushed snapshots held: a segment's size is exactly the
+    /// sum of the deltas its adds reported, so the counters return to what the other
+    /// segments hold. HBase's modeled heap size also drops each snapshot's segment overhead
+    /// (HBase's flush takes back the snapshot's whole size).
+    fn account_sub(&self, delta: MemStoreSize, snapshots: u64) {
         crate::services::saturating_sub(&self.memstore_size, delta.data_size);
         crate::services::saturating_sub(&self.memstore_heap_size, delta.heap_size);
+        crate::services::saturating_sub(
+            &self.memstore_hbase_heap_size,
+            delta.hbase_heap_size + snapshots * HBASE_SNAPSHOT_SEGMENT_OVERHEAD,
+        );
         self.services.global.sub(delta);
     }
 
@@ -584,28 +612,30 @@ impl Region {
 
     /// Waits (bounded) while this region's memstore is above its blocking size or the Db
     /// is above its global limit (HBase's `checkResources`). The blocking size is checked
-    /// against the data size, the global limit against the heap size the budget counts
-    /// (`services` module docs).
+    /// against HBase's modeled heap size ([`Self::memstore_hbase_heap_size`]), as HBase
+    /// compares heap + off-heap size with it; the global limit against the memory the
+    /// budget counts (`services` module docs).
     fn check_resources(self: &Arc<Self>) -> Result<()> {
         let limit = self.blocking_size();
-        if self.memstore_data_size() > limit {
+        if self.memstore_hbase_heap_size() > limit {
             self.metrics.blocked_writes.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(
                 region = %self.encoded,
-                size = self.memstore_data_size(),
+                size = self.memstore_hbase_heap_size(),
+                data_size = self.memstore_data_size(),
                 limit,
                 "blocking updates: memstore above the blocking limit"
             );
             self.request_flush();
             let deadline = Instant::now() + self.services.config.busy_wait;
             let mut g = self.flushed.0.lock();
-            while self.memstore_data_size() > limit {
+            while self.memstore_hbase_heap_size() > limit {
                 if self.flushed.1.wait_until(&mut g, deadline).timed_out()
-                    && self.memstore_data_size() > limit
+                    && self.memstore_hbase_heap_size() > limit
                 {
                     return Err(Error::RegionTooBusy {
                         region: self.encoded.clone(),
-                        size: self.memstore_data_size(),
+                        size: self.memstore_hbase_heap_size(),
                         limit,
                     });
                 }
@@ -810,8 +840,10 @@ impl Region {
     }
 
     /// After a write, with no lock held: asks for the flushes the memstore sizes call for.
+    /// The region's own flush is HBase's `requestFlushIfNeeded`: its modeled heap size
+    /// above the flush size (`HRegion#isFlushSize`).
     fn after_write(self: &Arc<Self>) {
-        if self.memstore_data_size() > self.table.memstore_flush_size {
+        if self.memstore_hbase_heap_size() > self.table.memstore_flush_size {
             self.request_flush();
         }
         if self.services.global.size() > self.services.global.limit()
@@ -892,7 +924,9 @@ impl Region {
             let stats: Vec<StoreFlushStats> = stores
                 .iter()
                 .map(|(_, s)| StoreFlushStats {
-                    data_size: s.memstore().size().data_size,
+                    // HBase's `FlushLargeStoresPolicy#shouldFlush` compares the store's
+                    // heap (+ off-heap) size with the lower bound.
+                    heap_size: s.memstore().hbase_heap_size(),
                     has_old_edit: s.oldest_edit_ms() < old_before,
                 })
                 .collect();
@@ -913,10 +947,18 @@ impl Region {
             let mut snapshots: Vec<(usize, Arc<Segment>)> = Vec::new();
             let mut empty = Vec::new();
             for (i, (_, store)) in stores.iter().enumerate() {
-                if selected.contains(&i)
-                    && let Some(seg) = store.snapshot_for_flush()
-                {
-                    snapshots.push((i, seg));
+                if selected.contains(&i) {
+                    // A snapshot left by a failed flush comes back as it is; a new one
+                    // turns into an immutable segment with its own overhead while a fresh
+                    // active segment starts (HBase's `DefaultMemStore#snapshot`).
+                    let held = store.memstore().has_snapshot();
+                    if let Some(seg) = store.snapshot_for_flush() {
+                        if !held {
+                            self.memstore_hbase_heap_size
+                                .fetch_add(HBASE_SNAPSHOT_SEGMENT_OVERHEAD, Ordering::AcqRel);
+                        }
+                        snapshots.push((i, seg));
+                    }
                 }
                 empty.push(store.memstore().size().data_size == 0);
             }
@@ -1003,15 +1045,17 @@ impl Region {
                 .unwrap_or(0)
         };
         let mut freed = MemStoreSize::ZERO;
+        let mut released = 0u64;
         for (i, seg, h) in written {
             let store = stores[i].1;
             if let Some(h) = h {
                 store.commit_files(vec![h]);
             }
             freed += seg.size();
+            released += 1;
             store.memstore().clear_snapshot(seg.id());
         }
-        self.account_sub(freed);
+        self.account_sub(freed, released);
         if !result.files.is_empty() {
             self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
         }

@@ -12,10 +12,15 @@
 //! `RegionServerAccounting` checks an on-heap memstore's water marks against the global
 //! heap size and `MemStoreFlusher` sorts regions by heap size under on-heap pressure. A
 //! budget of cell bytes alone left every store's chunk outside it: 1,000 families with one
-//! cell each held 2 GB under a 1 GiB limit (issue 24). A region's flush size and blocking
-//! size stay on the **data size** (what a flush writes), as they were; HBase 2 compares
-//! those with heap + off-heap size too, but its heap size has no chunk slack, and regionkv
-//! keeps a table's `MEMSTORE_FLUSHSIZE` meaning the bytes a flush writes.
+//! cell each held 2 GB under a 1 GiB limit (issue 24). A region's flush size, its blocking
+//! size and the per-family flush selection use **HBase's modeled heap size**
+//! (`Region::memstore_hbase_heap_size`), as HBase 2 compares those with its memstore's
+//! heap + off-heap size (`HRegion#isFlushSize`, `HRegion#checkResources`,
+//! `FlushLargeStoresPolicy#shouldFlush`): the per-cell charge HBase's on-heap memstore
+//! would make (skiplist entry, cell object, KeyValue bytes; `regionkv_memstore::size`), not
+//! regionkv's own memory, so a region flushes after as many cells as HBase's would. The
+//! **data size** (what a flush writes) is what a region reports and what says whether it
+//! has anything to flush.
 
 use crate::flush::policy::FlushPolicy;
 use parking_lot::{Condvar, Mutex};

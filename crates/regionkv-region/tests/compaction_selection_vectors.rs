@@ -587,8 +587,8 @@ fn run_flush_case(case: &FlushCase) -> Result<(), String> {
     let stores: Vec<StoreFlushStats> = sizes
         .iter()
         .enumerate()
-        .map(|(i, &data_size)| StoreFlushStats {
-            data_size,
+        .map(|(i, &heap_size)| StoreFlushStats {
+            heap_size,
             has_old_edit: old.get(i).copied().unwrap_or(false),
         })
         .collect();

@@ -278,10 +278,22 @@ fn selective_flush_keeps_the_unflushed_family_in_the_wal() {
 #[test]
 fn background_flusher_keeps_memstore_bounded() {
     let fs = MemFs::new();
+    // The region flushes when HBase's heap size passes 16 KiB: every 78 of these puts
+    // (208 bytes each, module `regionkv_memstore::size`), not every 124 as by data size,
+    // so 2000 puts make up to 25 files. This harness runs no compactions, and the flusher
+    // holds a flush back (up to 90 s) for a compaction once a store has more than
+    // blockingStoreFiles (16) files; that wait is not what this test is about.
+    let config = RegionConfig {
+        compaction: regionkv_region::compaction::CompactionConfig {
+            blocking_store_files: 100,
+            ..regionkv_region::compaction::CompactionConfig::default()
+        },
+        ..RegionConfig::default()
+    };
     let h = Harness::new(
         Arc::new(fs.clone()),
         table(16 * 1024, &[b"cf"]),
-        RegionConfig::default(),
+        config,
         true,
     );
     for i in 0..2000 {
@@ -473,4 +485,105 @@ fn a_store_holding_an_hour_old_edit_flushes_even_when_small() {
         h.region().flush().unwrap().flushed_families,
         vec![b"big".to_vec()]
     );
+}
+
+/// HBase's charge for each put of the flush-size tests below: row "row-NNNNN" (9 bytes),
+/// family "cf", qualifier "q", a 100-byte value make a 132-byte KeyValue (4 + 4 + key 2 +
+/// 9 + 1 + 2 + 1 + 8 + 1 = 24, + 100), copied into an MSLAB chunk: skiplist entry 40 +
+/// `align8(ByteBufferKeyValue overhead 32 + 132)` = 40 + 168 = 208 bytes.
+const HBASE_CHARGE_100B: u64 = 208;
+/// HBase's `MutableSegment.DEEP_OVERHEAD`: the one store's active segment, counted from open.
+const ACTIVE_SEGMENT: u64 = 256;
+
+fn put_100b(h: &Harness, i: usize) -> regionkv_region::Result<u64> {
+    h.put(
+        &format!("row-{i:05}"),
+        b"cf",
+        "q",
+        &"v".repeat(100),
+        Durability::SkipWal,
+    )
+}
+
+#[test]
+fn the_flush_size_applies_to_hbase_heap_size_not_to_data_size() {
+    // HBase 2.x requests a flush once heap size > flush size (`HRegion#isFlushSize`). With
+    // a 128 KiB flush size: 256 + 208 n > 131072 first holds at n = 629 (628 puts weigh
+    // 130,880). By data size (132 bytes a put) it would take 993 puts.
+    let flush_size = 128 * 1024;
+    let config = RegionConfig {
+        inline_flush: true,
+        ..RegionConfig::default()
+    };
+    let h = Harness::new(
+        Arc::new(MemFs::new()),
+        table(flush_size, &[b"cf"]),
+        config,
+        false,
+    );
+    let flushes = || {
+        h.region()
+            .metrics()
+            .flushes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    assert_eq!(h.region().memstore_hbase_heap_size(), ACTIVE_SEGMENT);
+    for i in 1..=628 {
+        put_100b(&h, i).unwrap();
+    }
+    assert_eq!(flushes(), 0, "not before put 629");
+    assert_eq!(
+        h.region().memstore_hbase_heap_size(),
+        ACTIVE_SEGMENT + 628 * HBASE_CHARGE_100B
+    );
+    assert_eq!(h.region().memstore_hbase_heap_size(), 130_880);
+    assert_eq!(h.region().memstore_data_size(), 628 * 132);
+    put_100b(&h, 629).unwrap();
+    assert_eq!(flushes(), 1, "put 629 crosses the flush size");
+    assert_eq!(h.region().memstore_data_size(), 0);
+    // The snapshot's charges and overhead went with the flush; the new active segment
+    // weighs its overhead again.
+    assert_eq!(h.region().memstore_hbase_heap_size(), ACTIVE_SEGMENT);
+    let files = &h.region().manifest().stores[&b"cf"[..]].files;
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].cell_count, 629);
+    // The next flush again after 629 puts.
+    for i in 630..=1257 {
+        put_100b(&h, i).unwrap();
+    }
+    assert_eq!(flushes(), 1);
+    put_100b(&h, 1258).unwrap();
+    assert_eq!(flushes(), 2);
+    assert_eq!(h.dump().len(), 1258);
+}
+
+#[test]
+fn writes_block_above_flush_size_times_multiplier_of_hbase_heap_size() {
+    // HBase's `checkResources` refuses a write while heap size > flush size × multiplier
+    // (4): 256 + 208 n > 524,288 first holds after n = 2,520 puts, so put 2,521 is held
+    // back. By data size the region would take 3,972 puts before blocking.
+    let config = RegionConfig {
+        busy_wait: Duration::from_millis(10),
+        ..RegionConfig::default()
+    };
+    let h = Harness::new(
+        Arc::new(MemFs::new()),
+        table(128 * 1024, &[b"cf"]),
+        config,
+        false,
+    );
+    for i in 1..=2520 {
+        put_100b(&h, i).unwrap();
+    }
+    let size = ACTIVE_SEGMENT + 2520 * HBASE_CHARGE_100B;
+    assert_eq!(size, 524_416);
+    assert_eq!(h.region().memstore_hbase_heap_size(), size);
+    match put_100b(&h, 2521) {
+        Err(Error::RegionTooBusy {
+            size: got, limit, ..
+        }) => assert_eq!((got, limit), (size, 4 * 128 * 1024)),
+        other => panic!("expected RegionTooBusy, got {other:?}"),
+    }
+    h.region().flush().unwrap();
+    put_100b(&h, 2521).unwrap();
 }

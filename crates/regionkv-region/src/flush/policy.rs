@@ -2,11 +2,13 @@
 //! stores' memstore sizes, so they can be tested and simulated without I/O.
 //!
 //! * [`FlushPolicy::AllLargeStores`] (HBase 2.x default, `FlushAllLargeStoresPolicy`):
-//!   flush only the stores whose memstore data size is above a lower bound, so one busy
+//!   flush only the stores whose memstore heap size is above a lower bound, so one busy
 //!   family does not force its quiet neighbours to write many tiny files; if none is above
-//!   it, flush them all. The bound is `max(flush size / number of families, 16 MiB)`
-//!   (`hbase.hregion.percolumnfamilyflush.size.lower.bound.min`), or the table's
-//!   `hbase.hregion.percolumnfamilyflush.size.lower.bound` when set.
+//!   it, flush them all. The size is HBase's modeled heap size
+//!   (`MemStore::hbase_heap_size`), as `FlushLargeStoresPolicy#shouldFlush` compares a
+//!   store's heap + off-heap size with the bound. The bound is `max(flush size / number of
+//!   families, 16 MiB)` (`hbase.hregion.percolumnfamilyflush.size.lower.bound.min`), or the
+//!   table's `hbase.hregion.percolumnfamilyflush.size.lower.bound` when set.
 //! * [`FlushPolicy::AllStores`] (`FlushAllStoresPolicy`): every store flushes together —
 //!   the behaviour of HBase before 1.1, where one family's flush drags its neighbours.
 //!
@@ -71,8 +73,9 @@ pub const DEFAULT_FLUSH_INTERVAL_MS: i64 = 3_600_000;
 /// What the policy knows of one store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StoreFlushStats {
-    /// Memstore data size.
-    pub data_size: u64,
+    /// The store's memstore heap size as HBase models it (`MemStore::hbase_heap_size`:
+    /// charged adds and segment overheads), what HBase's policy compares with the bound.
+    pub heap_size: u64,
     /// Holds an edit older than the flush interval (HBase's `HRegion.shouldFlushStore`).
     pub has_old_edit: bool,
 }
@@ -91,7 +94,7 @@ impl FlushPolicy {
         let large: Vec<usize> = stores
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.data_size > bound || s.has_old_edit)
+            .filter(|(_, s)| s.heap_size > bound || s.has_old_edit)
             .map(|(i, _)| i)
             .collect();
         if large.is_empty() { all } else { large }
@@ -101,8 +104,8 @@ impl FlushPolicy {
     pub fn select_by_size(&self, config: &FlushPolicyConfig, sizes: &[u64]) -> Vec<usize> {
         let stats: Vec<StoreFlushStats> = sizes
             .iter()
-            .map(|&data_size| StoreFlushStats {
-                data_size,
+            .map(|&heap_size| StoreFlushStats {
+                heap_size,
                 has_old_edit: false,
             })
             .collect();
@@ -148,11 +151,11 @@ mod tests {
         let c = FlushPolicyConfig::new(128 * MB);
         let stores = [
             StoreFlushStats {
-                data_size: 10 * MB,
+                heap_size: 10 * MB,
                 has_old_edit: false,
             },
             StoreFlushStats {
-                data_size: MB,
+                heap_size: MB,
                 has_old_edit: true,
             },
         ];
