@@ -425,6 +425,11 @@ impl ReadableFile for FaultReadableFile {
         self.inner.read_at(offset, buf)
     }
 
+    fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        guard(&self.shared, FaultOp::Other, "read_at", self.inner.path())?;
+        self.inner.pread_at(offset, buf)
+    }
+
     fn as_slice(&self) -> Option<&[u8]> {
         self.inner.as_slice()
     }

@@ -211,6 +211,15 @@ pub trait ReadableFile: Send + Sync + Debug {
     /// with [`Error::UnexpectedEof`], which names the path and the offset.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
 
+    /// Like [`read_at`](ReadableFile::read_at), but a memory-mapped file is read with a
+    /// positioned read of its descriptor instead of through the mapping, so the pages read
+    /// do not join the process's resident set. Readers that decode what they read into a
+    /// cache of their own (compressed storefile blocks) use it: the mapping would only add
+    /// a second, uncounted copy. Other files read as `read_at` does.
+    fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.read_at(offset, buf)
+    }
+
     /// The whole file as one slice, when it is memory-mapped or held in memory; `None` when
     /// reads must go through [`read_at`](ReadableFile::read_at).
     fn as_slice(&self) -> Option<&[u8]>;

@@ -193,7 +193,7 @@ impl Fs for RealFs {
                 // is outside that contract and would raise SIGBUS (documented on this module;
                 // use ReadMode::Pread for directories others may touch).
                 let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("mmap", path, e))?;
-                Backing::Mmap(map)
+                Backing::Mmap(map, file)
             }
         };
         Ok(Arc::new(RealReadableFile {
@@ -505,8 +505,8 @@ impl WritableFile for RealWritableFile {
 /// How a [`RealReadableFile`] reaches its bytes.
 #[derive(Debug)]
 enum Backing {
-    /// The whole file, mapped.
-    Mmap(Mmap),
+    /// The whole file, mapped, and its descriptor (for `pread_at`).
+    Mmap(Mmap, File),
     /// A zero-length file in mmap mode (nothing to map).
     Empty,
     /// Positioned reads on the reader's own descriptor (unbounded pread mode).
@@ -531,10 +531,20 @@ impl ReadableFile for RealReadableFile {
         self.len
     }
 
+    fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        match &self.backing {
+            Backing::Mmap(_, file) => {
+                check_range(&self.path, offset, buf.len(), self.len)?;
+                pread_exact(file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e))
+            }
+            _ => self.read_at(offset, buf),
+        }
+    }
+
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let range = check_range(&self.path, offset, buf.len(), self.len)?;
         match &self.backing {
-            Backing::Mmap(map) => {
+            Backing::Mmap(map, _) => {
                 let src = map.get(range).ok_or_else(|| Error::UnexpectedEof {
                     path: self.path.clone(),
                     offset,
@@ -560,7 +570,7 @@ impl ReadableFile for RealReadableFile {
 
     fn as_slice(&self) -> Option<&[u8]> {
         match &self.backing {
-            Backing::Mmap(map) => Some(&map[..]),
+            Backing::Mmap(map, _) => Some(&map[..]),
             Backing::Empty => Some(&[]),
             Backing::Pread(_) | Backing::Cached { .. } => None,
         }
@@ -694,6 +704,32 @@ mod tests {
             RealFs::with_read_mode(ReadMode::Mmap),
             RealFs::with_read_mode(ReadMode::Pread),
         ]
+    }
+
+    #[test]
+    fn pread_at_reads_what_read_at_reads_in_both_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for (n, fs) in both_modes().into_iter().enumerate() {
+            let path = dir.path().join(format!("f{n}"));
+            let mut w = fs.create_new(&path).unwrap();
+            w.append(&data).unwrap();
+            w.sync_data().unwrap();
+            drop(w);
+            let r = fs.open_read(&path).unwrap();
+            for (off, len) in [(0usize, 1usize), (4095, 2), (12_345, 7_000), (19_999, 1)] {
+                let (mut a, mut b) = (vec![0; len], vec![0; len]);
+                r.read_at(off as u64, &mut a).unwrap();
+                r.pread_at(off as u64, &mut b).unwrap();
+                assert_eq!(a, b);
+                assert_eq!(a, &data[off..off + len]);
+            }
+            let mut past = [0u8; 2];
+            assert!(matches!(
+                r.pread_at(19_999, &mut past),
+                Err(Error::UnexpectedEof { .. })
+            ));
+        }
     }
 
     #[test]

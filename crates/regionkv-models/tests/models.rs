@@ -111,8 +111,16 @@ fn mvcc_read_point() {
 /// lower). Readers that close let it move on.
 #[test]
 fn mvcc_smallest_read_point() {
-    check(|| {
-        let mvcc = Arc::new(Mvcc::new(0));
+    // Two readers over 2 lock-free slots, 1 slot (one falls back to the locked list) and
+    // none.
+    for slots in [2, 1, 0] {
+        check(move || smallest_read_point_with(slots));
+    }
+}
+
+fn smallest_read_point_with(slots: usize) {
+    {
+        let mvcc = Arc::new(Mvcc::with_reader_slots(0, slots));
         let writer = {
             let mvcc = mvcc.clone();
             thread::spawn(move || {
@@ -159,7 +167,7 @@ fn mvcc_smallest_read_point() {
         drop(guards);
         assert_eq!(mvcc.open_readers(), 0);
         assert_eq!(mvcc.smallest_read_point(), mvcc.read_point());
-    });
+    }
 }
 
 // ---------------------------------------------------------------------------------------

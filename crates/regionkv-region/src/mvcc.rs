@@ -20,6 +20,14 @@
 //! counting it as a version. A reader registers under the same lock that computes the
 //! smallest point, so either the flush sees the reader, or the reader's point is at least
 //! the one the flush used.
+//!
+//! Registration is lock-free in the common case (every Get registers, so a mutex here is a
+//! point of contention and a tenth of a missing-key Get): a reader claims a free slot of a
+//! small array with its read point, then checks that the read point did not move
+//! meanwhile (and republishes until it did not). `smallest_read_point` loads the read
+//! point first and the slots after, all sequentially consistent, so for a reader it does
+//! not see the reader's check came later and found a read point at least as high. More
+//! readers than slots fall back to the locked list.
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
@@ -55,8 +63,38 @@ pub struct Mvcc {
     queue: Mutex<Queue>,
     advanced: Condvar,
     /// Read points of open readers with their counts, ascending (a reader registers the
-    /// current read point, which never goes back, so new entries go at the end).
+    /// current read point, which never goes back, so new entries go at the end): the
+    /// readers that found every slot taken.
     readers: Mutex<VecDeque<(u64, usize)>>,
+    /// Lock-free reader slots: 0 when free, else the reader's read point + 1.
+    slots: Box<[AtomicU64]>,
+}
+
+/// Reader slots of a region: open scanners and Gets in flight at once before the locked
+/// list is used.
+pub const READER_SLOTS: usize = 32;
+
+/// Where a reader is registered.
+#[derive(Debug, Clone, Copy)]
+enum Registration {
+    Slot(usize),
+    List,
+}
+
+thread_local! {
+    /// The slot this thread tries first, so threads spread over the slots.
+    static FIRST_SLOT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
+static NEXT_FIRST_SLOT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn first_slot() -> usize {
+    FIRST_SLOT.with(|f| {
+        if f.get() == usize::MAX {
+            f.set(NEXT_FIRST_SLOT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        }
+        f.get()
+    })
 }
 
 /// An open reader's read point, registered with its region's [`Mvcc`] until dropped.
@@ -65,6 +103,7 @@ pub struct Mvcc {
 pub struct ReadPointGuard {
     mvcc: Arc<Mvcc>,
     read_point: u64,
+    at: Registration,
 }
 
 impl ReadPointGuard {
@@ -77,6 +116,12 @@ impl ReadPointGuard {
 
 impl Drop for ReadPointGuard {
     fn drop(&mut self) {
+        if let Registration::Slot(i) = self.at {
+            if let Some(slot) = self.mvcc.slots.get(i) {
+                slot.store(0, Ordering::Release);
+            }
+            return;
+        }
         let mut readers = self.mvcc.readers.lock();
         // Entries are sorted and unique by read point.
         if let Ok(i) = readers.binary_search_by_key(&self.read_point, |e| e.0) {
@@ -92,7 +137,14 @@ impl Mvcc {
     /// Starts with `start` as both the read point and the last write number (the highest
     /// sequence id recovered from storefiles and the WAL).
     pub fn new(start: u64) -> Self {
+        Self::with_reader_slots(start, READER_SLOTS)
+    }
+
+    /// As [`Self::new`], with `slots` lock-free reader slots (the models use few, so that
+    /// the locked list is exercised too).
+    pub fn with_reader_slots(start: u64, slots: usize) -> Self {
         Self {
+            slots: (0..slots).map(|_| AtomicU64::new(0)).collect(),
             read_point: AtomicU64::new(start),
             queue: Mutex::new(Queue {
                 entries: VecDeque::new(),
@@ -107,8 +159,42 @@ impl Mvcc {
     /// compactions keep what it sees) until the guard drops (HBase registers each
     /// RegionScanner in `scannerReadPoints`).
     pub fn open_reader(self: &Arc<Self>) -> ReadPointGuard {
+        let n = self.slots.len();
+        let first = first_slot();
+        for k in 0..n {
+            let i = (first + k) % n;
+            let Some(slot) = self.slots.get(i) else {
+                break;
+            };
+            if slot.load(Ordering::Relaxed) != 0 {
+                continue;
+            }
+            let mut rp = self.read_point.load(Ordering::SeqCst);
+            if slot
+                .compare_exchange(0, rp + 1, Ordering::SeqCst, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            // Published; if the read point moved since it was loaded, a smallest-read-point
+            // taken in between may have missed this slot and used the newer point, so take
+            // the newer point too and check again.
+            loop {
+                let now = self.read_point.load(Ordering::SeqCst);
+                if now == rp {
+                    break;
+                }
+                rp = now;
+                slot.store(rp + 1, Ordering::SeqCst);
+            }
+            return ReadPointGuard {
+                mvcc: Arc::clone(self),
+                read_point: rp,
+                at: Registration::Slot(i),
+            };
+        }
         let mut readers = self.readers.lock();
-        let rp = self.read_point();
+        let rp = self.read_point.load(Ordering::SeqCst);
         match readers.back_mut() {
             Some(last) if last.0 == rp => last.1 += 1,
             _ => readers.push_back((rp, 1)),
@@ -116,6 +202,7 @@ impl Mvcc {
         ReadPointGuard {
             mvcc: Arc::clone(self),
             read_point: rp,
+            at: Registration::List,
         }
     }
 
@@ -124,13 +211,25 @@ impl Mvcc {
     /// some reader, which then needs the versions below them.
     pub fn smallest_read_point(&self) -> u64 {
         let readers = self.readers.lock();
-        let rp = self.read_point();
-        readers.front().map_or(rp, |e| e.0.min(rp))
+        // The read point before the slots (see the module docs).
+        let rp = self.read_point.load(Ordering::SeqCst);
+        let listed = readers.front().map_or(rp, |e| e.0.min(rp));
+        self.slots
+            .iter()
+            .map(|s| s.load(Ordering::SeqCst))
+            .filter(|&v| v != 0)
+            .fold(listed, |m, v| m.min(v - 1))
     }
 
     /// Number of readers holding a read point (for tests and metrics).
     pub fn open_readers(&self) -> usize {
-        self.readers.lock().iter().map(|e| e.1).sum()
+        let listed: usize = self.readers.lock().iter().map(|e| e.1).sum();
+        listed
+            + self
+                .slots
+                .iter()
+                .filter(|s| s.load(Ordering::SeqCst) != 0)
+                .count()
     }
 
     /// The highest sequence id every reader may see.
@@ -161,7 +260,7 @@ impl Mvcc {
             q.next = seq + 1;
         }
         if q.entries.is_empty() && self.read_point() < seq {
-            self.read_point.store(seq, Ordering::Release);
+            self.read_point.store(seq, Ordering::SeqCst);
         }
     }
 
@@ -178,7 +277,7 @@ impl Mvcc {
             advanced_to = Some(n);
         }
         if let Some(n) = advanced_to {
-            self.read_point.store(n, Ordering::Release);
+            self.read_point.store(n, Ordering::SeqCst);
             self.advanced.notify_all();
         }
         self.read_point() >= entry.write_number

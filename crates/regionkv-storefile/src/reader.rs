@@ -69,6 +69,9 @@ impl BlockData {
     }
 }
 
+/// Bytes the first read of a part table takes.
+const TABLE_READ: usize = 1024;
+
 /// Which part of a data block [`StoreFileReader::data_part`] returns. A block not stored
 /// in parts has one part, the whole block.
 #[derive(Debug, Clone, Copy)]
@@ -300,6 +303,11 @@ impl StoreFileReader {
                 &owned[..]
             }
         };
+        self.decode_block(raw, offset, expect)
+    }
+
+    /// Verifies the framed block `raw` read at `offset` and returns its decoded body.
+    fn decode_block(&self, raw: &[u8], offset: u64, expect: BlockType) -> Result<Vec<u8>> {
         let (header, body) =
             parse_block(raw).map_err(|e| self.frame_error(offset, expect.name(), e))?;
         self.check_type(offset, &header, expect)?;
@@ -335,7 +343,12 @@ impl StoreFileReader {
         {
             return Ok(b);
         }
-        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect)?);
+        let body = Arc::new(if expect == BlockType::Data {
+            let raw = self.bytes_for_cache(h.offset, h.size as usize)?;
+            self.decode_block(&raw, h.offset, expect)?
+        } else {
+            self.read_meta_block(h.offset, h.size, expect)?
+        });
         if let Some(cache) = &self.cache {
             cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
         }
@@ -353,6 +366,22 @@ impl StoreFileReader {
             ));
         }
         Ok(())
+    }
+
+    /// `len` bytes at `offset` of a compressed data block, which is decoded into the block
+    /// cache: read with pread even from a mapped file (`ReadableFile::pread_at`), as HBase
+    /// and RocksDB read blocks into their caches, so that the file's pages do not add to
+    /// the resident set beside their decoded copies.
+    fn bytes_for_cache(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(self.corrupt(offset, format!("{len} bytes run past the end of the file")));
+        }
+        let mut buf = vec![0; len];
+        self.file.pread_at(offset, &mut buf)?;
+        Ok(buf)
     }
 
     /// `len` bytes at `offset`: a slice of the mapping, or read with pread.
@@ -406,7 +435,7 @@ impl StoreFileReader {
         let data = match self.cache.as_ref().and_then(|c| c.get(&key)) {
             Some(body) => body,
             None => {
-                let stored = self.bytes_at(at, e.disk_len as usize)?;
+                let stored = self.bytes_for_cache(at, e.disk_len as usize)?;
                 let computed = crc32fast::hash(&stored);
                 if computed != e.crc {
                     return Err(Error::ChecksumMismatch {
@@ -448,11 +477,17 @@ impl StoreFileReader {
             return Ok(t);
         }
         let size = h.size as usize;
-        let table_len = peek_table_len(&self.bytes_at(h.offset, HEADER_LEN + 4)?)
+        // One read takes the header and, most often, the whole table (16 parts of keys
+        // under 40 bytes); a longer table takes a second.
+        let mut head = self.bytes_for_cache(h.offset, size.min(TABLE_READ))?;
+        let table_len = peek_table_len(&head)
             .filter(|&t| HEADER_LEN + t + FRAMING_LEN - HEADER_LEN <= size)
             .ok_or_else(|| self.corrupt(h.offset, "part table runs past its block".into()))?;
-        let head = self.bytes_at(h.offset, HEADER_LEN + table_len)?;
-        let crc = self.bytes_at(h.offset + size as u64 - 4, 4)?;
+        if head.len() < HEADER_LEN + table_len {
+            head = self.bytes_for_cache(h.offset, HEADER_LEN + table_len)?;
+        }
+        head.truncate(HEADER_LEN + table_len);
+        let crc = self.bytes_for_cache(h.offset + size as u64 - 4, 4)?;
         let crc = crate::format::be_u32(&crc, 0).unwrap_or(0);
         let table = verify_parted_block(&head, crc, size, self.trailer.compression).map_err(
             |e| match e {
