@@ -193,7 +193,13 @@ impl Fs for RealFs {
                 // is outside that contract and would raise SIGBUS (documented on this module;
                 // use ReadMode::Pread for directories others may touch).
                 let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("mmap", path, e))?;
-                Backing::Mmap(map, file)
+                Backing::Mmap(
+                    map,
+                    MappedPread {
+                        identity: Identity::of(&meta),
+                        file: std::sync::OnceLock::new(),
+                    },
+                )
             }
         };
         Ok(Arc::new(RealReadableFile {
@@ -505,8 +511,8 @@ impl WritableFile for RealWritableFile {
 /// How a [`RealReadableFile`] reaches its bytes.
 #[derive(Debug)]
 enum Backing {
-    /// The whole file, mapped, and its descriptor (for `pread_at`).
-    Mmap(Mmap, File),
+    /// The whole file, mapped (its descriptor is closed), and what `pread_at` needs.
+    Mmap(Mmap, MappedPread),
     /// A zero-length file in mmap mode (nothing to map).
     Empty,
     /// Positioned reads on the reader's own descriptor (unbounded pread mode).
@@ -516,6 +522,34 @@ enum Backing {
         cache: Arc<DescriptorCache>,
         id: u64,
     },
+}
+
+/// `pread_at` on a mapped file: a descriptor opened on first use, so that mapped files
+/// that are never read this way (uncompressed storefiles, logs) hold no descriptor, as
+/// mmap mode promises.
+#[derive(Debug)]
+struct MappedPread {
+    /// The mapped file's identity: a reopen by path must find the same file.
+    identity: Identity,
+    file: std::sync::OnceLock<File>,
+}
+
+impl MappedPread {
+    /// The descriptor, opened by path on first use; `None` when the path no longer names
+    /// the mapped file (unlinked by a compaction, replaced) or cannot be opened (out of
+    /// descriptors), and the caller reads through the mapping instead.
+    fn descriptor(&self, path: &Path) -> Option<&File> {
+        if let Some(f) = self.file.get() {
+            return Some(f);
+        }
+        let (file, meta) = open_regular("open_read", path, OpenOptions::new().read(true)).ok()?;
+        if Identity::of(&meta) != self.identity {
+            return None;
+        }
+        // A racing thread may have set it first; either descriptor reads the same file.
+        let _ = self.file.set(file);
+        self.file.get()
+    }
 }
 
 /// A real file open for reading. Its length is fixed at open time.
@@ -532,13 +566,13 @@ impl ReadableFile for RealReadableFile {
     }
 
     fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        match &self.backing {
-            Backing::Mmap(_, file) => {
-                check_range(&self.path, offset, buf.len(), self.len)?;
-                pread_exact(file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e))
-            }
-            _ => self.read_at(offset, buf),
+        if let Backing::Mmap(_, p) = &self.backing
+            && let Some(file) = p.descriptor(&self.path)
+        {
+            check_range(&self.path, offset, buf.len(), self.len)?;
+            return pread_exact(file, offset, buf).map_err(|e| Error::io("read_at", &self.path, e));
         }
+        self.read_at(offset, buf)
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
@@ -729,6 +763,14 @@ mod tests {
                 r.pread_at(19_999, &mut past),
                 Err(Error::UnexpectedEof { .. })
             ));
+            // A file removed, or replaced under its name, before its first pread_at still
+            // reads its own bytes (mmap mode falls back to its mapping).
+            let r2 = fs.open_read(&path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            std::fs::write(&path, vec![0xEEu8; 20_000]).unwrap();
+            let mut b = vec![0; 100];
+            r2.pread_at(500, &mut b).unwrap();
+            assert_eq!(b, &data[500..600]);
         }
     }
 
