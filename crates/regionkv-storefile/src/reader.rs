@@ -288,22 +288,13 @@ impl StoreFileReader {
         }
     }
 
-    /// Reads, verifies and decodes a block read once at open (file info, root, bloom).
+    /// Reads, verifies and decodes a block kept in memory (file info, root, bloom, index
+    /// blocks). Read with pread even from a mapped file: the decoded copy is what is kept,
+    /// and touching the mapping would add the block's pages (and the kernel's fault-around
+    /// neighbours) to the resident set as well.
     fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
-        // A mapped file is decoded in place: no copy of the framed block first.
-        let mapped = self.file.as_slice().and_then(|map| {
-            let start = usize::try_from(offset).ok()?;
-            map.get(start..start.checked_add(size as usize)?)
-        });
-        let owned;
-        let raw = match mapped {
-            Some(r) => r,
-            None => {
-                owned = self.file.read_to_vec(offset, size as usize)?;
-                &owned[..]
-            }
-        };
-        self.decode_block(raw, offset, expect)
+        let raw = self.bytes_for_cache(offset, size as usize)?;
+        self.decode_block(&raw, offset, expect)
     }
 
     /// Verifies the framed block `raw` read at `offset` and returns its decoded body.
@@ -343,12 +334,7 @@ impl StoreFileReader {
         {
             return Ok(b);
         }
-        let body = Arc::new(if expect == BlockType::Data {
-            let raw = self.bytes_for_cache(h.offset, h.size as usize)?;
-            self.decode_block(&raw, h.offset, expect)?
-        } else {
-            self.read_meta_block(h.offset, h.size, expect)?
-        });
+        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect)?);
         if let Some(cache) = &self.cache {
             cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
         }
@@ -660,7 +646,12 @@ impl StoreFileReader {
             return Ok(None);
         }
         let mut header = [0u8; HEADER_LEN];
-        self.file.read_at(offset, &mut header)?;
+        if self.trailer.compression == Compression::None {
+            self.file.read_at(offset, &mut header)?;
+        } else {
+            // The block itself is read with pread (`bytes_for_cache`); so is its header.
+            self.file.pread_at(offset, &mut header)?;
+        }
         let size = peek_block_len(&header)
             .filter(|&s| offset + s as u64 <= self.trailer.data_section_end)
             .ok_or_else(|| {
