@@ -69,6 +69,12 @@ impl BlockData {
     }
 }
 
+thread_local! {
+    /// The on-disk bytes of the part being read (reused: a part read allocates only its
+    /// decoded body).
+    static PART_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Bytes the first read of a part table takes.
 const TABLE_READ: usize = 1024;
 
@@ -137,6 +143,11 @@ pub struct StoreFileReader {
     /// (mapped, uncompressed blocks; 0 = not yet). Keyed by offset as well as ordinal, so an
     /// index entry that claims another block's ordinal cannot skip verification.
     verified: Vec<AtomicU64>,
+    /// Per data block ordinal of a parted file: its verified part table and the block's
+    /// offset, kept with the reader once read (a finer level of the index, about 1% of
+    /// the data: RocksDB keeps its index and filter blocks outside the block cache by
+    /// default too), so that a read costs one cache lookup, for its part.
+    tables: Box<[std::sync::OnceLock<(u64, Arc<Vec<u8>>)>]>,
     /// Set when this reader reads one half of the file only.
     half: Option<HalfRange>,
 }
@@ -203,6 +214,9 @@ impl StoreFileReader {
             cache,
             options,
             verified: (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+            tables: (0..if trailer.parted { blocks } else { 0 })
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             half: None,
         };
         let fi = reader.read_meta_block(
@@ -421,27 +435,10 @@ impl StoreFileReader {
         let data = match self.cache.as_ref().and_then(|c| c.get(&key)) {
             Some(body) => body,
             None => {
-                let stored = self.bytes_for_cache(at, e.disk_len as usize)?;
-                let computed = crc32fast::hash(&stored);
-                if computed != e.crc {
-                    return Err(Error::ChecksumMismatch {
-                        path: self.path.clone(),
-                        offset: at,
-                        what: "data block part",
-                        stored: e.crc,
-                        computed,
-                    });
-                }
-                let header = BlockHeader {
-                    block_type: BlockType::Data,
-                    compression: self.trailer.compression,
-                    encoding: self.trailer.encoding,
-                    on_disk_body_len: e.disk_len,
-                    uncompressed_len: e.raw_len,
-                };
-                let body = Arc::new(decompress(&header, &stored).map_err(|r| {
-                    self.corrupt(at, format!("data block {} part {i}: {r}", h.first_ordinal))
-                })?);
+                let body = PART_SCRATCH.with_borrow_mut(|buf| {
+                    self.read_into(at, e.disk_len as usize, buf)?;
+                    self.decode_part(h, i, at, &e, buf)
+                })?;
                 if let Some(cache) = &self.cache {
                     cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
                 }
@@ -455,12 +452,64 @@ impl StoreFileReader {
         })
     }
 
-    /// The verified part table of the parted data block at `h`, via the cache (a table is
-    /// about 1% of its block and read by every get that reaches the block).
+    /// Checks and decompresses part `i` of block `h`, whose on-disk bytes read at `at` are
+    /// `stored`.
+    fn decode_part(
+        &self,
+        h: BlockHandle,
+        i: usize,
+        at: u64,
+        e: &crate::format::parts::PartEntry,
+        stored: &[u8],
+    ) -> Result<Arc<Vec<u8>>> {
+        let computed = crc32fast::hash(stored);
+        if computed != e.crc {
+            return Err(Error::ChecksumMismatch {
+                path: self.path.clone(),
+                offset: at,
+                what: "data block part",
+                stored: e.crc,
+                computed,
+            });
+        }
+        let header = BlockHeader {
+            block_type: BlockType::Data,
+            compression: self.trailer.compression,
+            encoding: self.trailer.encoding,
+            on_disk_body_len: e.disk_len,
+            uncompressed_len: e.raw_len,
+        };
+        let body = decompress(&header, stored).map_err(|r| {
+            self.corrupt(at, format!("data block {} part {i}: {r}", h.first_ordinal))
+        })?;
+        Ok(Arc::new(body))
+    }
+
+    /// Reads `len` bytes at `offset` into `buf` (as [`Self::bytes_for_cache`], into a
+    /// reused buffer).
+    fn read_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(self.corrupt(offset, format!("{len} bytes run past the end of the file")));
+        }
+        buf.clear();
+        buf.resize(len, 0);
+        self.file.pread_at(offset, buf)?;
+        Ok(())
+    }
+
+    /// The verified part table of the parted data block at `h` (read once, then kept; see
+    /// `tables`).
     fn part_table(&self, h: BlockHandle) -> Result<Arc<Vec<u8>>> {
-        let key = self.cache_key(h.offset);
-        if let Some(t) = self.cache.as_ref().and_then(|c| c.get(&key)) {
-            return Ok(t);
+        let memo = usize::try_from(h.first_ordinal)
+            .ok()
+            .and_then(|i| self.tables.get(i));
+        if let Some((offset, t)) = memo.and_then(|m| m.get())
+            && *offset == h.offset
+        {
+            return Ok(t.clone());
         }
         let size = h.size as usize;
         // One read takes the header and, most often, the whole table (16 parts of keys
@@ -490,13 +539,10 @@ impl StoreFileReader {
             },
         )?;
         let table = Arc::new(table.to_vec());
-        if let Some(cache) = &self.cache {
-            cache.insert(
-                key,
-                table.clone(),
-                table.len() as u64,
-                self.options.in_memory,
-            );
+        if let Some(m) = memo {
+            // An index entry claiming another block's ordinal finds the offset differs
+            // and reads its own table each time (it is corrupt; its reads still check).
+            let _ = m.set((h.offset, table.clone()));
         }
         Ok(table)
     }
