@@ -2,7 +2,9 @@
 # The comparison suite: regionkv against RocksDB and fjall, one process per engine, same
 # keys, values, cache, memtable size and durability (see docs/benchmarks.md).
 #
-#   benches/compare.sh                       # the full default suite (1M keys)
+#   benches/compare.sh                       # the full suite (1M keys), suite profile
+#   benches/compare.sh --profile defaults    # each engine as a user creates it (regionkv:
+#                                            # HBase's 64 KiB blocks, 128 MiB memstores)
 #   benches/compare.sh --num 10000000 --benchmarks fillrandom,readrandom
 #   benches/compare.sh --json > run.json
 #

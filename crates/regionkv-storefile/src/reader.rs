@@ -75,6 +75,10 @@ thread_local! {
     static PART_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// A data block's verified part table, and the block's offset (checked on use, as
+/// `verified` checks offsets).
+type PartTableMemo = (u64, Arc<Vec<u8>>);
+
 /// Bytes the first read of a part table takes.
 const TABLE_READ: usize = 1024;
 
@@ -147,7 +151,7 @@ pub struct StoreFileReader {
     /// offset, kept with the reader once read (a finer level of the index, about 1% of
     /// the data: RocksDB keeps its index and filter blocks outside the block cache by
     /// default too), so that a read costs one cache lookup, for its part.
-    tables: Box<[std::sync::OnceLock<(u64, Arc<Vec<u8>>)>]>,
+    tables: Box<[std::sync::OnceLock<PartTableMemo>]>,
     /// Set when this reader reads one half of the file only.
     half: Option<HalfRange>,
 }
