@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::scan_all;
 use regionkv_cell::{Cell, KeyValueScanner, OwnedKey};
 use regionkv_fs::{Fs, MemFs, ReadMode, RealFs};
 use regionkv_storefile::format::parts::PART_SIZE;
@@ -60,17 +62,6 @@ fn write(fs: &dyn Fs, path: &Path, part_size: usize) {
 
 fn open(fs: &dyn Fs, path: &Path, cache: Option<Arc<StoreFileBlockCache>>) -> Arc<StoreFileReader> {
     Arc::new(StoreFileReader::open(fs, path, 1, cache, ReaderOptions::default()).unwrap())
-}
-
-fn scan_all(reader: &Arc<StoreFileReader>) -> Vec<Cell> {
-    let mut s = StoreFileScanner::new(reader.clone());
-    let mut out = Vec::new();
-    s.seek_to_first().unwrap();
-    while let Some(c) = s.peek() {
-        out.push(c.to_cell());
-        s.advance().unwrap();
-    }
-    out
 }
 
 #[test]

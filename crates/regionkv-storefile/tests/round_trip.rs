@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::scan_all;
 use proptest::prelude::*;
 use regionkv_cell::{Cell, CellType, KeyValueScanner, KeyView, OwnedKey, compare_keys};
 use regionkv_fs::{Fs, MemFs, ReadMode, RealFs};
@@ -167,17 +169,6 @@ fn write_and_open(cells: &[Cell], setup: &Setup, dir: &Path) -> Arc<StoreFileRea
         .cache
         .then(|| Arc::new(StoreFileBlockCache::new(1 << 20)));
     Arc::new(StoreFileReader::open(fs.as_ref(), &path, 7, cache, ReaderOptions::default()).unwrap())
-}
-
-fn scan_all(reader: &Arc<StoreFileReader>) -> Vec<Cell> {
-    let mut s = StoreFileScanner::new(reader.clone());
-    let mut out = Vec::new();
-    s.seek_to_first().unwrap();
-    while let Some(c) = s.peek() {
-        out.push(c.to_cell());
-        s.advance().unwrap();
-    }
-    out
 }
 
 proptest! {
