@@ -345,7 +345,9 @@ fn process(
         writeln!(
             out,
             "    formatVersion={}",
-            if t.includes_tags {
+            if t.parted {
+                regionkv_storefile::format::FORMAT_VERSION_PARTS
+            } else if t.includes_tags {
                 regionkv_storefile::format::FORMAT_VERSION_TAGS
             } else {
                 regionkv_storefile::format::FORMAT_VERSION
@@ -407,7 +409,9 @@ fn process(
         let mut next = reader.data_block_by_ordinal(0)?;
         while let Some(h) = next {
             let header = reader.block_header(h)?;
-            let block = reader.data_part(h, regionkv_storefile::PartAt::First)?.data;
+            let first_part = reader.data_part(h, regionkv_storefile::PartAt::First)?;
+            let parts = first_part.parts;
+            let block = first_part.data;
             let first = {
                 let body = block.body();
                 let mut c = regionkv_storefile::block::BlockCursor::new(body).ok();
@@ -416,11 +420,17 @@ fn process(
             };
             writeln!(
                 out,
-                "    block {}: offset={}, onDiskSize={}, uncompressedSize={}, firstKey={}",
+                "    block {}: offset={}, onDiskSize={}, uncompressedSize={}, {}firstKey={}",
                 h.first_ordinal,
                 h.offset,
                 h.size,
                 header.uncompressed_len,
+                // Format version 3 stores compressed blocks in parts.
+                if reader.trailer().parted {
+                    format!("parts={parts}, ")
+                } else {
+                    String::new()
+                },
                 first.as_deref().map(key_string).unwrap_or_default()
             )?;
             next = reader.next_data_block(h)?;

@@ -357,3 +357,38 @@ fn a_closed_pipe_ends_output_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn lz4_files_with_64k_blocks_are_version_3_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sf");
+    let options = StoreFileWriterOptions {
+        compression: regionkv_storefile::Compression::Lz4,
+        ..Default::default()
+    };
+    let mut w = StoreFileWriter::new(RealFs::new().create_new(&path).unwrap(), options).unwrap();
+    for i in 0..3000 {
+        let value = format!("value-{i}-").repeat(10);
+        let c = Cell::put(
+            format!("row{i:06}").as_bytes(),
+            b"cf",
+            b"q",
+            7,
+            value.as_bytes(),
+        )
+        .unwrap();
+        w.append(c.as_cell_ref()).unwrap();
+    }
+    w.finish().unwrap();
+    let (code, out, err) = hfile(&["-m", "-b", "-h"], &path);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("    formatVersion=3\n"), "{out}");
+    assert!(out.contains("    BLOCKSIZE = 65536\n"), "{out}");
+    // One index entry per 64 KiB block, each stored in ~4 KiB parts.
+    assert!(
+        out.contains("block 0: offset=0, onDiskSize=")
+            && out.contains(", parts=16, firstKey=row000000/"),
+        "{out}"
+    );
+    assert!(out.contains("compression=LZ4"), "{out}");
+}
