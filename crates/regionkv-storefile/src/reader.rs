@@ -307,9 +307,9 @@ impl StoreFileReader {
     }
 
     /// Reads, verifies and decodes a block kept in memory (file info, root, bloom, index
-    /// blocks). Read with pread even from a mapped file: the decoded copy is what is kept,
-    /// and touching the mapping would add the block's pages (and the kernel's fault-around
-    /// neighbours) to the resident set as well.
+    /// blocks). Of a compressed file, read with pread even from a mapped file: the decoded
+    /// copy is what is kept, and touching the mapping would add the block's pages (and the
+    /// kernel's fault-around neighbours) to the resident set as well.
     fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
         let raw = self.bytes_for_cache(offset, size as usize)?;
         self.decode_block(&raw, offset, expect)
@@ -372,10 +372,11 @@ impl StoreFileReader {
         Ok(())
     }
 
-    /// `len` bytes at `offset` of a compressed data block, which is decoded into the block
-    /// cache: read with pread even from a mapped file (`ReadableFile::pread_at`), as HBase
-    /// and RocksDB read blocks into their caches, so that the file's pages do not add to
-    /// the resident set beside their decoded copies.
+    /// `len` bytes at `offset` of a block that is decoded into memory of its own (the
+    /// block cache, the root index, the bloom): of a compressed file, read with pread even
+    /// from a mapped file (`ReadableFile::pread_at`), as HBase and RocksDB read blocks into
+    /// their caches, so that the file's pages do not add to the resident set beside their
+    /// decoded copies.
     fn bytes_for_cache(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         if offset
             .checked_add(len as u64)
@@ -384,7 +385,14 @@ impl StoreFileReader {
             return Err(self.corrupt(offset, format!("{len} bytes run past the end of the file")));
         }
         let mut buf = vec![0; len];
-        self.file.pread_at(offset, &mut buf)?;
+        if self.trailer.compression == Compression::None {
+            // An uncompressed file's data is served from its mapping anyway, and mmap mode
+            // promises that such files hold no descriptor: read its meta blocks as the
+            // mapping offers (`pread_at` would open one).
+            self.file.read_at(offset, &mut buf)?;
+        } else {
+            self.file.pread_at(offset, &mut buf)?;
+        }
         Ok(buf)
     }
 
