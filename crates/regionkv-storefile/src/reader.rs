@@ -31,7 +31,6 @@ use crate::format::{BlockType, Compression};
 use crate::index::BlockHandle;
 use regionkv_cell::TimeRange;
 use regionkv_fs::{Fs, ReadableFile};
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -396,21 +395,6 @@ impl StoreFileReader {
         Ok(buf)
     }
 
-    /// `len` bytes at `offset`: a slice of the mapping, or read with pread.
-    fn bytes_at(&self, offset: u64, len: usize) -> Result<Cow<'_, [u8]>> {
-        if let Some(map) = self.file.as_slice() {
-            let start = usize::try_from(offset).unwrap_or(usize::MAX);
-            return start
-                .checked_add(len)
-                .and_then(|end| map.get(start..end))
-                .map(Cow::Borrowed)
-                .ok_or_else(|| {
-                    self.corrupt(offset, format!("{len} bytes run past the end of the file"))
-                });
-        }
-        Ok(Cow::Owned(self.file.read_to_vec(offset, len)?))
-    }
-
     /// The part of the data block at `h` that `at` names (for a file whose blocks are not
     /// in parts, the whole block). A part is verified against its own checksum, decoded
     /// and cached on its own, so a point read decompresses one part of a block.
@@ -611,7 +595,7 @@ impl StoreFileReader {
         if self.trailer.parted {
             // Verifies the header and table; the header fields are then trusted.
             self.part_table(h)?;
-            let raw = self.bytes_at(h.offset, HEADER_LEN)?;
+            let raw = self.bytes_for_cache(h.offset, HEADER_LEN)?;
             let get = |at: usize| crate::format::be_u32(&raw, at).unwrap_or(0);
             return Ok(BlockHeader {
                 block_type: BlockType::Data,
