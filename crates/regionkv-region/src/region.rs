@@ -72,6 +72,11 @@ pub struct FlushResult {
     pub flushed_families: Vec<Vec<u8>>,
     /// Files written.
     pub files: Vec<StoreFileMeta>,
+    /// A store that wrote a file now has enough files for the compaction policy to look
+    /// at (HBase's `FlushResult#isCompactionNeeded`: the OR of `needsCompaction` over the
+    /// committed stores). Whoever asked for the flush requests a system compaction on it,
+    /// as HBase's flusher and its user-triggered `flushRegion` both do.
+    pub compaction_needed: bool,
 }
 
 /// Region-level counters (HBase's region metrics).
@@ -1050,6 +1055,11 @@ impl Region {
             let store = stores[i].1;
             if let Some(h) = h {
                 store.commit_files(vec![h]);
+                result.compaction_needed |= crate::compaction::needs_compaction(
+                    &self.services.config.compaction,
+                    store.files().len(),
+                    0,
+                );
             }
             freed += seg.size();
             released += 1;

@@ -69,14 +69,17 @@ impl BlockData {
 }
 
 thread_local! {
-    /// The on-disk bytes of the part being read (reused: a part read allocates only its
-    /// decoded body).
-    static PART_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The on-disk bytes of the block or part being read (reused: a cache miss allocates
+    /// only the decoded body).
+    static READ_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A data block's verified part table, and the block's offset (checked on use, as
 /// `verified` checks offsets).
 type PartTableMemo = (u64, Arc<Vec<u8>>);
+
+/// The largest read buffer a thread keeps between reads (data blocks and parts fit).
+const SCRATCH_KEEP: usize = 256 << 10;
 
 /// Bytes the first read of a part table takes.
 const TABLE_READ: usize = 1024;
@@ -310,8 +313,15 @@ impl StoreFileReader {
     /// copy is what is kept, and touching the mapping would add the block's pages (and the
     /// kernel's fault-around neighbours) to the resident set as well.
     fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
-        let raw = self.bytes_for_cache(offset, size as usize)?;
-        self.decode_block(&raw, offset, expect)
+        READ_SCRATCH.with_borrow_mut(|buf| {
+            self.read_into(offset, size as usize, buf)?;
+            let body = self.decode_block(buf, offset, expect);
+            if buf.capacity() > SCRATCH_KEEP {
+                // A bloom or a large block: do not keep its size per thread.
+                *buf = Vec::new();
+            }
+            body
+        })
     }
 
     /// Verifies the framed block `raw` read at `offset` and returns its decoded body.
@@ -377,21 +387,8 @@ impl StoreFileReader {
     /// their caches, so that the file's pages do not add to the resident set beside their
     /// decoded copies.
     fn bytes_for_cache(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        if offset
-            .checked_add(len as u64)
-            .is_none_or(|end| end > self.len)
-        {
-            return Err(self.corrupt(offset, format!("{len} bytes run past the end of the file")));
-        }
-        let mut buf = vec![0; len];
-        if self.trailer.compression == Compression::None {
-            // An uncompressed file's data is served from its mapping anyway, and mmap mode
-            // promises that such files hold no descriptor: read its meta blocks as the
-            // mapping offers (`pread_at` would open one).
-            self.file.read_at(offset, &mut buf)?;
-        } else {
-            self.file.pread_at(offset, &mut buf)?;
-        }
+        let mut buf = Vec::new();
+        self.read_into(offset, len, &mut buf)?;
         Ok(buf)
     }
 
@@ -431,7 +428,7 @@ impl StoreFileReader {
         let data = match self.cache.as_ref().and_then(|c| c.get(&key)) {
             Some(body) => body,
             None => {
-                let body = PART_SCRATCH.with_borrow_mut(|buf| {
+                let body = READ_SCRATCH.with_borrow_mut(|buf| {
                     self.read_into(at, e.disk_len as usize, buf)?;
                     self.decode_part(h, i, at, &e, buf)
                 })?;
@@ -492,7 +489,14 @@ impl StoreFileReader {
         }
         buf.clear();
         buf.resize(len, 0);
-        self.file.pread_at(offset, buf)?;
+        if self.trailer.compression == Compression::None {
+            // An uncompressed file's data is served from its mapping anyway, and mmap mode
+            // promises that such files hold no descriptor: read its meta blocks as the
+            // mapping offers (`pread_at` would open one).
+            self.file.read_at(offset, buf)?;
+        } else {
+            self.file.pread_at(offset, buf)?;
+        }
         Ok(())
     }
 

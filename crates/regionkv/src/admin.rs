@@ -318,6 +318,26 @@ fn skip_closed<T>(r: regionkv_region::Result<T>) -> Result<()> {
     }
 }
 
+/// After a user-triggered flush of `region`: as HBase's `RSRpcServices#flushRegion`, a
+/// flush that left a store with enough files asks for a system compaction ("Compaction
+/// through user triggered flush"), which runs in the background like any other. A region
+/// closed meanwhile is skipped, as [`skip_closed`].
+fn compact_if_needed(
+    region: &Arc<regionkv_region::Region>,
+    flushed: regionkv_region::Result<regionkv_region::FlushResult>,
+) -> Result<()> {
+    match flushed {
+        Ok(r) => {
+            if r.compaction_needed {
+                region.request_compaction();
+            }
+            Ok(())
+        }
+        Err(regionkv_region::Error::Closed(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The most regions a table can be created with (pre-split keys + 1, or NUMREGIONS).
 /// HBase has no such cap — a create of a million regions there fails slowly, out of
 /// memory or time on its master; regionkv, which opens every region in one process with a
@@ -1217,7 +1237,9 @@ impl Admin {
         self.inner().table(name)?.region_map()
     }
 
-    /// Flushes every region of the table (HBase's `flush`).
+    /// Flushes every region of the table (HBase's `flush`). A region whose flush left a
+    /// store with `hbase.hstore.compaction.min` files asks for a system compaction, which
+    /// the background pool runs after this returns (HBase's `RSRpcServices#flushRegion`).
     ///
     /// ```
     /// use regionkv::Put;
@@ -1238,7 +1260,7 @@ impl Admin {
     pub fn flush(&self, name: &str) -> Result<()> {
         self.inner().ensure_writable("flush")?;
         for r in self.regions_of(name)?.regions() {
-            skip_closed(r.flush_all())?;
+            compact_if_needed(r, r.flush_all())?;
         }
         self.inner().splitter.run_pending();
         Ok(())
@@ -1591,7 +1613,7 @@ impl Admin {
     pub fn flush_family(&self, table: &str, family: &[u8]) -> Result<()> {
         self.inner().ensure_writable("flush_family")?;
         for r in self.regions_of(table)?.regions() {
-            skip_closed(r.flush_families(&[family.to_vec()]))?;
+            compact_if_needed(r, r.flush_families(&[family.to_vec()]))?;
         }
         self.inner().splitter.run_pending();
         Ok(())
@@ -1654,10 +1676,13 @@ impl Admin {
     pub fn flush_region(&self, region: &str, family: Option<&[u8]>) -> Result<()> {
         self.inner().ensure_writable("flush_region")?;
         let r = self.online_region(region)?;
-        match family {
-            Some(f) => r.flush_families(&[f.to_vec()])?,
-            None => r.flush_all()?,
+        let flushed = match family {
+            Some(f) => r.flush_families(&[f.to_vec()]),
+            None => r.flush_all(),
         };
+        if flushed?.compaction_needed {
+            r.request_compaction();
+        }
         self.inner().splitter.run_pending();
         Ok(())
     }

@@ -796,6 +796,57 @@ fn flush_and_compact_one_family_or_one_region() {
     );
 }
 
+/// HBase's `RSRpcServices#flushRegion`: a user-triggered flush that leaves a store with
+/// `hbase.hstore.compaction.min` (3) files asks for a system compaction, which the
+/// background pool runs (small files: the ratio check does not apply under the minimum
+/// compaction size). Fewer files ask for nothing.
+#[test]
+fn a_user_flush_that_leaves_enough_files_requests_a_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), DbOptions::default()).unwrap();
+    create(&db, "t", &[]);
+    let admin = db.admin();
+    let t = db.table("t").unwrap();
+    let cf_files = || admin.regions("t").unwrap()[0].stores[0].store_files;
+    let mut round = 0;
+    let mut put = || {
+        round += 1;
+        t.put(&Put::new(format!("r{round}")).add_column("cf", "q", "v"))
+            .unwrap();
+    };
+    type Flush<'a> = Box<dyn Fn() + 'a>;
+    let region = admin.regions("t").unwrap()[0].encoded_name.clone();
+    let flushes: [(&str, Flush<'_>); 3] = [
+        ("flush", Box::new(|| admin.flush("t").unwrap())),
+        (
+            "flush_family",
+            Box::new(|| admin.flush_family("t", b"cf").unwrap()),
+        ),
+        (
+            "flush_region",
+            Box::new(|| admin.flush_region(&region, None).unwrap()),
+        ),
+    ];
+    for (name, flush) in &flushes {
+        // Up to two files: no compaction.
+        while cf_files() < 2 {
+            put();
+            flush();
+            db.wait_for_background_work();
+        }
+        assert_eq!(cf_files(), 2, "{name}: two files stay");
+        put();
+        flush();
+        db.wait_for_background_work();
+        assert_eq!(cf_files(), 1, "{name}: the third file was compacted away");
+    }
+    assert_eq!(
+        db.table("t").unwrap().scan(&Scan::new()).unwrap().count(),
+        round,
+        "every row survives the compactions"
+    );
+}
+
 #[test]
 fn check_and_mutate_with_an_empty_expected_value_follows_hbase() {
     let dir = tempfile::tempdir().unwrap();

@@ -325,6 +325,11 @@ impl Engine {
                 .flush_region(&encoded, family.as_deref())
                 .map_err(|e| hbase_error(e, &table))?,
         }
+        // A flush that left a store with enough files asked for a system compaction, as
+        // HBase's does. HBase's shell returns while it runs; this one waits for it, as its
+        // `compact` waits for the compaction it asks for, so that what a script prints
+        // next does not depend on timing.
+        self.db.wait_for_background_work();
         Ok(Ret::Nil)
     }
 

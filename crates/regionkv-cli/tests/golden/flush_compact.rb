@@ -34,7 +34,10 @@ scan 't', {RAW => true, VERSIONS => 10}
 flush 't,,1700000000000.478b63efc61d5221443ea0b49658677c.'
 status 'detailed'
 scan 't', {RAW => true, VERSIONS => 10}
-# Two more flushes of the table: three files in every store, six in each region.
+# Two more flushes of the table. The first leaves two files in every store; the second a
+# third, and a store with hbase.hstore.compaction.min (3) files asks for a system compaction
+# (HBase's flushRegion: "Compaction through user triggered flush"). Its selection is every
+# file, so it runs under the major rules and the delete markers go.
 put 't', 'a', 'f1:r', 'x'
 put 't', 'a', 'f2:r', 'x'
 put 't', 'z', 'f1:r', 'x'
@@ -46,16 +49,17 @@ put 't', 'z', 'f1:s', 'y'
 put 't', 'z', 'f2:s', 'y'
 flush 't'
 status 'detailed'
+scan 't', {RAW => true, VERSIONS => 10}
 # A minor compaction of one family of one region, named 'table,startKey,id': f2 of region m
-# goes from three files to one; the selection is every file, so its delete marker goes too.
+# has one file, fewer than hbase.hstore.compaction.min, so nothing is selected.
 compact 't,m,1700000000001', 'f2'
 status 'detailed'
-# A major compaction of one family of the table: f1 of both regions, without its markers.
+# A major compaction of one family of the table: f1 of both regions, one file each (a major
+# compaction rewrites a single file too).
 major_compact 't', 'f1'
 status 'detailed'
 scan 't', {RAW => true, VERSIONS => 10}
-# A major compaction of a whole region, by encoded name: the first region's f2 files become
-# one and its marker goes.
+# A major compaction of a whole region, by encoded name: both of the first region's stores.
 major_compact '478b63efc61d5221443ea0b49658677c'
 status 'detailed'
 scan 't', {RAW => true, VERSIONS => 10}
