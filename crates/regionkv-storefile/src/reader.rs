@@ -25,7 +25,7 @@ use crate::file_info::FileInfo;
 use crate::format::block_header::{
     BlockHeader, FRAMING_LEN, FrameError, HEADER_LEN, decompress, parse_block, peek_block_len,
 };
-use crate::format::parts::{PartTable, PartsError, peek_table_len, verify_parted_block};
+use crate::format::parts::{PartIndex, PartsError, peek_table_len, verify_parted_block};
 use crate::format::trailer::{TRAILER_LEN_V1, Trailer, TrailerError};
 use crate::format::{BlockType, Compression};
 use crate::index::BlockHandle;
@@ -76,7 +76,7 @@ thread_local! {
 
 /// A data block's verified part table, and the block's offset (checked on use, as
 /// `verified` checks offsets).
-type PartTableMemo = (u64, Arc<Vec<u8>>);
+type PartTableMemo = (u64, Arc<PartIndex>);
 
 /// The largest read buffer a thread keeps between reads (data blocks and parts fit).
 const SCRATCH_KEEP: usize = 256 << 10;
@@ -409,12 +409,12 @@ impl StoreFileReader {
             });
         }
         self.check_data_extent(h)?;
-        let table = self.part_table(h)?;
-        let t = PartTable::trusted(&table);
+        let index = self.part_table(h)?;
+        let t = index.table();
         let i = match at {
             PartAt::First => 0,
             PartAt::Index(i) => i,
-            PartAt::Key(k) => t.find(k),
+            PartAt::Key(k) => index.find(k),
         };
         if i >= t.len() {
             return Err(self.corrupt(
@@ -502,7 +502,7 @@ impl StoreFileReader {
 
     /// The verified part table of the parted data block at `h` (read once, then kept; see
     /// `tables`).
-    fn part_table(&self, h: BlockHandle) -> Result<Arc<Vec<u8>>> {
+    fn part_table(&self, h: BlockHandle) -> Result<Arc<PartIndex>> {
         let memo = usize::try_from(h.first_ordinal)
             .ok()
             .and_then(|i| self.tables.get(i));
@@ -538,7 +538,7 @@ impl StoreFileReader {
                 }
             },
         )?;
-        let table = Arc::new(table.to_vec());
+        let table = Arc::new(PartIndex::new(table.to_vec()));
         if let Some(m) = memo {
             // An index entry claiming another block's ordinal finds the offset differs
             // and reads its own table each time (it is corrupt; its reads still check).

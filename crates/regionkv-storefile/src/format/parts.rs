@@ -31,6 +31,7 @@
 use super::block_header::{CHECKSUM_LEN, HEADER_LEN, MAX_BODY_LEN};
 use super::{BlockType, Compression, DataBlockEncoding, be_u32};
 use regionkv_cell::compare_keys;
+use regionkv_cell::key::key_row;
 
 /// Target uncompressed size of a part (RocksDB's default block size).
 pub const PART_SIZE: usize = 4096;
@@ -298,6 +299,75 @@ impl<'a> PartTable<'a> {
     }
 }
 
+/// A verified part table as the reader keeps it, with a search aid: the first eight bytes
+/// of each part's first row, so that finding a key's part compares integers in one or two
+/// cache lines instead of chasing a key offset and then the key for every probe (the
+/// tables of a large file are rarely in the CPU caches; the misses were 7% of a random
+/// Get).
+///
+/// Invariant: `prefixes` is empty, or holds [`row_prefix`] of every first key in order.
+/// Rows order first in HBase's key order, and a strictly smaller prefix means a smaller
+/// row (see [`row_prefix`]), so only equal prefixes need the full comparison.
+#[derive(Debug)]
+pub struct PartIndex {
+    bytes: Vec<u8>,
+    prefixes: Box<[u64]>,
+}
+
+impl PartIndex {
+    /// Wraps a verified table (as [`verify_parted_block`] returned it).
+    pub fn new(bytes: Vec<u8>) -> Self {
+        let t = PartTable::trusted(&bytes);
+        let prefixes: Option<Box<[u64]>> =
+            (0..t.len()).map(|i| row_prefix(t.first_key(i))).collect();
+        Self {
+            prefixes: prefixes.unwrap_or_default(),
+            bytes,
+        }
+    }
+
+    /// The table.
+    pub fn table(&self) -> PartTable<'_> {
+        PartTable::trusted(&self.bytes)
+    }
+
+    /// [`PartTable::find`], on the prefixes first.
+    pub fn find(&self, key: &[u8]) -> usize {
+        let t = self.table();
+        let (Some(p), false) = (row_prefix(key), self.prefixes.is_empty()) else {
+            return t.find(key);
+        };
+        let (mut lo, mut hi) = (0usize, self.prefixes.len().min(t.len()));
+        // Invariant: first keys before `lo` are ≤ key; from `hi` on they are > key.
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let greater = match self.prefixes.get(mid).map(|m| m.cmp(&p)) {
+                Some(std::cmp::Ordering::Greater) => true,
+                Some(std::cmp::Ordering::Less) => false,
+                _ => compare_keys(t.first_key(mid), key).is_gt(),
+            };
+            if greater {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo.saturating_sub(1)
+    }
+}
+
+/// The first eight bytes of `key`'s row, big-endian, zero-padded; `None` when the key's
+/// row length runs past it. If `row_prefix(a) < row_prefix(b)` then row a < row b: at the
+/// first differing byte either both rows have a byte there, or a ended (padding 0) while b
+/// goes on, so a is a prefix of b.
+pub fn row_prefix(key: &[u8]) -> Option<u64> {
+    let row = key_row(key)?;
+    let mut b = [0u8; 8];
+    let n = row.len().min(8);
+    b[..n].copy_from_slice(&row[..n]);
+    Some(u64::from_be_bytes(b))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -361,6 +431,47 @@ mod tests {
         assert_eq!(t.find(&key(39)), 3);
         assert_eq!(t.find(&key(999)), 4);
         assert_eq!(t.find(b""), 0);
+    }
+
+    /// Rows from a small alphabet (0x00, 0xff and two letters), up to 11 bytes, so that
+    /// first rows share 8-byte prefixes, end inside them or hold zero bytes; keys of one
+    /// row differ by qualifier and timestamp.
+    fn arb_key() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let byte = prop::sample::select(vec![0u8, b'a', b'b', 0xff]);
+        (
+            prop::collection::vec(byte, 0..12),
+            prop::sample::select(vec![&b""[..], b"q", b"r"]),
+            0i64..3,
+        )
+            .prop_map(|(row, q, ts)| encode_key(&row, b"f", q, ts, CellType::Put, 0).unwrap())
+    }
+
+    proptest::proptest! {
+        /// The prefix search finds the part the plain table search finds, for any sorted
+        /// first keys and any probe.
+        #[test]
+        fn part_index_finds_what_the_table_finds(
+            mut firsts in proptest::collection::vec(arb_key(), 1..20),
+            probes in proptest::collection::vec(arb_key(), 1..40),
+        ) {
+            firsts.sort_by(|a, b| compare_keys(a, b));
+            firsts.dedup();
+            let parts: Vec<PartOut> = firsts
+                .iter()
+                .map(|k| PartOut { first_key: k.clone(), stored: vec![1; 10], raw_len: 20 })
+                .collect();
+            let mut b = Vec::new();
+            frame_parted_block(&mut b, Compression::Lz4, DataBlockEncoding::None, &parts);
+            let index = PartIndex::new(verify(&b).unwrap().to_vec());
+            proptest::prop_assert_eq!(index.prefixes.len(), firsts.len());
+            let t = index.table();
+            for p in probes.iter().chain(&firsts) {
+                proptest::prop_assert_eq!(index.find(p), t.find(p));
+            }
+            // A probe that is not a key takes the plain search.
+            proptest::prop_assert_eq!(index.find(b"\xff"), t.find(b"\xff"));
+        }
     }
 
     #[test]
