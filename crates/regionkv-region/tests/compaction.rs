@@ -256,3 +256,46 @@ fn off_peak_ratio_needs_the_off_peak_hour_and_the_free_server_slot() {
             .is_empty()
     );
 }
+
+/// HBase's compactions read their inputs with `cacheBlocks = false`
+/// (`StoreFileScanner.getScannersForCompaction`): a major compaction of files nobody read
+/// leaves the block cache without data blocks, and one of files Gets read keeps the blocks
+/// the Gets cached (until the inputs' files go away with their blocks).
+#[test]
+fn compactions_do_not_fill_the_block_cache() {
+    let cache = Arc::new(regionkv_storefile::StoreFileBlockCache::new(64 << 20));
+    // Compressed, so that every data block goes through the cache (uncompressed ones are
+    // read from the mapping).
+    let mut t = table(64 << 20, &[b"cf"]);
+    t.families[0].compression = regionkv_storefile::Compression::Lz4;
+    let h = Harness::new(Arc::new(MemFs::new()), t, small_files_config(), false)
+        .with_block_cache(cache.clone());
+    let value = "v".repeat(100);
+    for f in 0..3 {
+        for i in 0..2_000 {
+            h.put(
+                &format!("r{f}-{i:05}"),
+                b"cf",
+                "q",
+                &value,
+                Durability::SkipWal,
+            )
+            .unwrap();
+        }
+        h.region().flush().unwrap();
+    }
+    let before = cache.stats();
+    let done = h.region().compact(true).unwrap();
+    assert_eq!(done.len(), 1);
+    assert_eq!(files(&h), 1);
+    let after = cache.stats();
+    // Thousands of cells in 64 KiB blocks: several data blocks per input were read.
+    assert!(after.misses - before.misses >= 6, "{after:?}");
+    assert_eq!(
+        after.block_count, 0,
+        "no data block of the inputs stays cached: {after:?}"
+    );
+    // A scan does cache.
+    assert_eq!(rows(&h), 6_000);
+    assert!(cache.stats().block_count >= 1);
+}

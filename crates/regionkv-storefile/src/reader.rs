@@ -355,6 +355,17 @@ impl StoreFileReader {
 
     /// Reads a framed block, verifies it and returns its decoded body, via the cache.
     fn cached_block(&self, h: BlockHandle, expect: BlockType) -> Result<Arc<Vec<u8>>> {
+        self.cached_block_with(h, expect, true)
+    }
+
+    /// [`Self::cached_block`]; a block read from the file is added to the cache only when
+    /// `fill` is set.
+    fn cached_block_with(
+        &self,
+        h: BlockHandle,
+        expect: BlockType,
+        fill: bool,
+    ) -> Result<Arc<Vec<u8>>> {
         let key = self.cache_key(h.offset);
         if let Some(cache) = &self.cache
             && let Some(b) = cache.get(&key)
@@ -362,7 +373,7 @@ impl StoreFileReader {
             return Ok(b);
         }
         let body = Arc::new(self.read_meta_block(h.offset, h.size, expect)?);
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.cache.as_ref().filter(|_| fill) {
             cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
         }
         Ok(body)
@@ -396,6 +407,18 @@ impl StoreFileReader {
     /// in parts, the whole block). A part is verified against its own checksum, decoded
     /// and cached on its own, so a point read decompresses one part of a block.
     pub fn data_part(&self, h: BlockHandle, at: PartAt<'_>) -> Result<DataPart> {
+        self.data_part_with(h, at, true)
+    }
+
+    /// [`Self::data_part`]; a part (or whole block) read from the file is added to the
+    /// block cache only when `cache_blocks` is set (HBase's `cacheBlocks`, false for
+    /// compactions). A cached one is used either way.
+    pub fn data_part_with(
+        &self,
+        h: BlockHandle,
+        at: PartAt<'_>,
+        cache_blocks: bool,
+    ) -> Result<DataPart> {
         if !self.trailer.parted {
             if let PartAt::Index(i) = at
                 && i != 0
@@ -403,7 +426,7 @@ impl StoreFileReader {
                 return Err(self.corrupt(h.offset, format!("no part {i} in a whole block")));
             }
             return Ok(DataPart {
-                data: self.data_block(h)?,
+                data: self.data_block_with(h, cache_blocks)?,
                 part: 0,
                 parts: 1,
             });
@@ -432,7 +455,7 @@ impl StoreFileReader {
                     self.read_into(at, e.disk_len as usize, buf)?;
                     self.decode_part(h, i, at, &e, buf)
                 })?;
-                if let Some(cache) = &self.cache {
+                if let Some(cache) = self.cache.as_ref().filter(|_| cache_blocks) {
                     cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
                 }
                 body
@@ -550,6 +573,12 @@ impl StoreFileReader {
     /// The data block at `h`, whole. For a file whose blocks are in parts this is an
     /// error: such blocks are read part by part ([`Self::data_part`]).
     pub fn data_block(&self, h: BlockHandle) -> Result<BlockData> {
+        self.data_block_with(h, true)
+    }
+
+    /// [`Self::data_block`], adding a block read from the file to the cache only when
+    /// `cache_blocks` is set.
+    fn data_block_with(&self, h: BlockHandle, cache_blocks: bool) -> Result<BlockData> {
         self.check_data_extent(h)?;
         if self.trailer.parted {
             return Err(self.corrupt(
@@ -578,7 +607,11 @@ impl StoreFileReader {
                 });
             }
         }
-        Ok(BlockData::Owned(self.cached_block(h, BlockType::Data)?))
+        Ok(BlockData::Owned(self.cached_block_with(
+            h,
+            BlockType::Data,
+            cache_blocks,
+        )?))
     }
 
     fn is_verified(&self, h: BlockHandle) -> bool {

@@ -43,6 +43,9 @@ pub struct StoreFileScanner {
     /// A seek put off by `request_seek`: the key to seek to. While set, `current` is
     /// `None`, `peek` is `None` and `peek_key` is this key.
     delayed: Option<Vec<u8>>,
+    /// Whether data blocks this scanner reads go into the block cache (see
+    /// [`Self::cache_blocks`]).
+    cache_blocks: bool,
 }
 
 impl StoreFileScanner {
@@ -53,7 +56,19 @@ impl StoreFileScanner {
             current: None,
             read_point: None,
             delayed: None,
+            cache_blocks: true,
         }
+    }
+
+    /// Whether data blocks this scanner reads and does not find in the block cache are
+    /// added to it (default true). HBase's compactions read with `cacheBlocks = false`
+    /// (`StoreFileScanner.getScannersForCompaction`): a compaction reads every block of its
+    /// inputs once, and caching them would evict the blocks Gets keep hitting. Cached
+    /// blocks are still used, and index blocks are always cached, as in HBase.
+    #[must_use]
+    pub fn cache_blocks(mut self, cache_blocks: bool) -> Self {
+        self.cache_blocks = cache_blocks;
+        self
     }
 
     /// Puts off a seek to `key` (HBase's `StoreFileScanner.requestSeek`): no block is read
@@ -111,7 +126,7 @@ impl StoreFileScanner {
     }
 
     fn load(&self, h: BlockHandle, at: PartAt<'_>) -> Result<Current> {
-        let p = self.reader.data_part(h, at)?;
+        let p = self.reader.data_part_with(h, at, self.cache_blocks)?;
         let cursor = BlockCursor::new(p.data.body()).map_err(|e| self.body_error(h, e))?;
         Ok(Current {
             handle: h,

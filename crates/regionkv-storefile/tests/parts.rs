@@ -152,3 +152,51 @@ fn parted_files_read_the_same_through_mmap_and_pread() {
         }
     }
 }
+
+/// A scanner with `cache_blocks(false)` (what compactions use, as HBase's do) reads every
+/// cell without adding a data block or part to the cache, and still uses what a normal
+/// reader cached; parted and whole-block files alike.
+#[test]
+fn scanners_that_do_not_cache_blocks_leave_the_cache_alone() {
+    let fs = MemFs::new();
+    for (path, part_size) in [(Path::new("/parted"), PART_SIZE), (Path::new("/whole"), 0)] {
+        write(&fs, path, part_size);
+        let cache = Arc::new(StoreFileBlockCache::new(256 << 20));
+        let r = open(&fs, path, Some(cache.clone()));
+        let read_all = |cache_blocks: bool| {
+            let mut s = StoreFileScanner::new(r.clone()).cache_blocks(cache_blocks);
+            s.seek_to_first().unwrap();
+            let mut n = 0;
+            while s.peek().is_some() {
+                n += 1;
+                s.advance().unwrap();
+            }
+            n
+        };
+        let before = cache.stats();
+        assert_eq!(read_all(false), ROWS, "{path:?}");
+        let after = cache.stats();
+        // Index blocks may be cached (HBase always caches them); no data block is.
+        let data_blocks = r.trailer().data_block_count;
+        assert!(
+            after.block_count - before.block_count < 2,
+            "{path:?}: {after:?}"
+        );
+        assert!(
+            after.misses - before.misses >= data_blocks,
+            "{path:?}: {after:?}"
+        );
+        // A caching scan fills the cache, and a non-caching one then hits it.
+        assert_eq!(read_all(true), ROWS);
+        let filled = cache.stats();
+        assert!(filled.block_count >= data_blocks, "{path:?}: {filled:?}");
+        assert_eq!(read_all(false), ROWS);
+        let reused = cache.stats();
+        assert_eq!(reused.block_count, filled.block_count, "{path:?}");
+        assert!(
+            reused.hits - filled.hits >= data_blocks,
+            "{path:?}: {reused:?}"
+        );
+        assert_eq!(reused.misses, filled.misses, "{path:?}: {reused:?}");
+    }
+}

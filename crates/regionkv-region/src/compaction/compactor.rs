@@ -117,7 +117,8 @@ impl Region {
         let smallest_read_point = self.mvcc().smallest_read_point();
         let mut sources = Vec::with_capacity(inputs.len());
         for f in &inputs {
-            let mut s = StoreFileScanner::new(f.reader.clone());
+            // As HBase's compaction scanners: blocks read here are not cached.
+            let mut s = StoreFileScanner::new(f.reader.clone()).cache_blocks(false);
             s.seek_to_first()?;
             sources.push(SourceScanner::File(s));
         }
