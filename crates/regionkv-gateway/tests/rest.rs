@@ -678,6 +678,14 @@ fn multiget_and_stateless_scans() -> R {
         values(&get_json(s.addr, "/t/*?reversed=true")?.json()?)?,
         ["b1", "b1z", "a2", "a1v2"]
     );
+    // `cacheblocks` (Scan#setCacheBlocks) changes no row.
+    for q in ["cacheblocks=false", "cacheblocks=TRUE", "cacheblocks=no"] {
+        assert_eq!(
+            values(&get_json(s.addr, &format!("/t/*?{q}"))?.json()?)?,
+            ["a1v2", "a2", "b1", "b1z"],
+            "{q}"
+        );
+    }
     let batched = get_json(s.addr, "/t/b*?batchsize=1")?.json()?;
     assert_eq!(batched["Row"].as_array().map(Vec::len), Some(2));
     let f = "/t/*?filter=ValueFilter(%3D%2C%27binary%3Ab1z%27)";

@@ -642,6 +642,17 @@ fn scanners_follow_hbase() -> R {
     };
     let id = c.scanner_open_with_scan("t".into(), scan, no_attrs())?;
     assert_eq!(rows(&mut c, id)?, ["k02", "k01"]);
+    // cacheBlocks (HBase's handler passes it to Scan#setCacheBlocks): the same rows.
+    for cache_blocks in [false, true] {
+        let scan = TScan {
+            start_row: Some(b"k01".to_vec()),
+            stop_row: Some(b"k03".to_vec()),
+            cache_blocks: Some(cache_blocks),
+            ..tscan()
+        };
+        let id = c.scanner_open_with_scan("t".into(), scan, no_attrs())?;
+        assert_eq!(rows(&mut c, id)?, ["k01", "k02"]);
+    }
     let scan = TScan {
         filter_string: Some(b"RowFilter(=, 'regexstring:k1[24]')".to_vec()),
         ..tscan()
@@ -669,7 +680,7 @@ fn scanners_follow_hbase() -> R {
     }
     // Ids count up from 0 (HBase's numbering).
     let id = c.scanner_open("t".into(), "".into(), vec![], no_attrs())?;
-    assert_eq!(id, 8);
+    assert_eq!(id, 10);
     // getRegionInfo takes a hbase:meta row key.
     let info = c.get_region_info(b"t,k05,99999999999999".to_vec())?;
     assert_eq!(

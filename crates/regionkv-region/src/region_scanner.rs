@@ -29,6 +29,12 @@ pub struct ReadQuery {
     pub time_range: TimeRange,
     /// Raw: delete markers returned, nothing masked, no TTL.
     pub raw: bool,
+    /// Data blocks read from files go into the block cache (HBase's `Scan#setCacheBlocks`
+    /// and `Get#setCacheBlocks`, default true). A scan over a whole table that is read
+    /// once (an export, a copy) sets it false, as HBase's MapReduce tools do, so that it
+    /// does not evict the blocks other reads keep hitting. Cached blocks are used either
+    /// way.
+    pub cache_blocks: bool,
 }
 
 impl Default for ReadQuery {
@@ -38,6 +44,7 @@ impl Default for ReadQuery {
             max_versions: 1,
             time_range: TimeRange::all_time(),
             raw: false,
+            cache_blocks: true,
         }
     }
 }
@@ -477,6 +484,7 @@ fn source_filter(
     SourceFilter {
         time_range: q.time_range,
         expired_before,
+        cache_blocks: q.cache_blocks,
     }
 }
 
@@ -758,7 +766,8 @@ impl Region {
             for f in files.iter() {
                 sources.push(SourceScanner::File(
                     StoreFileScanner::new(f.reader.clone())
-                        .with_read_point(read_point, f.meta.max_seq_id),
+                        .with_read_point(read_point, f.meta.max_seq_id)
+                        .cache_blocks(sf.cache_blocks),
                 ));
             }
             let matcher = QueryMatcher::user_filtered(

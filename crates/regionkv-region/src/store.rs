@@ -64,6 +64,9 @@ pub struct SourceFilter {
     pub time_range: regionkv_cell::TimeRange,
     /// Sources whose newest cell is older than this are skipped.
     pub expired_before: i64,
+    /// File scanners add the data blocks they read to the block cache
+    /// ([`crate::ReadQuery::cache_blocks`]).
+    pub cache_blocks: bool,
 }
 
 impl SourceFilter {
@@ -72,6 +75,7 @@ impl SourceFilter {
         Self {
             time_range: regionkv_cell::TimeRange::all_time(),
             expired_before: i64::MIN,
+            cache_blocks: true,
         }
     }
 
@@ -600,7 +604,8 @@ impl Store {
                 continue;
             }
             let mut s = StoreFileScanner::new(f.reader.clone())
-                .with_read_point(read_point, f.meta.max_seq_id);
+                .with_read_point(read_point, f.meta.max_seq_id)
+                .cache_blocks(filter.cache_blocks);
             let info = f.reader.file_info();
             match first_column {
                 // A file info whose timestamps describe no cell (impossible from our
@@ -656,7 +661,8 @@ impl Store {
                 continue;
             }
             let mut s = StoreFileScanner::new(f.reader.clone())
-                .with_read_point(read_point, f.meta.max_seq_id);
+                .with_read_point(read_point, f.meta.max_seq_id)
+                .cache_blocks(filter.cache_blocks);
             s.seek(key)?;
             out.push(SourceScanner::File(s));
         }

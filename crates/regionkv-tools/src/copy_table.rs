@@ -205,10 +205,12 @@ impl CopyTableOptions {
     }
 
     fn scan(&self) -> Result<Scan> {
+        // CopyTable's `scan.setCacheBlocks(false)`: a copy reads each block once.
         let mut scan = Scan::new()
             .batch(self.batch)
             .caching(self.cache_row)
-            .raw(self.all_cells);
+            .raw(self.all_cells)
+            .cache_blocks(false);
         if self.start_time != 0 || self.end_time != i64::MAX {
             scan = scan.time_range(
                 TimeRange::between(self.start_time, self.end_time)

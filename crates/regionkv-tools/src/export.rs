@@ -204,11 +204,14 @@ impl ExportOptions {
     /// The scan these options describe, over `families` (the exported ones; all of the
     /// table's when the options name none).
     pub(crate) fn scan(&self) -> Result<Scan> {
+        // Export's `s.setCacheBlocks(false)` (`ExportUtils`): an export reads each block
+        // once.
         let mut scan = Scan::new()
             .raw(self.raw)
             .max_versions(self.versions.unwrap_or(u32::MAX))
             .batch(self.batch)
-            .caching(self.caching);
+            .caching(self.caching)
+            .cache_blocks(false);
         if self.start_time != 0 || self.end_time != i64::MAX {
             scan = scan.time_range(
                 TimeRange::between(self.start_time, self.end_time)

@@ -425,7 +425,8 @@ impl<'a> ExportHFiles<'a> {
         // Scanning on a thread of its own, encoding and writing on this one.
         let rows = ReadAhead::spawn(
             "export-hfiles-scan",
-            table.scan(&Scan::new().raw(true).all_versions())?,
+            // Each block is read once: not through the block cache (as Export).
+            table.scan(&Scan::new().raw(true).all_versions().cache_blocks(false))?,
         )
         .map_err(|e| Error::file(out, e))?;
         for row in rows {

@@ -161,6 +161,28 @@ impl Get {
         self.query.max_versions = n;
         self
     }
+    /// Whether the data blocks this get reads from files go into the block cache
+    /// (HBase's `Get#setCacheBlocks`, default true). Blocks already cached are used
+    /// either way; the result does not change.
+    ///
+    /// ```
+    /// use regionkv::{Get, Put};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("cf", "q", "v"))?;
+    /// db.admin().flush("t")?;
+    /// let once = table.get(&Get::new("r").cache_blocks(false))?;
+    /// assert_eq!(once.value(b"cf", b"q"), Some(&b"v"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cache_blocks(mut self, on: bool) -> Self {
+        self.query.cache_blocks = on;
+        self
+    }
     /// Every version the family keeps (HBase's `readAllVersions`).
     ///
     /// ```
@@ -728,6 +750,31 @@ impl Scan {
     /// ```
     pub fn raw(mut self, on: bool) -> Self {
         self.inner.query.raw = on;
+        self
+    }
+    /// Whether the data blocks this scan reads from files go into the block cache
+    /// (HBase's `Scan#setCacheBlocks`, default true). A scan that reads a table once, as
+    /// an export or a copy does, sets it false so that it does not evict the blocks other
+    /// reads keep hitting (HBase's `Export` and `CopyTable` do); blocks already cached are
+    /// used either way, and the rows do not change.
+    ///
+    /// ```
+    /// use regionkv::{Put, Scan};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// # let table = db.table("t")?;
+    /// for r in ["a", "b"] {
+    ///     table.put(&Put::new(r).add_column("cf", "q", "v"))?;
+    /// }
+    /// db.admin().flush("t")?;
+    /// assert_eq!(table.scan(&Scan::new().cache_blocks(false))?.count(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cache_blocks(mut self, on: bool) -> Self {
+        self.inner.query.cache_blocks = on;
         self
     }
     /// Applies a server-side filter.

@@ -180,6 +180,18 @@ fn filter(v: &Value) -> CmdResult<Box<dyn regionkv::filter::Filter>> {
 }
 
 /// A boolean option (`REVERSED`, `RAW`): Ruby truthiness of `true`/`false`.
+/// `CACHE_BLOCKS` of `scan` and `count` (HBase's `Scan#setCacheBlocks`): `true` or
+/// `false`, as a boolean or a string; `default` when absent (true for `scan`, false for
+/// `count`, as HBase's shell has them).
+fn cache_blocks_opt(opts: &Opts, default: bool) -> bool {
+    match opts.get("CACHE_BLOCKS") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Str(b)) if b.eq_ignore_ascii_case(b"true") => true,
+        Some(Value::Str(b)) if b.eq_ignore_ascii_case(b"false") => false,
+        _ => default,
+    }
+}
+
 fn bool_opt(opts: &Opts, key: &str) -> CmdResult<bool> {
     match opts.get(key) {
         None | Some(Value::Nil) | Some(Value::Bool(false)) => Ok(false),
@@ -292,6 +304,7 @@ impl Engine {
             scan = scan.time_range(time_range(tr)?);
         }
         scan = scan.raw(bool_opt(opts, "RAW")?);
+        scan = scan.cache_blocks(cache_blocks_opt(opts, true));
         if let Some(limit) = opts.get_set("LIMIT") {
             let limit = int_arg(limit, "LIMIT")?;
             if limit > 0 {
@@ -513,7 +526,10 @@ impl Engine {
             }
         };
         let mut text = CellText::default();
-        let mut scan = self.hash_to_scan(&opts, &mut text)?;
+        // HBase's `count` scans with CACHE_BLOCKS false unless told otherwise.
+        let mut scan = self
+            .hash_to_scan(&opts, &mut text)?
+            .cache_blocks(cache_blocks_opt(&opts, false));
         // HBase counts with a FirstKeyOnlyFilter, combined with the user's filter.
         let counting = match opts.get_set("FILTER") {
             Some(Value::Str(f)) => {

@@ -1239,7 +1239,12 @@ impl RestService {
         let start_row = q.get("startrow").unwrap_or_default().to_vec();
         let end_row = q.get("endrow").unwrap_or_default().to_vec();
         let reversed = q.text("reversed").is_some_and(|r| r.trim() == "true");
-        let mut scan = Scan::new();
+        // `cacheblocks` (default true, Jersey's `Boolean.valueOf`): TableResource passes it
+        // to `Scan#setCacheBlocks`.
+        let cache_blocks = q
+            .text("cacheblocks")
+            .is_none_or(|v| v.trim().eq_ignore_ascii_case("true"));
+        let mut scan = Scan::new().cache_blocks(cache_blocks);
         // TableResource.getScanResource: the text before the first `*` is a row prefix
         // (a PrefixFilter, and the start row unless `startrow` is given).
         let prefix: Option<Vec<u8>> = match spec.iter().position(|&b| b == b'*') {
@@ -1347,7 +1352,9 @@ impl RestService {
         if !m.labels.is_empty() {
             return bad_request("visibility labels are not supported by regionkv");
         }
-        let mut scan = Scan::new().start_row(&m.start_row);
+        let mut scan = Scan::new()
+            .start_row(&m.start_row)
+            .cache_blocks(m.cache_blocks);
         if !m.end_row.is_empty() {
             scan = scan.stop_row(&m.end_row);
         }

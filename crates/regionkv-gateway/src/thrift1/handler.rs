@@ -1127,6 +1127,9 @@ impl HbaseSyncHandler for std::sync::Arc<Handler> {
         if let Some(reversed) = scan.reversed {
             s = s.reversed(reversed);
         }
+        if let Some(cache_blocks) = scan.cache_blocks {
+            s = s.cache_blocks(cache_blocks);
+        }
         self.open_scanner(&table_name, s, scan.sort_columns.unwrap_or(false))
     }
 
