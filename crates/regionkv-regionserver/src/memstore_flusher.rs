@@ -190,11 +190,14 @@ impl MemStoreFlusher {
                     f.busy.fetch_sub(1, Ordering::AcqRel);
                     continue;
                 }
-                if let Err(e) = region.flush() {
-                    tracing::error!(region = %region.encoded_name(), error = %e, "background flush failed");
-                }
-                if region.needs_compaction() {
-                    region.request_compaction();
+                // HBase's `MemStoreFlusher#flushRegion`: the flush result says whether a
+                // flushed store now has enough files to compact.
+                match region.flush() {
+                    Ok(r) if r.compaction_needed => region.request_compaction(),
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!(region = %region.encoded_name(), error = %e, "background flush failed");
+                    }
                 }
                 if f.global.size() > f.global.limit() {
                     f.request_global();

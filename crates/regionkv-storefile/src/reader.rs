@@ -426,7 +426,7 @@ impl StoreFileReader {
                 return Err(self.corrupt(h.offset, format!("no part {i} in a whole block")));
             }
             return Ok(DataPart {
-                data: self.data_block_with(h, cache_blocks)?,
+                data: self.data_block(h, cache_blocks)?,
                 part: 0,
                 parts: 1,
             });
@@ -570,15 +570,10 @@ impl StoreFileReader {
         Ok(table)
     }
 
-    /// The data block at `h`, whole. For a file whose blocks are in parts this is an
-    /// error: such blocks are read part by part ([`Self::data_part`]).
-    pub fn data_block(&self, h: BlockHandle) -> Result<BlockData> {
-        self.data_block_with(h, true)
-    }
-
-    /// [`Self::data_block`], adding a block read from the file to the cache only when
-    /// `cache_blocks` is set.
-    fn data_block_with(&self, h: BlockHandle, cache_blocks: bool) -> Result<BlockData> {
+    /// The data block at `h`, whole, added to the block cache when read from the file only
+    /// if `cache_blocks`. For a file whose blocks are in parts this is an error: such
+    /// blocks are read part by part ([`Self::data_part`]).
+    fn data_block(&self, h: BlockHandle, cache_blocks: bool) -> Result<BlockData> {
         self.check_data_extent(h)?;
         if self.trailer.parted {
             return Err(self.corrupt(
