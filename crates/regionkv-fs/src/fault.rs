@@ -430,6 +430,11 @@ impl ReadableFile for FaultReadableFile {
         self.inner.pread_at(offset, buf)
     }
 
+    fn read_mapped_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        guard(&self.shared, FaultOp::Other, "read_at", self.inner.path())?;
+        self.inner.read_mapped_at(offset, buf)
+    }
+
     fn as_slice(&self) -> Option<&[u8]> {
         self.inner.as_slice()
     }

@@ -57,6 +57,7 @@
 mod descriptors;
 mod error;
 mod fault;
+mod map_budget;
 mod mem;
 mod open;
 mod real;
@@ -70,7 +71,7 @@ pub use descriptors::DescriptorStats;
 pub use error::{Error, FileKind, Result};
 pub use fault::{FaultFs, FaultKind, FaultOp, Persistence};
 pub use mem::{CrashMode, MemFs};
-pub use real::{ReadMode, RealFs};
+pub use real::{DEFAULT_MAP_BUDGET, ReadMode, RealFs};
 
 /// A file system: the operations the engine performs on files and directories.
 ///
@@ -217,6 +218,15 @@ pub trait ReadableFile: Send + Sync + Debug {
     /// cache of their own (compressed storefile blocks) use it: the mapping would only add
     /// a second, uncounted copy. Other files read as `read_at` does.
     fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.read_at(offset, buf)
+    }
+
+    /// Like [`read_at`](ReadableFile::read_at), for a point read whose result the reader
+    /// caches and whose range it may read again on a cache miss (a storefile data block for a
+    /// Get): a memory-mapped file is read through the mapping while the file system's
+    /// mapped-read budget lasts ([`RealFs::with_map_budget`]), a copy from resident pages, and
+    /// as [`pread_at`](ReadableFile::pread_at) beyond it. Other files read as `read_at` does.
+    fn read_mapped_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         self.read_at(offset, buf)
     }
 

@@ -42,6 +42,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use crate::descriptors::{DescriptorCache, DescriptorStats, Identity};
+use crate::map_budget::{MapBudget, MappedWindows};
 use crate::open::{kind_of, open_regular};
 use crate::{
     Error, FileLock, Fs, LockState, ReadableFile, Result, WritableFile, check_range, utf8_name,
@@ -60,19 +61,49 @@ pub enum ReadMode {
     Pread,
 }
 
-/// The real file system, through `std::fs`. Clones share one descriptor cache.
-#[derive(Debug, Clone, Default)]
+/// The default [mapped-read budget](RealFs::with_map_budget): 32 MiB, the size of the
+/// engine's default block cache, so that point reads' mapped pages at most double what the
+/// cache holds (the measurements behind it: `docs/benchmarks.md`, "Mapped point reads").
+pub const DEFAULT_MAP_BUDGET: u64 = 32 << 20;
+
+/// The real file system, through `std::fs`. Clones share one descriptor cache and one
+/// mapped-read budget.
+#[derive(Debug, Clone)]
 pub struct RealFs {
     read_mode: ReadMode,
     /// Pread mode's bounded descriptor cache; `None` in mmap mode and in unbounded pread mode,
     /// where each reader owns its descriptor.
     descriptors: Option<Arc<DescriptorCache>>,
+    /// What [`ReadableFile::read_mapped_at`] may make resident (see `map_budget.rs`).
+    map_budget: Arc<MapBudget>,
+}
+
+impl Default for RealFs {
+    fn default() -> Self {
+        RealFs::with_read_mode(ReadMode::default())
+    }
 }
 
 impl RealFs {
     /// A real file system that memory-maps files opened for reading.
     pub fn new() -> Self {
         RealFs::default()
+    }
+
+    /// This file system with a mapped-read budget of `bytes` (default
+    /// [`DEFAULT_MAP_BUDGET`]): point reads of mapped files
+    /// ([`ReadableFile::read_mapped_at`]) go through the mapping until the 64 KiB windows
+    /// they have touched add up to `bytes`, and through `pread` beyond, so the pages they map
+    /// into the resident set stay bounded. 0 sends every such read to `pread`. Clones made
+    /// before the call keep the old budget.
+    pub fn with_map_budget(mut self, bytes: u64) -> Self {
+        self.map_budget = MapBudget::new(bytes);
+        self
+    }
+
+    /// The mapped-read budget and how much of it mapped files have charged.
+    pub fn map_budget(&self) -> (u64, u64) {
+        (self.map_budget.limit(), self.map_budget.used())
     }
 
     /// A real file system that serves reads as `mode` says. Pread mode keeps one descriptor
@@ -82,6 +113,7 @@ impl RealFs {
         RealFs {
             read_mode: mode,
             descriptors: None,
+            map_budget: MapBudget::new(DEFAULT_MAP_BUDGET),
         }
     }
 
@@ -94,6 +126,7 @@ impl RealFs {
         RealFs {
             read_mode: ReadMode::Pread,
             descriptors: Some(Arc::new(DescriptorCache::new(max_open_files))),
+            map_budget: MapBudget::new(DEFAULT_MAP_BUDGET),
         }
     }
 
@@ -193,12 +226,18 @@ impl Fs for RealFs {
                 // is outside that contract and would raise SIGBUS (documented on this module;
                 // use ReadMode::Pread for directories others may touch).
                 let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("mmap", path, e))?;
+                let windows = MappedWindows::new(
+                    Arc::clone(&self.map_budget),
+                    map.as_ptr() as usize,
+                    map.len(),
+                );
                 Backing::Mmap(
                     map,
                     MappedPread {
                         identity: Identity::of(&meta),
                         file: std::sync::OnceLock::new(),
                     },
+                    windows,
                 )
             }
         };
@@ -511,8 +550,9 @@ impl WritableFile for RealWritableFile {
 /// How a [`RealReadableFile`] reaches its bytes.
 #[derive(Debug)]
 enum Backing {
-    /// The whole file, mapped (its descriptor is closed), and what `pread_at` needs.
-    Mmap(Mmap, MappedPread),
+    /// The whole file, mapped (its descriptor is closed), what `pread_at` needs, and the
+    /// windows `read_mapped_at` has charged to the budget.
+    Mmap(Mmap, MappedPread, MappedWindows),
     /// A zero-length file in mmap mode (nothing to map).
     Empty,
     /// Positioned reads on the reader's own descriptor (unbounded pread mode).
@@ -565,8 +605,18 @@ impl ReadableFile for RealReadableFile {
         self.len
     }
 
+    fn read_mapped_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        if let Backing::Mmap(_, _, windows) = &self.backing {
+            let range = check_range(&self.path, offset, buf.len(), self.len)?;
+            if !windows.admit(range.start, buf.len()) {
+                return self.pread_at(offset, buf);
+            }
+        }
+        self.read_at(offset, buf)
+    }
+
     fn pread_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        if let Backing::Mmap(_, p) = &self.backing
+        if let Backing::Mmap(_, p, _) = &self.backing
             && let Some(file) = p.descriptor(&self.path)
         {
             check_range(&self.path, offset, buf.len(), self.len)?;
@@ -578,7 +628,7 @@ impl ReadableFile for RealReadableFile {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let range = check_range(&self.path, offset, buf.len(), self.len)?;
         match &self.backing {
-            Backing::Mmap(map, _) => {
+            Backing::Mmap(map, ..) => {
                 let src = map.get(range).ok_or_else(|| Error::UnexpectedEof {
                     path: self.path.clone(),
                     offset,
@@ -604,7 +654,7 @@ impl ReadableFile for RealReadableFile {
 
     fn as_slice(&self) -> Option<&[u8]> {
         match &self.backing {
-            Backing::Mmap(map, _) => Some(&map[..]),
+            Backing::Mmap(map, ..) => Some(&map[..]),
             Backing::Empty => Some(&[]),
             Backing::Pread(_) | Backing::Cached { .. } => None,
         }
@@ -772,6 +822,63 @@ mod tests {
             r2.pread_at(500, &mut b).unwrap();
             assert_eq!(b, &data[500..600]);
         }
+    }
+
+    #[test]
+    fn read_mapped_at_maps_within_the_budget_and_preads_beyond_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 13 % 251) as u8).collect();
+        let window = 64 << 10;
+        for fs in both_modes() {
+            let fs = fs.with_map_budget(3 * window as u64);
+            let path = dir.path().join(format!("{:?}", fs.read_mode()));
+            std::fs::write(&path, &data).unwrap();
+            let r = fs.open_read(&path).unwrap();
+            // Sixteen reads in sixteen different windows: the first charge the budget, the
+            // rest find it spent; every one reads the file's bytes.
+            for i in 0..16 {
+                let (off, len) = (i * window + 1000, 3000);
+                let mut b = vec![0; len];
+                r.read_mapped_at(off as u64, &mut b).unwrap();
+                assert_eq!(b, &data[off..off + len], "read {i}");
+            }
+            let (limit, used) = fs.map_budget();
+            assert_eq!(limit, 3 * window as u64);
+            match fs.read_mode() {
+                ReadMode::Mmap => assert_eq!(used, limit, "the budget is spent, never passed"),
+                ReadMode::Pread => assert_eq!(used, 0, "nothing is mapped in pread mode"),
+            }
+            let mut past = [0u8; 2];
+            assert!(matches!(
+                r.read_mapped_at(data.len() as u64 - 1, &mut past),
+                Err(Error::UnexpectedEof { .. })
+            ));
+            // Neither kind of read charges it.
+            let mut b = vec![0; 100];
+            r.read_at(500_000, &mut b).unwrap();
+            r.pread_at(600_000, &mut b).unwrap();
+            assert_eq!(fs.map_budget().1, used);
+            drop(r);
+            assert_eq!(fs.map_budget().1, 0, "unmapping gives the charge back");
+        }
+        // A zero budget sends every read to pread, and clones share one budget.
+        let fs = RealFs::new().with_map_budget(0);
+        let clone = fs.clone();
+        let path = dir.path().join("zero");
+        std::fs::write(&path, &data).unwrap();
+        let r = clone.open_read(&path).unwrap();
+        let mut b = vec![0; 4096];
+        r.read_mapped_at(8192, &mut b).unwrap();
+        assert_eq!(b, &data[8192..8192 + 4096]);
+        assert_eq!(fs.map_budget(), (0, 0));
+        let roomy = RealFs::new().with_map_budget(1 << 30);
+        let r = roomy.clone().open_read(&path).unwrap();
+        r.read_mapped_at(8192, &mut b).unwrap();
+        assert!(
+            roomy.map_budget().1 >= window as u64,
+            "{:?}",
+            roomy.map_budget()
+        );
     }
 
     #[test]

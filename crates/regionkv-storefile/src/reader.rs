@@ -229,6 +229,7 @@ impl StoreFileReader {
             trailer.file_info_offset,
             trailer.file_info_size,
             BlockType::FileInfo,
+            false,
         )?;
         reader.info = FileInfo::decode(&fi).map_err(|(at, reason)| Error::Corrupt {
             path: reader.path.clone(),
@@ -255,6 +256,7 @@ impl StoreFileReader {
             trailer.root_index_offset,
             trailer.root_index_size,
             BlockType::RootIndex,
+            false,
         )?;
         BlockCursor::new(&reader.root).map_err(|e| {
             reader.corrupt(
@@ -267,6 +269,7 @@ impl StoreFileReader {
                 trailer.bloom_offset,
                 trailer.bloom_size,
                 BlockType::Bloom,
+                false,
             )?;
             let bloom = BloomFilter::parse(&body)
                 .map_err(|r| reader.corrupt(trailer.bloom_offset, format!("bloom: {r}")))?;
@@ -309,12 +312,21 @@ impl StoreFileReader {
     }
 
     /// Reads, verifies and decodes a block kept in memory (file info, root, bloom, index
-    /// blocks). Of a compressed file, read with pread even from a mapped file: the decoded
-    /// copy is what is kept, and touching the mapping would add the block's pages (and the
-    /// kernel's fault-around neighbours) to the resident set as well.
-    fn read_meta_block(&self, offset: u64, size: u32, expect: BlockType) -> Result<Vec<u8>> {
+    /// blocks, whole data blocks). Of a compressed file, a meta block is read with pread
+    /// even from a mapped file: the decoded copy is what is kept, and touching the mapping
+    /// would add the block's pages (and the kernel's fault-around neighbours) to the
+    /// resident set as well.
+    /// A data block a Get or a caching scan reads (`point`) is read as
+    /// [`Self::read_into`] says.
+    fn read_meta_block(
+        &self,
+        offset: u64,
+        size: u32,
+        expect: BlockType,
+        point: bool,
+    ) -> Result<Vec<u8>> {
         READ_SCRATCH.with_borrow_mut(|buf| {
-            self.read_into(offset, size as usize, buf)?;
+            self.read_into(offset, size as usize, buf, point)?;
             let body = self.decode_block(buf, offset, expect);
             if buf.capacity() > SCRATCH_KEEP {
                 // A bloom or a large block: do not keep its size per thread.
@@ -372,7 +384,8 @@ impl StoreFileReader {
         {
             return Ok(b);
         }
-        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect)?);
+        let point = fill && expect == BlockType::Data;
+        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect, point)?);
         if let Some(cache) = self.cache.as_ref().filter(|_| fill) {
             cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
         }
@@ -399,7 +412,7 @@ impl StoreFileReader {
     /// decoded copies.
     fn bytes_for_cache(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        self.read_into(offset, len, &mut buf)?;
+        self.read_into(offset, len, &mut buf, false)?;
         Ok(buf)
     }
 
@@ -452,7 +465,7 @@ impl StoreFileReader {
             Some(body) => body,
             None => {
                 let body = READ_SCRATCH.with_borrow_mut(|buf| {
-                    self.read_into(at, e.disk_len as usize, buf)?;
+                    self.read_into(at, e.disk_len as usize, buf, cache_blocks)?;
                     self.decode_part(h, i, at, &e, buf)
                 })?;
                 if let Some(cache) = self.cache.as_ref().filter(|_| cache_blocks) {
@@ -502,8 +515,13 @@ impl StoreFileReader {
     }
 
     /// Reads `len` bytes at `offset` into `buf` (as [`Self::bytes_for_cache`], into a
-    /// reused buffer).
-    fn read_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+    /// reused buffer). A `point` read, the data a Get or a caching scan misses in the block
+    /// cache, goes through the mapping while the file system's mapped-read budget lasts
+    /// (`ReadableFile::read_mapped_at`): a copy from resident pages instead of a system
+    /// call, for the blocks that are read again and again. Everything else of a compressed
+    /// file, compactions' reads among them, goes through `pread` (HBase's compactions read
+    /// with a stream reader of their own and drop what they read from the OS cache).
+    fn read_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>, point: bool) -> Result<()> {
         if offset
             .checked_add(len as u64)
             .is_none_or(|end| end > self.len)
@@ -517,6 +535,8 @@ impl StoreFileReader {
             // promises that such files hold no descriptor: read its meta blocks as the
             // mapping offers (`pread_at` would open one).
             self.file.read_at(offset, buf)?;
+        } else if point {
+            self.file.read_mapped_at(offset, buf)?;
         } else {
             self.file.pread_at(offset, buf)?;
         }

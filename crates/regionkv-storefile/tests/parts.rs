@@ -200,3 +200,45 @@ fn scanners_that_do_not_cache_blocks_leave_the_cache_alone() {
         assert_eq!(reused.misses, filled.misses, "{path:?}: {reused:?}");
     }
 }
+
+/// Reads that fill the block cache (Gets, caching scans) read a compressed file's data
+/// through its mapping while the file system's mapped-read budget lasts; reads that do not
+/// cache (compactions) and the meta blocks every open reads go through `pread`, so they
+/// never charge it. Parted and whole-block files alike, and the cells are the same past
+/// the budget.
+#[test]
+fn only_caching_reads_charge_the_mapped_read_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for part_size in [PART_SIZE, 0] {
+        let fs = RealFs::new().with_map_budget(256 << 10);
+        let path = dir.path().join(format!("f{part_size}"));
+        write(&fs, &path, part_size);
+        let read_all = |r: &Arc<StoreFileReader>, cache_blocks: bool| {
+            let mut s = StoreFileScanner::new(r.clone()).cache_blocks(cache_blocks);
+            s.seek_to_first().unwrap();
+            let mut n = 0;
+            while s.peek().is_some() {
+                n += 1;
+                s.advance().unwrap();
+            }
+            n
+        };
+        let r = open(&fs, &path, None);
+        assert_eq!(fs.map_budget().1, 0, "opening reads meta blocks with pread");
+        assert_eq!(read_all(&r, false), ROWS);
+        assert_eq!(fs.map_budget().1, 0, "a non-caching scan preads");
+        // A Get-like seek charges the windows it reads, within the budget.
+        let mut s = StoreFileScanner::new(r.clone());
+        let key = OwnedKey::first_on_row(b"row00021000").unwrap();
+        assert!(s.seek(&key.view()).unwrap());
+        assert_eq!(s.peek().unwrap().row(), b"row00021000");
+        let one = fs.map_budget().1;
+        assert!(one > 0 && one <= 128 << 10, "{one}");
+        // A caching scan of the whole file spends the budget and reads on with pread.
+        assert_eq!(read_all(&r, true), ROWS);
+        assert_eq!(fs.map_budget().1, 256 << 10);
+        assert_eq!(scan_all(&r), cells());
+        drop((s, r));
+        assert_eq!(fs.map_budget().1, 0);
+    }
+}

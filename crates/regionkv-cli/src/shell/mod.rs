@@ -99,6 +99,12 @@ pub(crate) struct ShellArgs {
     #[arg(long = "max-open-files", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_open_files: Option<u64>,
 
+    /// How much of the mapped storefiles Gets may bring into the resident set, in bytes
+    /// (default 32 MiB); past it they read with pread. 0 reads every compressed block with
+    /// pread (no effect with --pread)
+    #[arg(long = "mapped-read-budget", value_name = "BYTES")]
+    pub mapped_read_budget: Option<u64>,
+
     /// Open the data directory (DIR, else --data) read-only, beside the process that holds
     /// it: nothing is written, mutating commands fail, `refresh` catches up with the writer
     #[arg(long = "read-only", value_name = "DIR", num_args = 0..=1, conflicts_with = "data")]
@@ -117,10 +123,14 @@ impl ShellArgs {
     /// The file system the flags ask for.
     fn fs(&self) -> regionkv::fs::RealFs {
         use regionkv::fs::{ReadMode, RealFs};
-        match self.max_open_files {
+        let fs = match self.max_open_files {
             Some(n) => RealFs::with_max_open_files(usize::try_from(n).unwrap_or(usize::MAX)),
             None if self.pread => RealFs::with_read_mode(ReadMode::Pread),
             None => RealFs::new(),
+        };
+        match self.mapped_read_budget {
+            Some(bytes) => fs.with_map_budget(bytes),
+            None => fs,
         }
     }
 }
