@@ -304,6 +304,17 @@ impl Chunk {
 /// Db's pool sized to the global memstore budget, idle chunks only hold memory the
 /// memstores gave back and the budget would allow them to take again, instead of adding a
 /// second budget's worth beside it (what a cap on idle chunks alone allowed).
+///
+/// **Idle chunks are trimmed to recent demand** ([`Self::trim_idle`], which the Db's flush
+/// threads call a few times a second). HBase's pool lives inside a JVM heap that is
+/// reserved anyway; here an idle chunk is resident memory nobody uses. A flush gives a
+/// whole memstore's chunks back at once (64 of them for HBase's 128 MiB flush size), and
+/// if writes then slow down or stop (a read phase, YCSB's read-mostly mixes) they stayed
+/// resident beside the block cache for as long as the process ran: 150 MiB through the
+/// comparison suite's read phase, and the peak of its YCSB runs. So each trim keeps as
+/// many idle chunks as arenas took over the last [`TRIM_HORIZON`] (at the rate measured
+/// since the previous trim) and frees the rest; a steady writer keeps its chunks, and what
+/// a trim frees costs the next taker only the first-touch faults the pool would have saved.
 pub struct ChunkPool {
     chunk_size: usize,
     max_pooled_chunks: usize,
@@ -312,7 +323,20 @@ pub struct ChunkPool {
     reused: AtomicU64,
     returned: AtomicU64,
     dropped: AtomicU64,
+    trimmed: AtomicU64,
+    /// When the last trim ran and how many chunks had been taken by then.
+    last_trim: Mutex<(std::time::Instant, u64)>,
 }
+
+/// How far ahead a trim keeps idle chunks for: as many as arenas took in this long, at the
+/// rate of the last interval between trims.
+/// Three seconds: a steady writer retakes a flushed memstore's chunks within about that
+/// (a 128 MiB memstore at ~40 MB/s), so fills keep them all, while a read phase or a
+/// read-mostly mix frees them within a trim or two.
+pub const TRIM_HORIZON: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Trims closer together than this do nothing (several flush threads call it).
+const TRIM_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The chunks a [`ChunkPool`] holds. Invariant: `idle.len() <= owned <= max_pooled_chunks`.
 struct PoolState {
@@ -338,6 +362,8 @@ pub struct ChunkPoolStats {
     pub returned: u64,
     /// Transient chunks freed when given back (taken while the pool owned its maximum).
     pub dropped: u64,
+    /// Idle pool chunks freed by [`ChunkPool::trim_idle`].
+    pub trimmed: u64,
 }
 
 impl ChunkPool {
@@ -355,7 +381,43 @@ impl ChunkPool {
             reused: AtomicU64::new(0),
             returned: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            trimmed: AtomicU64::new(0),
+            last_trim: Mutex::new((std::time::Instant::now(), 0)),
         })
+    }
+
+    /// Frees the idle chunks beyond recent demand (see the type's docs) and returns how
+    /// many; does nothing when the last trim was under 250 ms ago.
+    pub fn trim_idle(&self) -> usize {
+        self.trim_idle_at(std::time::Instant::now())
+    }
+
+    /// [`Self::trim_idle`] at `now` (tests drive the clock).
+    pub fn trim_idle_at(&self, now: std::time::Instant) -> usize {
+        let taken = self.created.load(Ordering::Relaxed) + self.reused.load(Ordering::Relaxed);
+        let keep = {
+            let mut last = self.last_trim.lock();
+            let elapsed = now.saturating_duration_since(last.0);
+            if elapsed < TRIM_INTERVAL {
+                return 0;
+            }
+            let recent = taken.saturating_sub(last.1) as f64;
+            *last = (now, taken);
+            (recent * TRIM_HORIZON.as_secs_f64() / elapsed.as_secs_f64()).ceil() as usize
+        };
+        let freed: Vec<ChunkMemory> = {
+            let mut state = self.state.lock();
+            let excess = state.idle.len().saturating_sub(keep);
+            // The oldest idle chunks go: `take` reuses the most recently returned first.
+            let freed: Vec<ChunkMemory> = state.idle.drain(..excess).collect();
+            state.owned -= freed.len();
+            freed
+        };
+        // Freed outside the lock, so that arenas need not wait for it.
+        let n = freed.len();
+        drop(freed);
+        self.trimmed.fetch_add(n as u64, Ordering::Relaxed);
+        n
     }
 
     /// Bytes per chunk.
@@ -381,6 +443,7 @@ impl ChunkPool {
             owned,
             returned: self.returned.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
+            trimmed: self.trimmed.load(Ordering::Relaxed),
         }
     }
 
@@ -982,6 +1045,55 @@ mod tests {
         drop(c);
         let s = pool.stats();
         assert_eq!((s.returned, s.dropped, s.pooled, s.owned), (5, 2, 3, 3));
+    }
+
+    #[test]
+    fn trims_keep_the_idle_chunks_recent_demand_needs_and_free_the_rest() {
+        use std::time::{Duration, Instant};
+        let pool = ChunkPool::new(64, 16);
+        let fill = |lab: &MemStoreLab, n: u8| {
+            for i in 0..n {
+                lab.copy_cell(&[i; 62], &[], &[]);
+            }
+        };
+        let t0 = Instant::now() + Duration::from_secs(1);
+        // A writer takes 8 chunks, then its segment is flushed: 8 idle chunks.
+        drop({
+            let l = lab(64, 64, Some(Arc::clone(&pool)));
+            fill(&l, 8);
+            l
+        });
+        assert_eq!(pool.stats().pooled, 8);
+        // 8 taken in the second before this trim: all 8 are kept (24 would be).
+        assert_eq!(pool.trim_idle_at(t0), 0);
+        assert_eq!(
+            pool.trim_idle_at(t0 + Duration::from_millis(100)),
+            0,
+            "too soon"
+        );
+        // The writer goes on at 4 chunks a second for a second: it reuses 4, and a trim
+        // then keeps the 4 idle ones (12 would be).
+        let busy = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&busy, 4);
+        assert_eq!(pool.trim_idle_at(t0 + Duration::from_secs(1)), 0);
+        assert_eq!(pool.stats().pooled, 4);
+        // Writes slow to 1 chunk in 2 seconds: 2 idle chunks are kept (1.5, rounded up),
+        // 1 goes.
+        fill(&busy, 1);
+        assert_eq!(pool.trim_idle_at(t0 + Duration::from_secs(3)), 1);
+        let s = pool.stats();
+        assert_eq!((s.pooled, s.owned, s.trimmed), (2, 7, 1));
+        // No writes: the last idle chunks go; the chunks in use stay.
+        assert_eq!(pool.trim_idle_at(t0 + Duration::from_secs(4)), 2);
+        let s = pool.stats();
+        assert_eq!((s.pooled, s.owned, s.trimmed), (0, 5, 3));
+        // A trimmed pool takes new chunks again, up to its maximum.
+        drop(busy);
+        assert_eq!(pool.stats().pooled, 5);
+        let again = lab(64, 64, Some(Arc::clone(&pool)));
+        fill(&again, 7);
+        let s = pool.stats();
+        assert_eq!((s.pooled, s.owned), (0, 7));
     }
 
     #[test]

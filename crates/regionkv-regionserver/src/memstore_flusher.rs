@@ -40,6 +40,19 @@ pub struct MemStoreFlusher {
     busy: AtomicU64,
     threads: Mutex<Vec<JoinHandle<()>>>,
     global: Arc<GlobalMemStore>,
+    /// Run by idle flush threads each time they wake (every 200 ms at most): the Db trims
+    /// its memstore chunk pool here.
+    housekeeping: Mutex<Option<Housekeeping>>,
+}
+
+/// Work for idle flush threads; see [`MemStoreFlusher::set_housekeeping`].
+#[derive(Clone)]
+struct Housekeeping(Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for Housekeeping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Housekeeping")
+    }
 }
 
 impl MemStoreFlusher {
@@ -52,6 +65,7 @@ impl MemStoreFlusher {
             busy: AtomicU64::new(0),
             threads: Mutex::new(Vec::new()),
             global,
+            housekeeping: Mutex::new(None),
         });
         for i in 0..threads.max(1) {
             let me = Arc::downgrade(&f);
@@ -64,6 +78,12 @@ impl MemStoreFlusher {
             }
         }
         f
+    }
+
+    /// Has idle flush threads run `work` each time they wake, at most every 200 ms per
+    /// thread; `work` must be cheap when there is nothing to do.
+    pub fn set_housekeeping(&self, work: impl Fn() + Send + Sync + 'static) {
+        *self.housekeeping.lock() = Some(Housekeeping(Arc::new(work)));
     }
 
     /// Makes `region` known to global-pressure flushing.
@@ -170,7 +190,13 @@ impl MemStoreFlusher {
                     }
                 }
             };
-            let Some(entry) = job else { continue };
+            let Some(entry) = job else {
+                let work = f.housekeeping.lock().clone();
+                if let Some(Housekeeping(work)) = work {
+                    work();
+                }
+                continue;
+            };
             if let Some(region) = entry.region.upgrade() {
                 let blocking_wait = region.services().config.blocking_wait;
                 if region.has_too_many_store_files() && entry.first.elapsed() < blocking_wait {

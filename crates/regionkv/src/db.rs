@@ -779,12 +779,17 @@ impl Db {
             &recorded_wal_lengths(fs.as_ref(), &dir, &catalog),
         )?;
         let global = Arc::new(GlobalMemStore::new(options.global_memstore_bytes, 0.95));
+        let memstore = memstore_config(&options);
         let workers = if options.background {
+            let flusher = MemStoreFlusher::start(options.flush_threads, global.clone());
+            if let Some(pool) = memstore.pool.clone() {
+                // Idle chunks beyond recent demand go back to the allocator (`ChunkPool`).
+                flusher.set_housekeeping(move || {
+                    pool.trim_idle();
+                });
+            }
             RegionServerWorkers {
-                flusher: Some(MemStoreFlusher::start(
-                    options.flush_threads,
-                    global.clone(),
-                )),
+                flusher: Some(flusher),
                 compact_split: Some(CompactSplit::start_with_checker(
                     options.compaction_threads.0,
                     options.compaction_threads.1,
@@ -796,7 +801,7 @@ impl Db {
         };
         let splitter = Arc::new(crate::split_worker::SplitWorker::default());
         let services = RegionServices {
-            memstore: memstore_config(&options),
+            memstore,
             server: Some(Arc::new(crate::server_services::ServerServices {
                 workers: workers.clone(),
                 splitter: splitter.clone(),

@@ -100,7 +100,10 @@ pub struct DbOptions {
     /// paged in, instead of allocating fresh memory that the kernel must zero on first
     /// touch. The pool owns chunks, in use or idle, up to this share of the budget (HBase's
     /// `MemStoreChunkPool` rule), so at 1.0 its idle chunks never hold memory beyond the
-    /// budget; 0 turns the pool off.
+    /// budget; 0 turns the pool off. With background work on, the flush threads also free
+    /// idle chunks beyond what memstores took over the last three seconds
+    /// (`ChunkPool::trim_idle`), so a flush followed by few writes does not leave its
+    /// chunks resident.
     pub chunk_pool_max_fraction: f64,
     /// Background work: flush and compaction threads, and the compaction checker. When
     /// false, regions flush when their memstore is full and compact only on request —

@@ -946,3 +946,41 @@ fn flushed_memstore_chunks_are_reused_through_the_pool() {
     let db = Db::open(dir.path(), off).unwrap();
     assert!(db.memstore_chunk_pool_stats().is_none());
 }
+
+/// With background work on, the flush threads trim the chunk pool to recent demand: the
+/// chunks a flush gives back, once no writer takes them, go back to the allocator instead
+/// of staying resident for the life of the Db.
+#[test]
+fn idle_pool_chunks_are_freed_once_writes_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), DbOptions::default()).unwrap();
+    create(&db, "t", &[]);
+    let t = db.table("t").unwrap();
+    for i in 0..8_000u32 {
+        t.put(&Put::new(format!("r{i:05}")).add_column("cf", "q", vec![b'v'; 1000]))
+            .unwrap();
+    }
+    db.admin().flush("t").unwrap();
+    let flushed = db.memstore_chunk_pool_stats().unwrap();
+    assert!(flushed.returned >= 2, "{flushed:?}");
+    // No writes from here: within a few trims every idle chunk is freed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let trimmed = loop {
+        let s = db.memstore_chunk_pool_stats().unwrap();
+        if s.pooled == 0 && s.trimmed >= flushed.returned {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "not trimmed: {s:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(trimmed.owned, 0, "{trimmed:?}");
+    // Writes take fresh chunks again, and every row reads back.
+    for i in 8_000..12_000u32 {
+        t.put(&Put::new(format!("r{i:05}")).add_column("cf", "q", vec![b'w'; 1000]))
+            .unwrap();
+    }
+    let s = db.memstore_chunk_pool_stats().unwrap();
+    assert!(s.created > flushed.created, "{s:?}");
+    assert_eq!(t.get(&Get::new("r00042")).unwrap().len(), 1);
+    assert_eq!(t.get(&Get::new("r11999")).unwrap().len(), 1);
+}
