@@ -63,7 +63,8 @@ pub enum ReadMode {
 
 /// The default [mapped-read budget](RealFs::with_map_budget): 32 MiB, the size of the
 /// engine's default block cache, so that point reads' mapped pages at most double what the
-/// cache holds (the measurements behind it: `docs/benchmarks.md`, "Mapped point reads").
+/// cache holds (the measurements behind it: `docs/benchmarks.md`, the third pass of
+/// "Peers at HBase's defaults").
 pub const DEFAULT_MAP_BUDGET: u64 = 32 << 20;
 
 /// The real file system, through `std::fs`. Clones share one descriptor cache and one

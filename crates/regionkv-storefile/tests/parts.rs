@@ -64,6 +64,19 @@ fn open(fs: &dyn Fs, path: &Path, cache: Option<Arc<StoreFileBlockCache>>) -> Ar
     Arc::new(StoreFileReader::open(fs, path, 1, cache, ReaderOptions::default()).unwrap())
 }
 
+/// Cells a full scan of `r` returns, read with `cache_blocks` as a Get (true) or a
+/// compaction (false) reads.
+fn count_cells(r: &Arc<StoreFileReader>, cache_blocks: bool) -> u32 {
+    let mut s = StoreFileScanner::new(r.clone()).cache_blocks(cache_blocks);
+    s.seek_to_first().unwrap();
+    let mut n = 0;
+    while s.peek().is_some() {
+        n += 1;
+        s.advance().unwrap();
+    }
+    n
+}
+
 #[test]
 fn blocks_keep_blocksize_granularity_and_reads_decode_one_part() {
     let fs = MemFs::new();
@@ -163,16 +176,7 @@ fn scanners_that_do_not_cache_blocks_leave_the_cache_alone() {
         write(&fs, path, part_size);
         let cache = Arc::new(StoreFileBlockCache::new(256 << 20));
         let r = open(&fs, path, Some(cache.clone()));
-        let read_all = |cache_blocks: bool| {
-            let mut s = StoreFileScanner::new(r.clone()).cache_blocks(cache_blocks);
-            s.seek_to_first().unwrap();
-            let mut n = 0;
-            while s.peek().is_some() {
-                n += 1;
-                s.advance().unwrap();
-            }
-            n
-        };
+        let read_all = |cache_blocks: bool| count_cells(&r, cache_blocks);
         let before = cache.stats();
         assert_eq!(read_all(false), ROWS, "{path:?}");
         let after = cache.stats();
@@ -213,16 +217,7 @@ fn only_caching_reads_charge_the_mapped_read_budget() {
         let fs = RealFs::new().with_map_budget(256 << 10);
         let path = dir.path().join(format!("f{part_size}"));
         write(&fs, &path, part_size);
-        let read_all = |r: &Arc<StoreFileReader>, cache_blocks: bool| {
-            let mut s = StoreFileScanner::new(r.clone()).cache_blocks(cache_blocks);
-            s.seek_to_first().unwrap();
-            let mut n = 0;
-            while s.peek().is_some() {
-                n += 1;
-                s.advance().unwrap();
-            }
-            n
-        };
+        let read_all = count_cells;
         let r = open(&fs, &path, None);
         assert_eq!(fs.map_budget().1, 0, "opening reads meta blocks with pread");
         assert_eq!(read_all(&r, false), ROWS);
