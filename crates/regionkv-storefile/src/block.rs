@@ -279,6 +279,24 @@ impl BlockCursor {
         Ok(())
     }
 
+    /// True when the current entry's key is stored whole in the body (no shared prefix),
+    /// so the entry can be decoded on its own ([`Self::seek_to_entry`]).
+    pub fn key_in_body(&self) -> bool {
+        self.valid && matches!(self.key, KeyAt::Body(..))
+    }
+
+    /// Positions at the entry that starts at body offset `at`, which must store its key
+    /// whole (every entry of an index block does). An offset past the entries or an entry
+    /// with a shared prefix is an error; one that is not an entry's start decodes as
+    /// garbage that the caller's checks see, never an out-of-bounds read.
+    pub fn seek_to_entry(&mut self, body: &[u8], at: usize) -> Result<(), BodyError> {
+        self.valid = false;
+        if at >= self.restarts_at {
+            return Err(err(at, "entry offset past the entries"));
+        }
+        self.decode_at(body, at)
+    }
+
     /// Positions at the first entry (invalid if the block is empty).
     pub fn seek_to_first(&mut self, body: &[u8]) -> Result<(), BodyError> {
         self.valid = false;

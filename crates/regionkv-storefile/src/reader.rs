@@ -28,7 +28,7 @@ use crate::format::block_header::{
 use crate::format::parts::{PartIndex, PartsError, peek_table_len, verify_parted_block};
 use crate::format::trailer::{TRAILER_LEN_V1, Trailer, TrailerError};
 use crate::format::{BlockType, Compression};
-use crate::index::BlockHandle;
+use crate::index::{BlockHandle, IndexBlockView, searchable_index_block};
 use regionkv_cell::TimeRange;
 use regionkv_fs::{Fs, ReadableFile};
 use std::path::{Path, PathBuf};
@@ -141,6 +141,7 @@ pub struct StoreFileReader {
     len: u64,
     trailer: Trailer,
     info: FileInfo,
+    /// The root index block with its search aid ([`searchable_index_block`]).
     root: Vec<u8>,
     bloom: Option<BloomFilter>,
     cache: Option<Arc<StoreFileBlockCache>>,
@@ -252,18 +253,19 @@ impl StoreFileReader {
                 ),
             ));
         }
-        reader.root = reader.read_meta_block(
+        let root = reader.read_meta_block(
             trailer.root_index_offset,
             trailer.root_index_size,
             BlockType::RootIndex,
             false,
         )?;
-        BlockCursor::new(&reader.root).map_err(|e| {
+        BlockCursor::new(&root).map_err(|e| {
             reader.corrupt(
                 trailer.root_index_offset + HEADER_LEN as u64 + e.offset as u64,
                 format!("root index: {}", e.reason),
             )
         })?;
+        reader.root = searchable_index_block(root);
         if trailer.bloom_size > 0 {
             let body = reader.read_meta_block(
                 trailer.bloom_offset,
@@ -385,7 +387,12 @@ impl StoreFileReader {
             return Ok(b);
         }
         let point = fill && expect == BlockType::Data;
-        let body = Arc::new(self.read_meta_block(h.offset, h.size, expect, point)?);
+        let mut body = self.read_meta_block(h.offset, h.size, expect, point)?;
+        if expect == BlockType::Index {
+            // Index blocks are kept, and cached, with their search aid (`descend`).
+            body = searchable_index_block(body);
+        }
+        let body = Arc::new(body);
         if let Some(cache) = self.cache.as_ref().filter(|_| fill) {
             cache.insert(key, body.clone(), body.len() as u64, self.options.in_memory);
         }
@@ -665,7 +672,10 @@ impl StoreFileReader {
     /// Descends the index to the data block that holds `key` if the file does (the last
     /// block whose first key is ≤ `key`, or the first block). `None` for an empty file.
     pub fn find_data_block(&self, key: &[u8]) -> Result<Option<BlockHandle>> {
-        self.descend(|c, body| c.seek_le_or_first(body, key))
+        self.descend(|c, view| match view.find(key) {
+            Some(at) => c.seek_to_entry(view.body(), at),
+            None => c.seek_le_or_first(view.body(), key),
+        })
     }
 
     /// The handle of data block `ordinal`.
@@ -673,7 +683,8 @@ impl StoreFileReader {
         if ordinal >= self.trailer.data_block_count {
             return Ok(None);
         }
-        self.descend(|c, body| {
+        self.descend(|c, view| {
+            let body = view.body();
             // Last entry whose first ordinal is ≤ the target.
             c.seek_to_first(body)?;
             let mut best = c.entry_offset();
@@ -696,7 +707,7 @@ impl StoreFileReader {
         &self,
         mut position: impl FnMut(
             &mut BlockCursor,
-            &[u8],
+            &IndexBlockView<'_>,
         ) -> std::result::Result<(), crate::block::BodyError>,
     ) -> Result<Option<BlockHandle>> {
         if self.trailer.data_block_count == 0 {
@@ -704,7 +715,7 @@ impl StoreFileReader {
         }
         let mut level = self.trailer.index_levels;
         let mut owned: Arc<Vec<u8>>;
-        let mut body: &[u8] = &self.root;
+        let mut bytes: &[u8] = &self.root;
         let mut block_offset = self.trailer.root_index_offset;
         loop {
             let bad = |e: crate::block::BodyError| {
@@ -713,8 +724,12 @@ impl StoreFileReader {
                     format!("index block: {}", e.reason),
                 )
             };
+            // The bytes are ours (`searchable_index_block`), so they always parse.
+            let view = IndexBlockView::parse(bytes)
+                .ok_or_else(|| self.corrupt(block_offset, "index block search aid".into()))?;
+            let body = view.body();
             let mut c = BlockCursor::new(body).map_err(bad)?;
-            position(&mut c, body).map_err(bad)?;
+            position(&mut c, &view).map_err(bad)?;
             if !c.valid() {
                 return Err(self.corrupt(block_offset, "empty index block".to_string()));
             }
@@ -725,7 +740,7 @@ impl StoreFileReader {
             }
             level -= 1;
             owned = self.cached_block(h, BlockType::Index)?;
-            body = &owned;
+            bytes = &owned;
             block_offset = h.offset;
         }
     }

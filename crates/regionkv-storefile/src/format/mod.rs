@@ -3,6 +3,7 @@
 
 pub mod block_header;
 pub mod parts;
+pub mod row_prefixes;
 pub mod trailer;
 pub mod varint;
 

@@ -29,9 +29,9 @@
 //! writer's).
 
 use super::block_header::{CHECKSUM_LEN, HEADER_LEN, MAX_BODY_LEN};
+use super::row_prefixes;
 use super::{BlockType, Compression, DataBlockEncoding, be_u32};
 use regionkv_cell::compare_keys;
-use regionkv_cell::key::key_row;
 
 /// Target uncompressed size of a part (RocksDB's default block size).
 pub const PART_SIZE: usize = 4096;
@@ -299,20 +299,15 @@ impl<'a> PartTable<'a> {
     }
 }
 
-/// A verified part table as the reader keeps it, with a search aid: eight bytes of each
-/// part's first row, so that finding a key's part compares integers in one or two cache
-/// lines instead of chasing a key offset and then the key for every probe (the tables of
-/// a large file are rarely in the CPU caches; the misses were 7% of a random Get). The
-/// eight bytes are taken after the prefix every first row of the table shares: rows of
-/// one block often share their first bytes (zero-padded numbers, a salt, a tenant id),
-/// and prefixes of those would all be equal and decide nothing.
+/// A verified part table as the reader keeps it, with a search aid (`super::row_prefixes`):
+/// eight bytes of each part's first row after the prefix all first rows share, so that
+/// finding a key's part compares integers in one or two cache lines instead of chasing a
+/// key offset and then the key for every probe (the tables of a large file are rarely in
+/// the CPU caches; the misses were 7% of a random Get).
 ///
-/// Invariant: `prefixes` is empty, or holds [`row_prefix`] of every first row with its
-/// first `common.len()` bytes, which all first rows share, cut off. Among rows that share
-/// `common`, the order of the rest is the order of the rows, and a strictly smaller
-/// prefix of the rest means a smaller row (see [`row_prefix`]), so only equal prefixes
-/// need the full comparison; a key whose row does not start with `common` takes the plain
-/// search.
+/// Invariant: `prefixes` is empty, or holds the aid prefix of every first row, whose
+/// first `common.len()` bytes all first rows share; a key whose row does not start with
+/// `common` takes the plain search.
 #[derive(Debug)]
 pub struct PartIndex {
     bytes: Vec<u8>,
@@ -324,25 +319,12 @@ impl PartIndex {
     /// Wraps a verified table (as [`verify_parted_block`] returned it).
     pub fn new(bytes: Vec<u8>) -> Self {
         let t = PartTable::trusted(&bytes);
-        let rows: Option<Vec<&[u8]>> = (0..t.len()).map(|i| key_row(t.first_key(i))).collect();
-        let rows = rows.unwrap_or_default();
-        let common = match rows.split_first() {
-            Some((first, rest)) => {
-                let n = rest.iter().fold(first.len(), |n, r| {
-                    n.min(first.iter().zip(*r).take_while(|(a, b)| a == b).count())
-                });
-                first.get(..n).unwrap_or_default().to_vec()
-            }
-            None => Vec::new(),
-        };
-        let prefixes: Box<[u64]> = rows
-            .iter()
-            .map(|r| pack8(r.get(common.len()..).unwrap_or_default()))
-            .collect();
+        let (common, prefixes) =
+            row_prefixes::build((0..t.len()).map(|i| t.first_key(i))).unwrap_or_default();
         Self {
             bytes,
             common,
-            prefixes,
+            prefixes: prefixes.into_boxed_slice(),
         }
     }
 
@@ -354,51 +336,24 @@ impl PartIndex {
     /// [`PartTable::find`], on the prefixes first.
     pub fn find(&self, key: &[u8]) -> usize {
         let t = self.table();
-        let rest = key_row(key).and_then(|r| r.strip_prefix(self.common.as_slice()));
-        let (Some(rest), false) = (rest, self.prefixes.is_empty()) else {
+        let p = row_prefixes::search_prefix(&self.common, key);
+        let (Some(p), false) = (p, self.prefixes.is_empty()) else {
             return t.find(key);
         };
-        let p = pack8(rest);
-        let (mut lo, mut hi) = (0usize, self.prefixes.len().min(t.len()));
-        // Invariant: first keys before `lo` are ≤ key; from `hi` on they are > key.
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let greater = match self.prefixes.get(mid).map(|m| m.cmp(&p)) {
-                Some(std::cmp::Ordering::Greater) => true,
-                Some(std::cmp::Ordering::Less) => false,
-                _ => compare_keys(t.first_key(mid), key).is_gt(),
-            };
-            if greater {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo.saturating_sub(1)
+        row_prefixes::find_last_le(
+            self.prefixes.len().min(t.len()),
+            p,
+            |i| self.prefixes.get(i).copied(),
+            |i| compare_keys(t.first_key(i), key),
+        )
     }
-}
-
-/// The first eight bytes of `key`'s row, big-endian, zero-padded; `None` when the key's
-/// row length runs past it. If `row_prefix(a) < row_prefix(b)` then row a < row b: at the
-/// first differing byte either both rows have a byte there, or a ended (padding 0) while b
-/// goes on, so a is a prefix of b.
-pub fn row_prefix(key: &[u8]) -> Option<u64> {
-    key_row(key).map(pack8)
-}
-
-/// The first eight bytes of `bytes`, big-endian, zero-padded.
-fn pack8(bytes: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = bytes.len().min(8);
-    b[..n].copy_from_slice(&bytes[..n]);
-    u64::from_be_bytes(b)
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use regionkv_cell::{CellType, key::encode_key};
+    use regionkv_cell::{CellType, key::encode_key, key::key_row};
 
     fn key(i: u32) -> Vec<u8> {
         encode_key(
