@@ -134,6 +134,7 @@ golden!(
     epoch_timestamps,
     local_timestamps,
     flush_compact,
+    coprocessors,
     keep_deleted_cells,
     show_filters,
     metrics,

@@ -202,6 +202,25 @@ impl TableDescriptor {
     /// hold, is refused as HBase refuses it. Not part of [`Self::validate`]: descriptors
     /// stored by earlier builds with such values still load.
     pub fn check_hbase_limits(&self) -> Result<(), DescriptorError> {
+        // HBase's master refuses a table whose coprocessor class it cannot load, unless
+        // sanity checks are off for the table (`TableDescriptorChecker#checkClassLoading`).
+        let sanity = self
+            .configuration
+            .get(crate::coprocessor::SANITY_CHECKS_KEY)
+            .or_else(|| self.metadata.get(crate::coprocessor::SANITY_CHECKS_KEY))
+            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        if sanity
+            && let Some((_, spec)) = self
+                .coprocessors()
+                .into_iter()
+                .find(|(_, s)| !s.is_loadable())
+        {
+            return Err(DescriptorError::InvalidSchema(
+                SchemaProblem::CoprocessorNotLoadable {
+                    class: spec.class_name,
+                },
+            ));
+        }
         for f in &self.families {
             for (key, value) in [
                 ("VERSIONS", f.max_versions),
@@ -546,6 +565,42 @@ impl TableDescriptor {
                 &self.metadata,
             )?),
         }
+    }
+
+    /// The table's coprocessors (its `coprocessor$N` values that parse), in the order they
+    /// run: priority, then N.
+    pub fn coprocessors(&self) -> Vec<(String, crate::coprocessor::CoprocessorSpec)> {
+        crate::coprocessor::coprocessors(&self.metadata)
+    }
+
+    /// True when a coprocessor of this class is among the table's (loaded or not).
+    pub fn has_coprocessor(&self, class_name: &str) -> bool {
+        self.coprocessors()
+            .iter()
+            .any(|(_, s)| s.class_name == class_name)
+    }
+
+    /// Adds a coprocessor from an HBase spec (`jar|class|priority|k=v,...`, what the
+    /// shell's `alter 't', 'coprocessor' => ...` takes), stored verbatim under the next
+    /// `coprocessor$N`; returns the key. Whether regionkv can load the class is checked
+    /// when the table is created or altered.
+    ///
+    /// ```
+    /// use regionkv_region::{ColumnFamilyDescriptor, TableDescriptor};
+    /// let mut t = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// let key = t.add_coprocessor("|org.apache.hadoop.hbase.coprocessor.AggregateImplementation||")?;
+    /// assert_eq!(key, "coprocessor$1");
+    /// assert!(t.has_coprocessor("org.apache.hadoop.hbase.coprocessor.AggregateImplementation"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_coprocessor(&mut self, spec: &str) -> Result<String, crate::coprocessor::SpecError> {
+        crate::coprocessor::add_spec(&mut self.metadata, spec)
+    }
+
+    /// Removes the coprocessor of this class (HBase's `removeCoprocessor`); false when the
+    /// table has none.
+    pub fn remove_coprocessor(&mut self, class_name: &str) -> bool {
+        crate::coprocessor::remove_class(&mut self.metadata, class_name)
     }
 
     /// A configuration value: the table's CONFIGURATION override, else `None`.

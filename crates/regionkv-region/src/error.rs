@@ -460,6 +460,15 @@ pub enum SchemaProblem {
     /// MEMSTORE_FLUSHSIZE of 0.
     #[error("MEMSTORE_FLUSHSIZE must be positive")]
     FlushSizeZero,
+    /// A `coprocessor$N` naming a class regionkv does not ship (HBase's master refuses a
+    /// class it cannot load, with this text).
+    #[error(
+        "Class {class} cannot be loaded Set hbase.table.sanity.checks to false at conf or table descriptor if you want to bypass sanity checks"
+    )]
+    CoprocessorNotLoadable {
+        /// The class the spec names.
+        class: String,
+    },
 }
 
 /// Why a region refuses a read or write, in an [`Error::InvalidRequest`] (HBase's

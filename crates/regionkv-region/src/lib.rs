@@ -16,6 +16,7 @@
 
 pub mod bulk_load;
 pub mod compaction;
+pub mod coprocessor;
 pub mod descriptor;
 pub mod durability;
 mod error;

@@ -579,6 +579,28 @@ pub enum Error {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     InvalidRequest(RequestProblem),
+    /// A coprocessor endpoint called on a region of a table that does not load it
+    /// (HBase's `UnknownProtocolException`): e.g. the aggregation client on a table
+    /// without `AggregateImplementation` among its `coprocessor$N` attributes.
+    ///
+    /// ```
+    /// use regionkv::{Error, Scan};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let db = regionkv::Db::open(dir.path(), regionkv::DbOptions::default().background(false))?;
+    /// # let cf = regionkv::ColumnFamilyDescriptor::new(b"cf")?;
+    /// # db.admin().create_table(&regionkv::TableDescriptor::new("t", vec![cf])?)?;
+    /// let table = db.table("t")?;
+    /// let err = table.aggregation().row_count(&Scan::new()).unwrap_err();
+    /// assert!(matches!(err, Error::UnknownProtocol { .. }));
+    /// assert!(err.to_string().starts_with("No registered coprocessor service found for AggregateService in region t,"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    UnknownProtocol {
+        /// The service (`AggregateService`).
+        service: String,
+        /// The region's name (`table,start key,id.encoded.`).
+        region: String,
+    },
     /// A filter string that does not parse, or a filter that cannot be built with the
     /// values given. `position` is the 0-based character index into the filter string
     /// where the parser stopped, for errors of the filter language.
@@ -1271,6 +1293,10 @@ impl fmt::Display for Error {
                 "Column family {family} does not exist in region {region} in table {table}"
             ),
             Error::InvalidRequest(problem) => fmt::Display::fmt(problem, f),
+            Error::UnknownProtocol { service, region } => write!(
+                f,
+                "No registered coprocessor service found for {service} in region {region}"
+            ),
             Error::UnknownAttribute { scope, key } => write!(f, "unknown {scope} attribute {key}"),
             Error::InvalidAttributeValue {
                 key,

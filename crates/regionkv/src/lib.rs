@@ -38,6 +38,7 @@
 #![forbid(unsafe_code)]
 
 pub mod admin;
+pub mod aggregate;
 pub mod buffered;
 pub mod bulk_load;
 pub mod catalog;
@@ -62,6 +63,7 @@ pub mod table_info;
 mod transition;
 
 pub use admin::{Admin, RegionDescription, RegionStatus, StoreStatus};
+pub use aggregate::AggregationClient;
 pub use buffered::BufferedMutator;
 pub use bulk_load::{BulkLoadReport, FamilyCells};
 pub use db::Db;
@@ -87,6 +89,8 @@ pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemC
 /// (`MemFs`, `FaultFs`).
 pub use regionkv_fs as fs;
 pub use regionkv_region::Durability;
+/// Coprocessor specs (`coprocessor$N` table attributes) and the classes regionkv ships.
+pub use regionkv_region::coprocessor;
 pub use regionkv_region::filter;
 pub use regionkv_region::{
     ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, TableDescriptor,

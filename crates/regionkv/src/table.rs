@@ -438,6 +438,22 @@ impl Table {
     /// the op fails with `Closed` before doing anything; like HBase's client on
     /// NotServingRegionException, it is retried (with a growing pause, for up to
     /// [`REGION_RETRY_FOR`]) on the region the table's map then names.
+    /// The regions whose rows meet `[start, stop]` (the stop row included, as HBase's
+    /// `getStartKeysInRange` counts a region that starts at it), in key order.
+    pub(crate) fn regions_in_range(&self, start: &[u8], stop: &[u8]) -> Result<Vec<Arc<Region>>> {
+        let map = self.map()?;
+        Ok(map
+            .regions()
+            .iter()
+            .filter(|r| {
+                let i = r.info();
+                (stop.is_empty() || i.start_key.as_slice() <= stop)
+                    && (i.end_key.is_empty() || i.end_key.as_slice() > start)
+            })
+            .cloned()
+            .collect())
+    }
+
     fn on_region<T>(&self, row: &[u8], mut op: impl FnMut(&Arc<Region>) -> Result<T>) -> Result<T> {
         // The clock is read only once a retry is needed: the common case never waits.
         let mut deadline = None;

@@ -237,6 +237,13 @@ pub const GROUPS: &[Group] = &[
         summary: "regionkv's schema-design lab on a live table (docs/lab.md)",
         commands: &[("lab_report", Available)],
     },
+    // regionkv's own group (not HBase's): coprocessor endpoints, which HBase's shell does
+    // not call (its users call them from Java).
+    Group {
+        name: "coprocessor",
+        summary: "regionkv's call of the AggregateImplementation endpoint (docs/coprocessors.md)",
+        commands: &[("aggregate", Available)],
+    },
 ];
 
 /// HBase's command aliases: (alias, command).
@@ -423,6 +430,14 @@ pub fn usage(name: &str) -> Option<&'static str> {
         "count" => "count 't1'\ncount 't1', INTERVAL => 100000\ncount 't1', CACHE => 1000",
         "get_splits" => "get_splits 't1'",
         "lab_report" => "lab_report 't1', '/tmp/t1.html'",
+        "aggregate" => {
+            "aggregate 't1', 'rowcount'\n\
+             aggregate 't1', 'sum', {COLUMNS => 'f:q'}\n\
+             aggregate 't1', 'avg', {COLUMNS => 'f:q', STARTROW => 'a', STOPROW => 'm'}\n\
+             aggregate 't1', 'median', {COLUMNS => ['f:value', 'f:weight']}\n\
+             (methods: rowcount, sum, min, max, avg, std, median; the table must load\n\
+             org.apache.hadoop.hbase.coprocessor.AggregateImplementation)"
+        }
         "truncate" => "truncate 't1'",
         "truncate_preserve" => "truncate_preserve 't1'",
         "flush" => {

@@ -162,18 +162,35 @@ pub fn family_text(f: &ColumnFamilyDescriptor) -> String {
 /// then the other keys under METADATA (in HBase 2.x a table's CONFIGURATION entries are such
 /// keys); nothing at all for a table with none.
 pub fn table_attributes_text(d: &TableDescriptor) -> String {
-    let mut reserved = d.attributes(false);
-    reserved.sort_by(|a, b| a.0.cmp(b.0));
-    if reserved.is_empty() && d.configuration.is_empty() && d.metadata.is_empty() {
+    // Reserved keys and `coprocessor$N` keys (HBase matches that prefix case-sensitively
+    // here) print bare, together in byte order; every other value goes under METADATA.
+    let is_cp = |k: &str| k.starts_with(regionkv::coprocessor::KEY_PREFIX);
+    let mut direct: Vec<(String, String)> = d
+        .attributes(false)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .chain(
+            d.metadata
+                .iter()
+                .filter(|(k, _)| is_cp(k))
+                .map(|(k, v)| (k.clone(), to_string_binary(v.as_bytes()))),
+        )
+        .collect();
+    direct.sort();
+    let user_metadata = d.metadata.keys().any(|k| !is_cp(k));
+    if direct.is_empty() && d.configuration.is_empty() && !user_metadata {
         return String::new();
     }
-    let mut parts: Vec<String> = reserved
+    let mut parts: Vec<String> = direct
         .iter()
         .map(|(k, v)| format!("{k} => '{v}'"))
         .collect();
-    if !d.configuration.is_empty() || !d.metadata.is_empty() {
-        let mut values: Vec<(&String, &String)> =
-            d.configuration.iter().chain(d.metadata.iter()).collect();
+    if !d.configuration.is_empty() || user_metadata {
+        let mut values: Vec<(&String, &String)> = d
+            .configuration
+            .iter()
+            .chain(d.metadata.iter().filter(|(k, _)| !is_cp(k)))
+            .collect();
         values.sort();
         let user: Vec<String> = values
             .iter()
@@ -344,6 +361,11 @@ pub(super) enum ConfKind {
 /// do. Every other key is kept in the descriptor, shown by `describe`, and reported as
 /// ignored when it is set.
 pub(super) const TABLE_CONFIG_KEYS: &[(&str, ConfKind, &str)] = &[
+    (
+        regionkv::coprocessor::SANITY_CHECKS_KEY,
+        ConfKind::Bool,
+        "false keeps coprocessor specs naming classes regionkv does not ship (default true)",
+    ),
     (
         split::MAX_FILESIZE_JITTER_KEY,
         ConfKind::Fraction,
@@ -1186,6 +1208,21 @@ impl Engine {
                             }
                         }
                     }
+                    "table_remove_coprocessor" => {
+                        let Some(classes) = opts.remove("CLASSNAME").filter(truthy) else {
+                            return fail(
+                                "CLASSNAME parameter missing for table_remove_coprocessor method",
+                            );
+                        };
+                        let classes = match classes {
+                            Value::Array(items) => items.iter().map(to_text).collect(),
+                            other => vec![to_text(&other)],
+                        };
+                        // HBase only logs a warning for a class the table does not have.
+                        for class in classes {
+                            desc.remove_coprocessor(&class);
+                        }
+                    }
                     other => return fail(format!("Unknown method: {other}")),
                 }
                 updated = true;
@@ -1197,14 +1234,20 @@ impl Engine {
             let changes = table_changes(&mut opts)?;
             report_ignored(&changes, &name, out)?;
             apply_table_changes(&mut desc, &changes)?;
-            if let Some(key) = opts
+            // HBase's admin.rb: every key containing "coprocessor" (any case) is a spec,
+            // whatever the key says; the spec is stored as typed and numbered by the table.
+            // Which classes regionkv can load is checked when the alter is applied.
+            let cp_keys: Vec<String> = opts
                 .keys()
                 .into_iter()
-                .find(|k| k.to_ascii_lowercase().contains("coprocessor"))
-            {
-                return fail(format!(
-                    "coprocessors ({key}) are not supported by regionkv"
-                ));
+                .filter(|k| k.trim().to_ascii_lowercase().contains("coprocessor"))
+                .map(|k| k.to_string())
+                .collect();
+            for key in cp_keys {
+                if let Some(spec) = opts.remove(&key) {
+                    desc.add_coprocessor(to_text(&spec).trim())
+                        .map_err(|e| CmdError::Failed(e.to_string()))?;
+                }
             }
             updated = true;
             for key in opts.keys() {

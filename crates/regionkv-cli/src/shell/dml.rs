@@ -479,6 +479,54 @@ impl Engine {
         Ok(Ret::Nil)
     }
 
+    /// `aggregate 't', 'METHOD'[, {COLUMNS => ..., STARTROW => ..., FILTER => ...}]`:
+    /// regionkv's own command (HBase's shell has none) calling the AggregateImplementation
+    /// endpoint as HBase's `AggregationClient` does with the long interpreter; METHOD is
+    /// rowcount, sum, min, max, avg, std or median. The table must load the endpoint
+    /// (`alter 't', METHOD => 'table_att', 'coprocessor' => '|org.apache.hadoop.hbase.
+    /// coprocessor.AggregateImplementation||'`). Prints the result (`nil` for none).
+    pub(super) fn aggregate(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
+        arity(args, 2, Some(3))?;
+        let name = table_arg(&args[0])?;
+        let method = to_text(&args[1]).to_ascii_lowercase();
+        let table = self.table(&name)?;
+        let opts = match args.get(2) {
+            None => Opts::default(),
+            Some(v) => Opts::of(v)
+                .ok_or_else(|| CmdError::Failed(format!("{} is not a Hash", inspect(v))))?,
+        };
+        let mut text = CellText::default();
+        let scan = self.hash_to_scan(&opts, &mut text)?;
+        let agg = table.aggregation();
+        let err = |e| hbase_error(e, &name);
+        let long = |v: Option<i64>| v.map_or_else(|| "nil".to_string(), |v| v.to_string());
+        let (shown, ret) = match method.as_str() {
+            "rowcount" => {
+                let n = agg.row_count(&scan).map_err(err)?;
+                (n.to_string(), Ret::Int(n))
+            }
+            "sum" | "min" | "max" | "median" => {
+                let v = match method.as_str() {
+                    "sum" => agg.sum(&scan),
+                    "min" => agg.min(&scan),
+                    "max" => agg.max(&scan),
+                    _ => agg.median(&scan),
+                }
+                .map_err(err)?;
+                (long(v), v.map_or(Ret::Nil, Ret::Int))
+            }
+            "avg" => (ruby_float(agg.avg(&scan).map_err(err)?), Ret::Nil),
+            "std" => (ruby_float(agg.std(&scan).map_err(err)?), Ret::Nil),
+            other => {
+                return fail(format!(
+                    "unknown aggregate method {other}: rowcount, sum, min, max, avg, std or median"
+                ));
+            }
+        };
+        out.line(&shown)?;
+        Ok(ret)
+    }
+
     pub(super) fn count(&self, args: &[Value], out: &mut Out<'_>) -> CmdResult<Ret> {
         arity(args, 1, Some(2))?;
         let name = table_arg(&args[0])?;

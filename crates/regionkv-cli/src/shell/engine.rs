@@ -215,6 +215,7 @@ impl Engine {
             "list_regions" => self.list_regions(args, out),
             "get_splits" => self.get_splits(args, out),
             "lab_report" => self.lab_report(args, out),
+            "aggregate" => self.aggregate(args, out),
             "flush" => self.flush(args),
             "compact" => self.compact(args, false),
             "major_compact" => self.compact(args, true),
