@@ -306,6 +306,34 @@ fn tables_schema_regions_and_exists() -> R {
         &json!({"name":"t2","ColumnSchema":[{"name":"cf","COMPRESSION":"SNAPPY"}]}),
     )?;
     assert_eq!(bad.status, 400, "{}", bad.text());
+    // Table values other than HBase's reserved attributes are kept and listed, as HBase's
+    // REST sets and lists every table value; a coprocessor spec is checked as on create.
+    let spec = "|org.apache.hadoop.hbase.coprocessor.AggregateImplementation||";
+    let with_values = send_json(
+        s.addr,
+        "PUT",
+        "/t4/schema",
+        &json!({"name":"t4","OWNER":"ops","coprocessor$1":spec,"ColumnSchema":[{"name":"cf"}]}),
+    )?;
+    assert_eq!(with_values.status, 201, "{}", with_values.text());
+    let schema = get_json(s.addr, "/t4/schema")?.json()?;
+    assert_eq!(
+        (&schema["OWNER"], &schema["coprocessor$1"]),
+        (&json!("ops"), &json!(spec))
+    );
+    let unknown_class = send_json(
+        s.addr,
+        "PUT",
+        "/t5/schema",
+        &json!({"name":"t5","coprocessor$1":"|com.example.Obs||","ColumnSchema":[{"name":"cf"}]}),
+    )?;
+    assert_ne!(unknown_class.status, 201, "{}", unknown_class.text());
+    assert!(
+        unknown_class
+            .text()
+            .contains("Class com.example.Obs cannot be loaded")
+    );
+    assert_eq!(call(s.addr, "DELETE", "/t4/schema", &[], b"")?.status, 200);
     assert_eq!(get_json(s.addr, "/t1/exists")?.status, 200);
     assert_eq!(get_json(s.addr, "/nope/exists")?.status, 404);
     let regions = get_json(s.addr, "/t1/regions")?.json()?;

@@ -583,8 +583,14 @@ impl RestService {
                 if matches!(k.as_str(), "IS_META" | "IS_ROOT" | "NAME") {
                     continue;
                 }
-                if let Err(e) = desc.set_attribute(k, v) {
-                    return error_response(&regionkv::Error::from(e));
+                // Any other key is a table value, kept as given (HBase's REST calls
+                // `setValue` for every attribute): METADATA, `coprocessor$N` specs.
+                match desc.set_attribute(k, v) {
+                    Ok(()) => {}
+                    Err(regionkv::DescriptorError::UnknownAttribute { .. }) => {
+                        desc.metadata.insert(k.clone(), v.clone());
+                    }
+                    Err(e) => return error_response(&regionkv::Error::from(e)),
                 }
             }
             let result = if exists {
@@ -1843,8 +1849,10 @@ fn family_of(c: &model::ColumnSchema) -> Result<ColumnFamilyDescriptor, regionkv
     Ok(f)
 }
 
-/// TableSchemaModel of a descriptor: table attributes that differ from the defaults, then
-/// every family with all its attributes (HBase 2.x lists the family defaults too).
+/// TableSchemaModel of a descriptor: table attributes that differ from the defaults and
+/// every other table value (CONFIGURATION and METADATA keys, `coprocessor$N` specs: HBase
+/// lists all of `getValues()`), then every family with all its attributes (HBase 2.x lists
+/// the family defaults too).
 fn schema_of(desc: &TableDescriptor) -> model::TableSchema {
     model::TableSchema {
         name: desc.name.clone(),
@@ -1852,6 +1860,12 @@ fn schema_of(desc: &TableDescriptor) -> model::TableSchema {
             .attributes(false)
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
+            .chain(
+                desc.configuration
+                    .iter()
+                    .chain(desc.metadata.iter())
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            )
             .collect(),
         columns: desc
             .families
