@@ -202,25 +202,6 @@ impl TableDescriptor {
     /// hold, is refused as HBase refuses it. Not part of [`Self::validate`]: descriptors
     /// stored by earlier builds with such values still load.
     pub fn check_hbase_limits(&self) -> Result<(), DescriptorError> {
-        // HBase's master refuses a table whose coprocessor class it cannot load, unless
-        // sanity checks are off for the table (`TableDescriptorChecker#checkClassLoading`).
-        let sanity = self
-            .configuration
-            .get(crate::coprocessor::SANITY_CHECKS_KEY)
-            .or_else(|| self.metadata.get(crate::coprocessor::SANITY_CHECKS_KEY))
-            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-        if sanity
-            && let Some((_, spec)) = self
-                .coprocessors()
-                .into_iter()
-                .find(|(_, s)| !s.is_loadable())
-        {
-            return Err(DescriptorError::InvalidSchema(
-                SchemaProblem::CoprocessorNotLoadable {
-                    class: spec.class_name,
-                },
-            ));
-        }
         for f in &self.families {
             for (key, value) in [
                 ("VERSIONS", f.max_versions),
@@ -564,6 +545,34 @@ impl TableDescriptor {
                 name,
                 &self.metadata,
             )?),
+        }
+    }
+
+    /// HBase's master check of a table's coprocessors on create and alter
+    /// (`TableDescriptorChecker#checkClassLoading`): every class a spec names must load
+    /// (`loadable`: the classes regionkv ships, and those the program registered), unless
+    /// the table turns sanity checks off (`hbase.table.sanity.checks` = false in its
+    /// CONFIGURATION or METADATA).
+    pub fn check_coprocessors(
+        &self,
+        loadable: &dyn Fn(&str) -> bool,
+    ) -> Result<(), DescriptorError> {
+        let sanity = self
+            .configuration
+            .get(crate::coprocessor::SANITY_CHECKS_KEY)
+            .or_else(|| self.metadata.get(crate::coprocessor::SANITY_CHECKS_KEY))
+            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        match self
+            .coprocessors()
+            .into_iter()
+            .find(|(_, s)| !loadable(&s.class_name))
+        {
+            Some((_, spec)) if sanity => Err(DescriptorError::InvalidSchema(
+                SchemaProblem::CoprocessorNotLoadable {
+                    class: spec.class_name,
+                },
+            )),
+            _ => Ok(()),
         }
     }
 

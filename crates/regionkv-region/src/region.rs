@@ -152,6 +152,9 @@ pub struct Region {
     metrics: Arc<RegionMetrics>,
     /// The split policy configured for this region, made on first use.
     split_state: std::sync::OnceLock<crate::split::daughters::RegionSplitState>,
+    /// What the layer above keeps with this instance of the region: its coprocessor
+    /// host, made on first use, so a reopened region or a split's daughter starts afresh.
+    coprocessors: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Region {
@@ -337,6 +340,7 @@ impl Region {
             closed: AtomicBool::new(false),
             metrics: Arc::default(),
             split_state: std::sync::OnceLock::new(),
+            coprocessors: std::sync::OnceLock::new(),
         };
         region.replay(edits)?;
         // Logs holding only edits that are already in storefiles can go (a read-only
@@ -480,6 +484,11 @@ impl Region {
                 crate::split::daughters::RegionSplitState::fallback(self)
             })
         })
+    }
+
+    /// The slot where the layer above keeps its per-instance coprocessor state (set once).
+    pub fn coprocessor_slot(&self) -> &std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>> {
+        &self.coprocessors
     }
 
     /// The region's identity.

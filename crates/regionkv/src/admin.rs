@@ -671,6 +671,8 @@ impl Admin {
         desc.name = canonical_table_name(&desc.name)?;
         desc.validate()?;
         desc.check_hbase_limits()?;
+        let registry = &inner.coprocessors;
+        desc.check_coprocessors(&|class| registry.is_loadable(class))?;
         let keys = check_split_keys(split_keys)?;
         let span =
             tracing::info_span!("create_table", table = %desc.name, regions = keys.len() + 1);
@@ -876,6 +878,8 @@ impl Admin {
         desc.name = handle.name.clone();
         desc.validate()?;
         desc.check_hbase_limits()?;
+        let registry = &inner.coprocessors;
+        desc.check_coprocessors(&|class| registry.is_loadable(class))?;
         let span = tracing::info_span!("alter", table = %desc.name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();

@@ -136,6 +136,8 @@ pub(crate) struct RegionServer {
     /// the catalog does not list is only ever deleted as a leftover when it holds nothing
     /// (no file, no WAL edit): edits of a region the catalog lost must survive to a repair.
     pub(crate) wal_edit_regions: BTreeSet<String>,
+    /// The observer classes the program registered (`DbOptions::coprocessor`).
+    pub(crate) coprocessors: crate::coprocessor::CoprocessorRegistry,
 }
 
 /// An open regionkv database. Cheap to clone; every clone is the same Db. Closing (or
@@ -306,6 +308,7 @@ impl RegionServer {
             lock: None,
             read_only: Some(open),
             wal_edit_regions: BTreeSet::new(),
+            coprocessors: Default::default(),
         }
     }
 
@@ -835,6 +838,7 @@ impl Db {
                 .iter()
                 .map(|e| String::from_utf8_lossy(&e.key.region).into_owned())
                 .collect(),
+            coprocessors: options.coprocessors.clone(),
         };
         // Bulk loads that committed before a crash: listed in their regions' manifests
         // before the regions open (whose leftover sweep would otherwise remove the files).

@@ -601,6 +601,23 @@ pub enum Error {
         /// The region's name (`table,start key,id.encoded.`).
         region: String,
     },
+    /// A region observer's hook failed the operation (HBase's IOException thrown by a
+    /// coprocessor): `message` is the hook's. The region keeps serving.
+    Coprocessor {
+        /// The observer's class name.
+        class: String,
+        /// The hook's message.
+        message: String,
+    },
+    /// A region observer panicked: it was removed from that region's observers (HBase
+    /// with `hbase.coprocessor.abortonerror=false`), and the operation failed. Later
+    /// operations run without it until the region is reopened.
+    CoprocessorRemoved {
+        /// The observer's class name.
+        class: String,
+        /// The panic's message.
+        cause: String,
+    },
     /// A filter string that does not parse, or a filter that cannot be built with the
     /// values given. `position` is the 0-based character index into the filter string
     /// where the parser stopped, for errors of the filter language.
@@ -1293,6 +1310,13 @@ impl fmt::Display for Error {
                 "Column family {family} does not exist in region {region} in table {table}"
             ),
             Error::InvalidRequest(problem) => fmt::Display::fmt(problem, f),
+            Error::Coprocessor { class, message } => {
+                write!(f, "coprocessor {class}: {message}")
+            }
+            Error::CoprocessorRemoved { class, cause } => write!(
+                f,
+                "Coprocessor: '{class}' threw: '{cause}' and has been removed from the active coprocessor set."
+            ),
             Error::UnknownProtocol { service, region } => write!(
                 f,
                 "No registered coprocessor service found for {service} in region {region}"

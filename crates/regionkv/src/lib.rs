@@ -42,6 +42,7 @@ pub mod aggregate;
 pub mod buffered;
 pub mod bulk_load;
 pub mod catalog;
+pub mod coprocessor;
 pub mod crash_points;
 pub mod db;
 pub mod descriptor;
@@ -89,8 +90,7 @@ pub use regionkv_cell::{Cell, CellType, Clock, ManualClock, SharedClock, SystemC
 /// (`MemFs`, `FaultFs`).
 pub use regionkv_fs as fs;
 pub use regionkv_region::Durability;
-/// Coprocessor specs (`coprocessor$N` table attributes) and the classes regionkv ships.
-pub use regionkv_region::coprocessor;
+
 pub use regionkv_region::filter;
 pub use regionkv_region::{
     ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, TableDescriptor,

@@ -29,7 +29,7 @@ use regionkv_region::Durability;
 use regionkv_region::filter::Filter;
 
 /// One cell to write: (family, qualifier, timestamp, value).
-pub(crate) type PutEntry = (Vec<u8>, Vec<u8>, i64, Vec<u8>);
+pub type PutEntry = (Vec<u8>, Vec<u8>, i64, Vec<u8>);
 
 /// HBase's `Put`: cells for one row.
 ///
@@ -220,6 +220,12 @@ impl Put {
     pub fn ttl(mut self, ms: i64) -> Self {
         self.ttl = (ms != i64::MAX).then_some(ms);
         self
+    }
+
+    /// The put's columns: (family, qualifier, timestamp, value), in the order added; a
+    /// timestamp of `i64::MAX` (HBase's LATEST_TIMESTAMP) takes the server's time.
+    pub fn entries(&self) -> &[PutEntry] {
+        &self.cells
     }
 
     /// The cells this put writes, as a bulk load takes them ([`crate::FamilyCells`]): each
@@ -626,6 +632,11 @@ pub struct Increment {
 }
 
 impl Increment {
+    /// The row.
+    pub fn row(&self) -> &[u8] {
+        &self.row
+    }
+
     /// An increment of `row`.
     ///
     /// ```
@@ -809,6 +820,11 @@ pub struct Append {
 }
 
 impl Append {
+    /// The row.
+    pub fn row(&self) -> &[u8] {
+        &self.row
+    }
+
     /// An append to `row`.
     ///
     /// ```
@@ -1234,6 +1250,11 @@ pub struct CheckAndMutateBuilder {
 }
 
 impl CheckAndMutate {
+    /// The row.
+    pub fn row(&self) -> &[u8] {
+        &self.row
+    }
+
     /// Starts a check on `row`.
     ///
     /// ```

@@ -122,6 +122,8 @@ pub struct DbOptions {
     pub wal_recovery: RecoveryMode,
     /// Region and compaction knobs.
     pub region: RegionConfig,
+    /// The observer classes the program registers (see [`DbOptions::coprocessor`]).
+    pub coprocessors: crate::coprocessor::CoprocessorRegistry,
 }
 
 impl std::fmt::Debug for DbOptions {
@@ -152,11 +154,58 @@ impl Default for DbOptions {
             wal: WalConfig::default(),
             wal_recovery: RecoveryMode::TolerateCorruptedTail,
             region: RegionConfig::default(),
+            coprocessors: Default::default(),
         }
     }
 }
 
 impl DbOptions {
+    /// Registers a region observer class under `class_name`: a table whose
+    /// `coprocessor$N` spec names it loads it, one instance per region made by `factory`
+    /// (HBase loads the class the spec names; here the program supplies it by name).
+    ///
+    /// ```
+    /// use regionkv::coprocessor::{CoprocessorError, CoprocessorResult, ObserverContext, RegionObserver};
+    /// use regionkv::{ColumnFamilyDescriptor, Db, DbOptions, Error, Put, TableDescriptor};
+    /// use std::sync::Arc;
+    ///
+    /// struct NoEmptyValues;
+    /// impl RegionObserver for NoEmptyValues {
+    ///     fn pre_put(&self, _: &mut ObserverContext<'_>, put: &mut Put) -> CoprocessorResult<()> {
+    ///         match put.entries().iter().any(|(_, _, _, v)| v.is_empty()) {
+    ///             true => Err(CoprocessorError::new("empty values are refused")),
+    ///             false => Ok(()),
+    ///         }
+    ///     }
+    /// }
+    /// let dir = tempfile::tempdir()?;
+    /// let options = DbOptions::default()
+    ///     .background(false)
+    ///     .coprocessor("com.example.NoEmptyValues", |_| Arc::new(NoEmptyValues));
+    /// let db = Db::open(dir.path(), options)?;
+    /// let mut desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"f")?])?;
+    /// desc.add_coprocessor("|com.example.NoEmptyValues||")?;
+    /// db.admin().create_table(&desc)?;
+    /// let table = db.table("t")?;
+    /// table.put(&Put::new("r").add_column("f", "q", "v"))?;
+    /// let err = table.put(&Put::new("r").add_column("f", "q", "")).unwrap_err();
+    /// assert!(matches!(err, Error::Coprocessor { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn coprocessor(
+        mut self,
+        class_name: &str,
+        factory: impl Fn(
+            &crate::coprocessor::RegionEnvironment,
+        ) -> Arc<dyn crate::coprocessor::RegionObserver>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.coprocessors.register(class_name, Arc::new(factory));
+        self
+    }
+
     /// Uses `clock` as the engine clock (e.g. a [`crate::ManualClock`] in tests).
     ///
     /// ```

@@ -327,6 +327,24 @@ impl Clone for Scan {
     }
 }
 
+impl Scan {
+    /// A scan of one region's spec and filter (what an observer's `pre_scanner_open`
+    /// sees and may change).
+    pub(crate) fn of_spec(inner: RegionScan, filter: Option<Box<dyn Filter>>) -> Self {
+        Self {
+            inner,
+            filter,
+            caching: 0,
+            exact_ts: None,
+        }
+    }
+
+    /// Back to the spec and filter a region scanner takes.
+    pub(crate) fn into_spec(self) -> (RegionScan, Option<Box<dyn Filter>>) {
+        (self.inner, self.filter)
+    }
+}
+
 impl Default for Scan {
     fn default() -> Self {
         Self::new()

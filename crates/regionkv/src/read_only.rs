@@ -130,7 +130,8 @@ impl Db {
             ..RegionServices::read_only(fs.clone(), options.clock.clone())
         };
         let view = read_view(fs.as_ref(), &dir, &open, &services)?;
-        let server = RegionServer::new_read_only(dir, fs, services, view.catalog, open);
+        let mut server = RegionServer::new_read_only(dir, fs, services, view.catalog, open);
+        server.coprocessors = options.coprocessors.clone();
         *server.tables.write() = view.tables;
         tracing::info!(
             tables = server.tables.read().len(),

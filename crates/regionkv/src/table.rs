@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::coprocessor::{Bypass, RegionCoprocessorHost};
 use crate::db::{Db, TableHandle};
 use crate::error::{Error, Result};
 use crate::mutation::{
@@ -96,7 +97,7 @@ pub struct Table {
 /// assert!(!outcome.success && outcome.result.is_none());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckAndMutateResult {
     /// Whether the condition held (and the action ran).
     pub success: bool,
@@ -144,6 +145,19 @@ pub enum BatchAction {
 
 fn invalid(msg: impl Into<String>) -> Error {
     Error::InvalidArgument(msg.into())
+}
+
+/// An observer's pre hook must not move a mutation to another row (HBase checks the row
+/// after the hooks; here the row was located before them).
+fn same_row(now: &[u8], given: &[u8]) -> Result<()> {
+    if now == given {
+        return Ok(());
+    }
+    Err(invalid(format!(
+        "a coprocessor changed the row of a mutation from {} to {}",
+        regionkv_cell::bytes::to_string_binary(given),
+        regionkv_cell::bytes::to_string_binary(now)
+    )))
 }
 
 fn check_row(row: &[u8]) -> Result<()> {
@@ -484,6 +498,42 @@ impl Table {
         }
     }
 
+    /// The observers of `region`, when the table loads any (`None`, the common case,
+    /// costs a check of an empty registry).
+    pub(crate) fn host(&self, region: &Region) -> Option<Arc<RegionCoprocessorHost>> {
+        RegionCoprocessorHost::of(&self.db.inner.coprocessors, region)
+    }
+
+    /// True when some region of the table may run observers: a registered class among
+    /// the table's specs.
+    pub(crate) fn has_observers(&self) -> bool {
+        let registry = &self.db.inner.coprocessors;
+        !registry.is_empty()
+            && self
+                .descriptor()
+                .coprocessors()
+                .iter()
+                .any(|(_, s)| registry.is_registered(&s.class_name))
+    }
+
+    /// Writes one row's cells through `region`, atomically. The callers build the cells in
+    /// each attempt of `on_region`: they move into the region, and a retry (the region was
+    /// closed by a split or merge) needs them again. `mutations` is how many client
+    /// mutations the cells are (a RowMutations is several): the region's write request
+    /// count grows by that, as HBase's `batchMutate` counts.
+    fn write_cells(
+        region: &Arc<Region>,
+        row: &[u8],
+        cells: Vec<Cell>,
+        durability: Durability,
+        mutations: u64,
+    ) -> Result<()> {
+        region.mutate_row_counted(row, durability, mutations, |_, _| {
+            Ok::<_, Error>((cells, ()))
+        })?;
+        Ok(())
+    }
+
     fn check_writable(&self) -> Result<Arc<TableDescriptor>> {
         // Every write passes here: the message is only built for a read-only Db.
         if self.db.inner.read_only.is_some() {
@@ -496,29 +546,6 @@ impl Table {
             return Err(invalid(format!("table {} is read-only", desc.name)));
         }
         Ok(desc)
-    }
-
-    /// Writes one row's cells atomically.
-    /// `make` builds the cells for each attempt: they move into the region, and a retry
-    /// (the region was closed by a split or merge) needs them again.
-    ///
-    /// `mutations` is how many client mutations the cells are (a RowMutations is several):
-    /// the region's write request count grows by that, as HBase's `batchMutate` counts.
-    fn apply(
-        &self,
-        row: &[u8],
-        make: impl Fn() -> Result<Vec<Cell>>,
-        durability: Durability,
-        mutations: u64,
-    ) -> Result<()> {
-        self.on_region(row, |r| {
-            let cells = make()?;
-            r.mutate_row_counted(row, durability, mutations, |_, _| {
-                Ok::<_, Error>((cells, ()))
-            })?;
-            Ok(())
-        })?;
-        Ok(())
     }
 
     /// HBase's `Table.put`.
@@ -541,7 +568,20 @@ impl Table {
     /// ```
     pub fn put(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
-        self.apply(&put.row, || put_cells(put), put.durability, 1)
+        self.on_region(&put.row, |r| {
+            let Some(host) = self.host(r) else {
+                return Self::write_cells(r, &put.row, put_cells(put)?, put.durability, 1);
+            };
+            // HBase's prePut (may change the put or bypass it), the write, postPut.
+            let mut p = put.clone();
+            let bypassed = host.exec(Bypass::Allowed, |o, c| o.pre_put(c, &mut p))?;
+            same_row(&p.row, &put.row)?;
+            if !bypassed {
+                Self::write_cells(r, &p.row, put_cells(&p)?, p.durability, 1)?;
+            }
+            host.exec(Bypass::Refused, |o, c| o.post_put(c, &p))?;
+            Ok(())
+        })
     }
 
     /// Several puts; each row is atomic, the whole is not (HBase's `put(List)`). Every put
@@ -589,12 +629,20 @@ impl Table {
     /// ```
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         let desc = self.check_writable()?;
-        self.apply(
-            &delete.row,
-            || delete_cells(delete, &desc),
-            delete.durability,
-            1,
-        )
+        self.on_region(&delete.row, |r| {
+            let Some(host) = self.host(r) else {
+                let cells = delete_cells(delete, &desc)?;
+                return Self::write_cells(r, &delete.row, cells, delete.durability, 1);
+            };
+            let mut d = delete.clone();
+            let bypassed = host.exec(Bypass::Allowed, |o, c| o.pre_delete(c, &mut d))?;
+            same_row(&d.row, &delete.row)?;
+            if !bypassed {
+                Self::write_cells(r, &d.row, delete_cells(&d, &desc)?, d.durability, 1)?;
+            }
+            host.exec(Bypass::Refused, |o, c| o.post_delete(c, &d))?;
+            Ok(())
+        })
     }
 
     /// Several deletes; each row is atomic. Every delete is attempted, in one batch; the
@@ -659,18 +707,49 @@ impl Table {
                 )));
             }
         }
-        let make = || {
-            let mut cells = Vec::new();
-            for m in &rm.mutations {
-                cells.extend(mutation_cells(m, &desc)?);
-            }
-            Ok(cells)
-        };
         let durability = strongest_durability(rm.mutations.iter().map(|m| match m {
             Mutation::Put(p) => p.durability,
             Mutation::Delete(d) => d.durability,
         }));
-        self.apply(&rm.row, make, durability, rm.mutations.len() as u64)
+        let n = rm.mutations.len() as u64;
+        self.on_region(&rm.row, |r| {
+            let host = self.host(r);
+            // HBase runs prePut / preDelete for each mutation of the row's batch; a
+            // bypassed one is left out, and still gets its post hook.
+            let mut kept = Vec::with_capacity(rm.mutations.len());
+            for m in &rm.mutations {
+                let mut m = m.clone();
+                let bypassed = match (&host, &mut m) {
+                    (None, _) => false,
+                    (Some(h), Mutation::Put(p)) => {
+                        h.exec(Bypass::Allowed, |o, c| o.pre_put(c, p))?
+                    }
+                    (Some(h), Mutation::Delete(d)) => {
+                        h.exec(Bypass::Allowed, |o, c| o.pre_delete(c, d))?
+                    }
+                };
+                same_row(m.row(), &rm.row)?;
+                kept.push((m, bypassed));
+            }
+            let mut cells = Vec::new();
+            for (m, bypassed) in &kept {
+                if !bypassed {
+                    cells.extend(mutation_cells(m, &desc)?);
+                }
+            }
+            Self::write_cells(r, &rm.row, cells, durability, n)?;
+            if let Some(h) = &host {
+                for (m, _) in &kept {
+                    match m {
+                        Mutation::Put(p) => h.exec(Bypass::Refused, |o, c| o.post_put(c, p))?,
+                        Mutation::Delete(d) => {
+                            h.exec(Bypass::Refused, |o, c| o.post_delete(c, d))?
+                        }
+                    };
+                }
+            }
+            Ok(())
+        })
     }
 
     /// HBase's `Table.get`.
@@ -704,7 +783,18 @@ impl Table {
         };
         self.on_region(&get.row, |region| {
             let filter = get.filter.as_ref().map(|f| f.box_clone());
-            Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?))
+            let Some(host) = self.host(region) else {
+                return Ok(RowResult::new(region.get_filtered(&get.row, &q, filter)?));
+            };
+            // HBase's preGetOp (its cells come first; with bypass they are the answer),
+            // the read, postGetOp.
+            let mut cells = Vec::new();
+            if host.exec(Bypass::Allowed, |o, c| o.pre_get(c, get, &mut cells))? {
+                return Ok(RowResult::new(cells));
+            }
+            cells.extend(region.get_filtered(&get.row, &q, filter)?);
+            host.exec(Bypass::Refused, |o, c| o.post_get(c, get, &mut cells))?;
+            Ok(RowResult::new(cells))
         })
     }
 
@@ -827,16 +917,37 @@ impl Table {
     /// ```
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         self.check_writable()?;
-        let (_, cells) = self.on_region(&inc.row, |region| {
-            region.mutate_row_with(&inc.row, inc.durability, |r, now| {
-                let cells = increment_cells(r, inc, now)?;
-                Ok((last_per_column(&cells), cells))
-            })
-        })?;
-        Ok(if inc.return_results {
-            RowResult::new(cells)
-        } else {
-            RowResult::default()
+        self.on_region(&inc.row, |region| {
+            let host = self.host(region);
+            let mut op = inc.clone();
+            if let Some(h) = &host {
+                // HBase's preIncrement: a bypass with a result answers instead.
+                let mut early = None;
+                let bypassed = h.exec(Bypass::Allowed, |o, c| {
+                    early = o.pre_increment(c, &mut op)?;
+                    Ok(())
+                })?;
+                same_row(&op.row, &inc.row)?;
+                if let (true, Some(result)) = (bypassed, early) {
+                    return Ok(result);
+                }
+            }
+            let (_, cells) = region.mutate_row_with(&op.row, op.durability, |r, now| {
+                let cells = increment_cells(r, &op, now)?;
+                Ok::<_, Error>((last_per_column(&cells), cells))
+            })?;
+            let mut result = if op.return_results {
+                RowResult::new(cells)
+            } else {
+                RowResult::default()
+            };
+            if let Some(h) = &host {
+                h.exec(Bypass::Refused, |o, c| {
+                    result = o.post_increment(c, &op, std::mem::take(&mut result))?;
+                    Ok(())
+                })?;
+            }
+            Ok(result)
         })
     }
 
@@ -884,16 +995,37 @@ impl Table {
     /// ```
     pub fn append(&self, app: &Append) -> Result<RowResult> {
         self.check_writable()?;
-        let (_, cells) = self.on_region(&app.row, |region| {
-            region.mutate_row_with(&app.row, app.durability, |r, now| {
-                let cells = append_cells(r, app, now)?;
-                Ok((last_per_column(&cells), cells))
-            })
-        })?;
-        Ok(if app.return_results {
-            RowResult::new(cells)
-        } else {
-            RowResult::default()
+        self.on_region(&app.row, |region| {
+            let host = self.host(region);
+            let mut op = app.clone();
+            if let Some(h) = &host {
+                // HBase's preAppend: a bypass with a result answers instead.
+                let mut early = None;
+                let bypassed = h.exec(Bypass::Allowed, |o, c| {
+                    early = o.pre_append(c, &mut op)?;
+                    Ok(())
+                })?;
+                same_row(&op.row, &app.row)?;
+                if let (true, Some(result)) = (bypassed, early) {
+                    return Ok(result);
+                }
+            }
+            let (_, cells) = region.mutate_row_with(&op.row, op.durability, |r, now| {
+                let cells = append_cells(r, &op, now)?;
+                Ok::<_, Error>((last_per_column(&cells), cells))
+            })?;
+            let mut result = if op.return_results {
+                RowResult::new(cells)
+            } else {
+                RowResult::default()
+            };
+            if let Some(h) = &host {
+                h.exec(Bypass::Refused, |o, c| {
+                    result = o.post_append(c, &op, std::mem::take(&mut result))?;
+                    Ok(())
+                })?;
+            }
+            Ok(result)
         })
     }
 
@@ -958,45 +1090,118 @@ impl Table {
             CheckAction::RowMutations(m) => m.mutations.len() as u64,
             _ => 1,
         };
-        let (_, out) = self.on_region(&cam.row, |region| {
-            region.mutate_row_counted(&cam.row, durability, mutations, |r, now| {
-                let Some(checked_ts) = self.check(r, cam)? else {
-                    return Ok((Vec::new(), (false, None)));
-                };
-                let put_ts = now.max(checked_ts.unwrap_or(now));
-                let stamp = |mut cells: Vec<Cell>| {
-                    for c in &mut cells {
-                        if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
-                            c.set_timestamp(put_ts);
-                        }
-                    }
-                    cells
-                };
-                Ok(match &cam.action {
-                    CheckAction::Put(p) => (stamp(put_cells(p)?), (true, None)),
-                    CheckAction::Delete(d) => (delete_cells(d, &desc)?, (true, None)),
-                    CheckAction::RowMutations(m) => {
-                        let mut cells = Vec::new();
-                        for x in &m.mutations {
-                            if x.row() != cam.row.as_slice() {
-                                return Err(invalid("Action's getRow must match"));
+        let host_of = |region: &Region| self.host(region);
+        if let Some(h) = self.on_region(&cam.row, |region| Ok(host_of(region)))? {
+            // HBase's preCheckAndMutate, before the row lock: a bypass with a result
+            // answers instead.
+            let mut early = None;
+            let bypassed = h.exec(Bypass::Allowed, |o, c| {
+                early = o.pre_check_and_mutate(c, cam)?;
+                Ok(())
+            })?;
+            if let (true, Some(result)) = (bypassed, early) {
+                return Ok(result);
+            }
+            let mut result = self.check_and_mutate_inner(cam, &desc, durability, mutations)?;
+            h.exec(Bypass::Refused, |o, c| {
+                result = o.post_check_and_mutate(c, cam, std::mem::take(&mut result))?;
+                Ok(())
+            })?;
+            return Ok(result);
+        }
+        self.check_and_mutate_inner(cam, &desc, durability, mutations)
+    }
+
+    /// The check and the action of [`Self::check_and_mutate`], under the row lock. The
+    /// action's own hooks run as HBase's batch path runs them for it: `pre_put` /
+    /// `pre_delete` (bypass leaves the mutation out) once the check passed, the post hooks
+    /// after the write.
+    fn check_and_mutate_inner(
+        &self,
+        cam: &CheckAndMutate,
+        desc: &TableDescriptor,
+        durability: Durability,
+        mutations: u64,
+    ) -> Result<CheckAndMutateResult> {
+        let desc = desc.clone();
+        let out = self.on_region(&cam.row, |region| {
+            let host = self.host(region);
+            let mut applied: Vec<Mutation> = Vec::new();
+            let (_, out) =
+                region.mutate_row_counted(&cam.row, durability, mutations, |r, now| {
+                    let Some(checked_ts) = self.check(r, cam)? else {
+                        return Ok((Vec::new(), (false, None)));
+                    };
+                    let put_ts = now.max(checked_ts.unwrap_or(now));
+                    let stamp = |mut cells: Vec<Cell>| {
+                        for c in &mut cells {
+                            if c.cell_type() == CellType::Put && c.timestamp() == LATEST_TIMESTAMP {
+                                c.set_timestamp(put_ts);
                             }
-                            cells.extend(mutation_cells(x, &desc)?);
                         }
-                        (stamp(cells), (true, None))
-                    }
-                    CheckAction::Increment(i) => {
-                        let cells = increment_cells(r, i, now)?;
-                        let result = i.return_results.then(|| RowResult::new(cells.clone()));
-                        (last_per_column(&cells), (true, result))
-                    }
-                    CheckAction::Append(a) => {
-                        let cells = append_cells(r, a, now)?;
-                        let result = a.return_results.then(|| RowResult::new(cells.clone()));
-                        (last_per_column(&cells), (true, result))
-                    }
-                })
-            })
+                        cells
+                    };
+                    // The action's own pre hooks, once the check passed (HBase's batch path
+                    // under the check's row lock); bypassed mutations are left out.
+                    let mut pre = |m: &Mutation| -> Result<Option<Mutation>> {
+                        let mut m = m.clone();
+                        let bypassed = match (&host, &mut m) {
+                            (None, _) => false,
+                            (Some(h), Mutation::Put(p)) => {
+                                h.exec(Bypass::Allowed, |o, c| o.pre_put(c, p))?
+                            }
+                            (Some(h), Mutation::Delete(d)) => {
+                                h.exec(Bypass::Allowed, |o, c| o.pre_delete(c, d))?
+                            }
+                        };
+                        same_row(m.row(), &cam.row)?;
+                        applied.push(m.clone());
+                        Ok((!bypassed).then_some(m))
+                    };
+                    Ok(match &cam.action {
+                        CheckAction::Put(p) => match pre(&Mutation::Put(p.clone()))? {
+                            Some(m) => (stamp(mutation_cells(&m, &desc)?), (true, None)),
+                            None => (Vec::new(), (true, None)),
+                        },
+                        CheckAction::Delete(d) => match pre(&Mutation::Delete(d.clone()))? {
+                            Some(m) => (mutation_cells(&m, &desc)?, (true, None)),
+                            None => (Vec::new(), (true, None)),
+                        },
+                        CheckAction::RowMutations(m) => {
+                            let mut cells = Vec::new();
+                            for x in &m.mutations {
+                                if x.row() != cam.row.as_slice() {
+                                    return Err(invalid("Action's getRow must match"));
+                                }
+                                if let Some(x) = pre(x)? {
+                                    cells.extend(mutation_cells(&x, &desc)?);
+                                }
+                            }
+                            (stamp(cells), (true, None))
+                        }
+                        CheckAction::Increment(i) => {
+                            let cells = increment_cells(r, i, now)?;
+                            let result = i.return_results.then(|| RowResult::new(cells.clone()));
+                            (last_per_column(&cells), (true, result))
+                        }
+                        CheckAction::Append(a) => {
+                            let cells = append_cells(r, a, now)?;
+                            let result = a.return_results.then(|| RowResult::new(cells.clone()));
+                            (last_per_column(&cells), (true, result))
+                        }
+                    })
+                })?;
+            if let Some(h) = &host {
+                for m in &applied {
+                    match m {
+                        Mutation::Put(p) => h.exec(Bypass::Refused, |o, c| o.post_put(c, p))?,
+                        Mutation::Delete(d) => {
+                            h.exec(Bypass::Refused, |o, c| o.post_delete(c, d))?
+                        }
+                    };
+                }
+            }
+            Ok(out)
         })?;
         Ok(CheckAndMutateResult {
             success: out.0,
@@ -1285,7 +1490,13 @@ impl ResultScanner {
                     spec.start_row = last.clone();
                     spec.include_start = false;
                 }
-                let filter = self.filter.as_ref().map(|f| f.box_clone());
+                let mut filter = self.filter.as_ref().map(|f| f.box_clone());
+                if let Some(host) = self.table.host(&region) {
+                    // HBase's preScannerOpen, as each region's scanner opens.
+                    let mut scan = Scan::of_spec(spec, filter);
+                    host.exec(Bypass::Refused, |o, c| o.pre_scanner_open(c, &mut scan))?;
+                    (spec, filter) = scan.into_spec();
+                }
                 match region.scan_filtered(&spec, filter) {
                     Ok(s) => self.scanner = Some(s),
                     Err(e) => {

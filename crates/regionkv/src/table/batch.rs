@@ -60,6 +60,10 @@ struct Group<'a> {
 impl Table {
     /// Applies `mutations`, each atomically on its own; one result per mutation, in order.
     pub(crate) fn write_batch(&self, mutations: &[WriteRef<'_>]) -> Vec<Result<()>> {
+        if self.has_observers() {
+            // Each mutation through the one-mutation path, which runs its observers' hooks.
+            return mutations.iter().map(|m| m.apply_alone(self)).collect();
+        }
         let cells = self.batch_cells(mutations);
         self.apply_batch(mutations, cells)
     }
@@ -76,6 +80,9 @@ impl Table {
             && let Some(Some(Err(e))) = cells.get_mut(at).map(Option::take)
         {
             return Err(e);
+        }
+        if self.has_observers() {
+            return Ok(mutations.iter().map(|m| m.apply_alone(self)).collect());
         }
         Ok(self.apply_batch(mutations, cells))
     }
