@@ -32,7 +32,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::coprocessor::{Bypass, RegionCoprocessorHost};
+use crate::coprocessor::{
+    Bypass, CoprocessorResult, ObserverContext, RegionCoprocessorHost, RegionObserver,
+};
 use crate::db::{Db, TableHandle};
 use crate::error::{Error, Result};
 use crate::mutation::{
@@ -145,6 +147,88 @@ pub enum BatchAction {
 
 fn invalid(msg: impl Into<String>) -> Error {
     Error::InvalidArgument(msg.into())
+}
+
+/// What [`Table::read_modify_write`] needs of an increment or an append.
+trait ReadModifyWrite: Clone {
+    fn row(&self) -> &[u8];
+    fn durability(&self) -> Durability;
+    fn return_results(&self) -> bool;
+    /// The new cells, from the row's current ones.
+    fn cells(&self, region: &Region, now: i64) -> Result<Vec<Cell>>;
+    /// HBase's preIncrement / preAppend.
+    fn pre_hook(
+        &mut self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+    ) -> CoprocessorResult<Option<RowResult>>;
+    /// HBase's postIncrement / postAppend.
+    fn post_hook(
+        &self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+        result: RowResult,
+    ) -> CoprocessorResult<RowResult>;
+}
+
+impl ReadModifyWrite for Increment {
+    fn row(&self) -> &[u8] {
+        &self.row
+    }
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+    fn return_results(&self) -> bool {
+        self.return_results
+    }
+    fn cells(&self, region: &Region, now: i64) -> Result<Vec<Cell>> {
+        increment_cells(region, self, now)
+    }
+    fn pre_hook(
+        &mut self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+    ) -> CoprocessorResult<Option<RowResult>> {
+        o.pre_increment(c, self)
+    }
+    fn post_hook(
+        &self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+        result: RowResult,
+    ) -> CoprocessorResult<RowResult> {
+        o.post_increment(c, self, result)
+    }
+}
+
+impl ReadModifyWrite for Append {
+    fn row(&self) -> &[u8] {
+        &self.row
+    }
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+    fn return_results(&self) -> bool {
+        self.return_results
+    }
+    fn cells(&self, region: &Region, now: i64) -> Result<Vec<Cell>> {
+        append_cells(region, self, now)
+    }
+    fn pre_hook(
+        &mut self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+    ) -> CoprocessorResult<Option<RowResult>> {
+        o.pre_append(c, self)
+    }
+    fn post_hook(
+        &self,
+        o: &dyn RegionObserver,
+        c: &mut ObserverContext<'_>,
+        result: RowResult,
+    ) -> CoprocessorResult<RowResult> {
+        o.post_append(c, self, result)
+    }
 }
 
 /// An observer's pre hook must not move a mutation to another row (HBase checks the row
@@ -916,39 +1000,7 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
-        self.check_writable()?;
-        self.on_region(&inc.row, |region| {
-            let host = self.host(region);
-            let mut op = inc.clone();
-            if let Some(h) = &host {
-                // HBase's preIncrement: a bypass with a result answers instead.
-                let mut early = None;
-                let bypassed = h.exec(Bypass::Allowed, |o, c| {
-                    early = o.pre_increment(c, &mut op)?;
-                    Ok(())
-                })?;
-                same_row(&op.row, &inc.row)?;
-                if let (true, Some(result)) = (bypassed, early) {
-                    return Ok(result);
-                }
-            }
-            let (_, cells) = region.mutate_row_with(&op.row, op.durability, |r, now| {
-                let cells = increment_cells(r, &op, now)?;
-                Ok::<_, Error>((last_per_column(&cells), cells))
-            })?;
-            let mut result = if op.return_results {
-                RowResult::new(cells)
-            } else {
-                RowResult::default()
-            };
-            if let Some(h) = &host {
-                h.exec(Bypass::Refused, |o, c| {
-                    result = o.post_increment(c, &op, std::mem::take(&mut result))?;
-                    Ok(())
-                })?;
-            }
-            Ok(result)
-        })
+        self.read_modify_write(inc)
     }
 
     /// Adds `amount` to one counter and returns the new value (HBase's
@@ -994,39 +1046,7 @@ impl Table {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn append(&self, app: &Append) -> Result<RowResult> {
-        self.check_writable()?;
-        self.on_region(&app.row, |region| {
-            let host = self.host(region);
-            let mut op = app.clone();
-            if let Some(h) = &host {
-                // HBase's preAppend: a bypass with a result answers instead.
-                let mut early = None;
-                let bypassed = h.exec(Bypass::Allowed, |o, c| {
-                    early = o.pre_append(c, &mut op)?;
-                    Ok(())
-                })?;
-                same_row(&op.row, &app.row)?;
-                if let (true, Some(result)) = (bypassed, early) {
-                    return Ok(result);
-                }
-            }
-            let (_, cells) = region.mutate_row_with(&op.row, op.durability, |r, now| {
-                let cells = append_cells(r, &op, now)?;
-                Ok::<_, Error>((last_per_column(&cells), cells))
-            })?;
-            let mut result = if op.return_results {
-                RowResult::new(cells)
-            } else {
-                RowResult::default()
-            };
-            if let Some(h) = &host {
-                h.exec(Bypass::Refused, |o, c| {
-                    result = o.post_append(c, &op, std::mem::take(&mut result))?;
-                    Ok(())
-                })?;
-            }
-            Ok(result)
-        })
+        self.read_modify_write(app)
     }
 
     /// HBase 2.x's `Table.checkAndMutate`: checks and acts atomically under the row lock.
@@ -1206,6 +1226,43 @@ impl Table {
         Ok(CheckAndMutateResult {
             success: out.0,
             result: out.1,
+        })
+    }
+
+    /// An increment or an append: its pre hooks (a bypass with a result answers
+    /// instead), the read-modify-write under the row lock, its post hooks (chained).
+    fn read_modify_write<T: ReadModifyWrite>(&self, given: &T) -> Result<RowResult> {
+        self.check_writable()?;
+        self.on_region(given.row(), |region| {
+            let host = self.host(region);
+            let mut op = given.clone();
+            if let Some(h) = &host {
+                let mut early = None;
+                let bypassed = h.exec(Bypass::Allowed, |o, c| {
+                    early = op.pre_hook(o, c)?;
+                    Ok(())
+                })?;
+                same_row(op.row(), given.row())?;
+                if let (true, Some(result)) = (bypassed, early) {
+                    return Ok(result);
+                }
+            }
+            let (_, cells) = region.mutate_row_with(op.row(), op.durability(), |r, now| {
+                let cells = op.cells(r, now)?;
+                Ok::<_, Error>((last_per_column(&cells), cells))
+            })?;
+            let mut result = if op.return_results() {
+                RowResult::new(cells)
+            } else {
+                RowResult::default()
+            };
+            if let Some(h) = &host {
+                h.exec(Bypass::Refused, |o, c| {
+                    result = op.post_hook(o, c, std::mem::take(&mut result))?;
+                    Ok(())
+                })?;
+            }
+            Ok(result)
         })
     }
 
