@@ -17,8 +17,11 @@ use std::collections::BTreeMap;
 pub const AGGREGATE_IMPLEMENTATION: &str =
     "org.apache.hadoop.hbase.coprocessor.AggregateImplementation";
 
+/// HBase's ConstraintProcessor: runs a table's constraints on each put.
+pub const CONSTRAINT_PROCESSOR: &str = "org.apache.hadoop.hbase.constraint.ConstraintProcessor";
+
 /// The classes a `coprocessor$N` spec can name and regionkv loads.
-pub const BUILTIN_CLASSES: &[&str] = &[AGGREGATE_IMPLEMENTATION];
+pub const BUILTIN_CLASSES: &[&str] = &[AGGREGATE_IMPLEMENTATION, CONSTRAINT_PROCESSOR];
 
 /// HBase's `Coprocessor.PRIORITY_USER`, a table coprocessor's priority when its spec has
 /// none.

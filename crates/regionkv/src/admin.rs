@@ -673,6 +673,11 @@ impl Admin {
         desc.check_hbase_limits()?;
         let registry = &inner.coprocessors;
         desc.check_coprocessors(&|class| registry.is_loadable(class))?;
+        if let Some(class) = crate::constraint::unknown_classes(&desc, registry).first() {
+            return Err(Error::InvalidArgument(format!(
+                "constraint class {class} is neither shipped nor registered"
+            )));
+        }
         let keys = check_split_keys(split_keys)?;
         let span =
             tracing::info_span!("create_table", table = %desc.name, regions = keys.len() + 1);
@@ -880,6 +885,11 @@ impl Admin {
         desc.check_hbase_limits()?;
         let registry = &inner.coprocessors;
         desc.check_coprocessors(&|class| registry.is_loadable(class))?;
+        if let Some(class) = crate::constraint::unknown_classes(&desc, registry).first() {
+            return Err(Error::InvalidArgument(format!(
+                "constraint class {class} is neither shipped nor registered"
+            )));
+        }
         let span = tracing::info_span!("alter", table = %desc.name);
         let _enter = span.enter();
         let mut cat = inner.catalog.lock();

@@ -36,13 +36,34 @@ pub type CoprocessorResult<T> = std::result::Result<T, CoprocessorError>;
 /// An error a hook returns: the operation fails with it (HBase's IOException thrown by a
 /// coprocessor), and the region keeps serving.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct CoprocessorError(pub String);
+#[error("{message}")]
+pub struct CoprocessorError {
+    message: String,
+    /// The constraint class, when this is a constraint's violation.
+    constraint: Option<String>,
+}
 
 impl CoprocessorError {
     /// An error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
+        Self {
+            message: message.into(),
+            constraint: None,
+        }
+    }
+
+    /// A constraint's violation (HBase's `ConstraintException`): the operation fails with
+    /// [`Error::ConstraintViolation`].
+    pub fn constraint(class: &str, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            constraint: Some(class.to_string()),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
@@ -201,15 +222,19 @@ pub trait RegionObserver: Send + Sync {
 /// Makes a region's instance of an observer class.
 pub type ObserverFactory = Arc<dyn Fn(&RegionEnvironment) -> Arc<dyn RegionObserver> + Send + Sync>;
 
-/// The observer classes a program registered, by class name.
+/// The observer and constraint classes a program registered, by class name.
 #[derive(Clone, Default)]
 pub struct CoprocessorRegistry {
     classes: BTreeMap<String, ObserverFactory>,
+    pub(crate) constraints: BTreeMap<String, crate::constraint::ConstraintFactory>,
 }
 
 impl std::fmt::Debug for CoprocessorRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_set().entries(self.classes.keys()).finish()
+        f.debug_struct("CoprocessorRegistry")
+            .field("observers", &self.classes.keys().collect::<Vec<_>>())
+            .field("constraints", &self.constraints.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -219,14 +244,19 @@ impl CoprocessorRegistry {
         self.classes.insert(class_name.to_string(), factory);
     }
 
-    /// True when no class is registered.
-    pub fn is_empty(&self) -> bool {
-        self.classes.is_empty()
+    /// Registers a constraint class (replacing an earlier registration of it).
+    pub fn register_constraint(
+        &mut self,
+        class_name: &str,
+        factory: crate::constraint::ConstraintFactory,
+    ) {
+        self.constraints.insert(class_name.to_string(), factory);
     }
 
-    /// True when the program registered `class_name`.
-    pub fn is_registered(&self, class_name: &str) -> bool {
-        self.classes.contains_key(class_name)
+    /// True when `class_name` names an observer the program registered or one regionkv
+    /// ships (the constraint processor).
+    pub fn is_observer(&self, class_name: &str) -> bool {
+        self.classes.contains_key(class_name) || class_name == CONSTRAINT_PROCESSOR
     }
 
     /// True when a spec naming `class_name` can load: a class regionkv ships or one the
@@ -245,7 +275,10 @@ impl CoprocessorRegistry {
             .coprocessors()
             .into_iter()
             .filter_map(|(_, spec)| {
-                let factory = self.classes.get(&spec.class_name)?;
+                let factory = self.classes.get(&spec.class_name);
+                if factory.is_none() && spec.class_name != CONSTRAINT_PROCESSOR {
+                    return None;
+                }
                 let env = RegionEnvironment {
                     table: info.table.clone(),
                     region_name: info.region_name(),
@@ -253,7 +286,10 @@ impl CoprocessorRegistry {
                     end_key: info.end_key.clone(),
                     spec,
                 };
-                let observer = factory(&env);
+                let observer = match factory {
+                    Some(factory) => factory(&env),
+                    None => crate::constraint::processor(region.table(), self),
+                };
                 Some(Loaded {
                     env: Arc::new(env),
                     observer,
@@ -291,9 +327,6 @@ impl RegionCoprocessorHost {
     /// The host of `region`, made on first use and kept with the region (`None` when the
     /// table loads no observer class).
     pub(crate) fn of(registry: &CoprocessorRegistry, region: &Region) -> Option<Arc<Self>> {
-        if registry.is_empty() {
-            return None;
-        }
         let slot = region.coprocessor_slot().get_or_init(|| {
             let host: Option<Arc<Self>> = registry.host_for(region).map(Arc::new);
             Arc::new(host)
@@ -319,9 +352,15 @@ impl RegionCoprocessorHost {
             match catch_unwind(AssertUnwindSafe(|| hook(&*loaded.observer, &mut ctx))) {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => {
-                    return Err(Error::Coprocessor {
-                        class: class.clone(),
-                        message: e.0,
+                    return Err(match e.constraint {
+                        Some(constraint) => Error::ConstraintViolation {
+                            constraint,
+                            message: e.message,
+                        },
+                        None => Error::Coprocessor {
+                            class: class.clone(),
+                            message: e.message,
+                        },
                     });
                 }
                 Err(panic) => {

@@ -609,6 +609,14 @@ pub enum Error {
         /// The hook's message.
         message: String,
     },
+    /// A constraint refused a put (HBase's `ConstraintException`, not retried): nothing
+    /// of the put was written.
+    ConstraintViolation {
+        /// The constraint's class.
+        constraint: String,
+        /// The constraint's message.
+        message: String,
+    },
     /// A region observer panicked: it was removed from that region's observers (HBase
     /// with `hbase.coprocessor.abortonerror=false`), and the operation failed. Later
     /// operations run without it until the region is reopened.
@@ -1313,6 +1321,7 @@ impl fmt::Display for Error {
             Error::Coprocessor { class, message } => {
                 write!(f, "coprocessor {class}: {message}")
             }
+            Error::ConstraintViolation { message, .. } => f.write_str(message),
             Error::CoprocessorRemoved { class, cause } => write!(
                 f,
                 "Coprocessor: '{class}' threw: '{cause}' and has been removed from the active coprocessor set."

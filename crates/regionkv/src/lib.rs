@@ -42,6 +42,7 @@ pub mod aggregate;
 pub mod buffered;
 pub mod bulk_load;
 pub mod catalog;
+pub mod constraint;
 pub mod coprocessor;
 pub mod crash_points;
 pub mod db;

@@ -206,6 +206,24 @@ impl DbOptions {
         self
     }
 
+    /// Registers a constraint class under `class_name`: a table whose
+    /// `constraint $<class_name>` value names it (see [`crate::constraint::Constraints`])
+    /// runs it on each put, made by `factory` from the stored configuration.
+    pub fn constraint(
+        mut self,
+        class_name: &str,
+        factory: impl Fn(
+            &crate::constraint::ConstraintConfig,
+        ) -> std::result::Result<Arc<dyn crate::constraint::Constraint>, String>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.coprocessors
+            .register_constraint(class_name, Arc::new(factory));
+        self
+    }
+
     /// Uses `clock` as the engine clock (e.g. a [`crate::ManualClock`] in tests).
     ///
     /// ```

@@ -582,8 +582,8 @@ impl Table {
         }
     }
 
-    /// The observers of `region`, when the table loads any (`None`, the common case,
-    /// costs a check of an empty registry).
+    /// The observers of `region`, when the table loads any (made once per region
+    /// instance; `None`, the common case, then costs a lookup of the region's slot).
     pub(crate) fn host(&self, region: &Region) -> Option<Arc<RegionCoprocessorHost>> {
         RegionCoprocessorHost::of(&self.db.inner.coprocessors, region)
     }
@@ -592,12 +592,10 @@ impl Table {
     /// the table's specs.
     pub(crate) fn has_observers(&self) -> bool {
         let registry = &self.db.inner.coprocessors;
-        !registry.is_empty()
-            && self
-                .descriptor()
-                .coprocessors()
-                .iter()
-                .any(|(_, s)| registry.is_registered(&s.class_name))
+        self.descriptor()
+            .coprocessors()
+            .iter()
+            .any(|(_, s)| registry.is_observer(&s.class_name))
     }
 
     /// Writes one row's cells through `region`, atomically. The callers build the cells in

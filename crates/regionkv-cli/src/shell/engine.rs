@@ -365,6 +365,9 @@ pub fn hbase_error(e: regionkv::Error, table: &str) -> CmdError {
         | E::ReadOnly(_)) => {
             format!("org.apache.hadoop.hbase.DoNotRetryIOException: {reason}")
         }
+        E::ConstraintViolation { message, .. } => {
+            format!("org.apache.hadoop.hbase.constraint.ConstraintException: {message}")
+        }
         other => error_chain(&other),
     };
     CmdError::Failed(message)
