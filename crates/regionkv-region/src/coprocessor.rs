@@ -150,6 +150,47 @@ pub fn key_number(key: &str) -> Option<u64> {
     Some(digits.parse().unwrap_or(u64::MAX))
 }
 
+/// The coprocessor hooks a region calls from its own work, flushes and compactions
+/// (HBase's `preFlush` / `postFlush`, `preCompact`'s scanner wrapper, `postCompact`). The
+/// layer above implements it over the region's observers
+/// (`RegionServerServices::region_hooks`). An `Err` of a pre hook fails that flush or
+/// compaction before anything is committed; the post hooks run after the commit, and
+/// their errors are only logged (HBase's `postFlush` / `postCompact` cannot undo it).
+pub trait RegionHooks: Send + Sync + std::fmt::Debug {
+    /// Before a flush takes its snapshot.
+    fn pre_flush(&self) -> Result<(), HookFailure>;
+    /// After a flush committed `file` of `family`.
+    fn post_flush(&self, family: &[u8], file: &str);
+    /// Each row a compaction of `family` is about to write: the hook may change or drop
+    /// cells (what it leaves is written; dropping cells deletes them for good).
+    fn compaction_row(
+        &self,
+        family: &[u8],
+        major: bool,
+        cells: &mut Vec<regionkv_cell::Cell>,
+    ) -> Result<(), HookFailure>;
+    /// After a compaction of `family` committed `file` (`None`: it wrote nothing).
+    fn post_compact(&self, family: &[u8], file: Option<&str>);
+}
+
+/// A hook's failure: the observer's class and its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFailure {
+    /// The observer's class.
+    pub class: String,
+    /// Its message.
+    pub message: String,
+}
+
+impl From<HookFailure> for crate::Error {
+    fn from(f: HookFailure) -> Self {
+        crate::Error::Coprocessor {
+            class: f.class,
+            message: f.message,
+        }
+    }
+}
+
 /// Why a coprocessor spec was refused (the texts are HBase's).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {

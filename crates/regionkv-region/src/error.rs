@@ -8,6 +8,14 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A coprocessor hook of a flush or compaction failed it (`coprocessor::RegionHooks`).
+    #[error("coprocessor {class}: {message}")]
+    Coprocessor {
+        /// The observer's class.
+        class: String,
+        /// Its message.
+        message: String,
+    },
     /// The I/O seam failed.
     #[error(transparent)]
     Fs(#[from] regionkv_fs::Error),

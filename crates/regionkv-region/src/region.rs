@@ -155,6 +155,9 @@ pub struct Region {
     /// What the layer above keeps with this instance of the region: its coprocessor
     /// host, made on first use, so a reopened region or a split's daughter starts afresh.
     coprocessors: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The coprocessor hooks of this instance's flushes and compactions, asked of the
+    /// server once.
+    hooks: std::sync::OnceLock<Option<Arc<dyn crate::coprocessor::RegionHooks>>>,
 }
 
 impl Region {
@@ -341,6 +344,7 @@ impl Region {
             metrics: Arc::default(),
             split_state: std::sync::OnceLock::new(),
             coprocessors: std::sync::OnceLock::new(),
+            hooks: std::sync::OnceLock::new(),
         };
         region.replay(edits)?;
         // Logs holding only edits that are already in storefiles can go (a read-only
@@ -489,6 +493,18 @@ impl Region {
     /// The slot where the layer above keeps its per-instance coprocessor state (set once).
     pub fn coprocessor_slot(&self) -> &std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>> {
         &self.coprocessors
+    }
+
+    /// The coprocessor hooks of flushes and compactions (`None`: no observer).
+    pub(crate) fn hooks(&self) -> Option<&Arc<dyn crate::coprocessor::RegionHooks>> {
+        self.hooks
+            .get_or_init(|| {
+                self.services
+                    .server
+                    .as_ref()
+                    .and_then(|s| s.region_hooks(self))
+            })
+            .as_ref()
     }
 
     /// The region's identity.
@@ -926,6 +942,12 @@ impl Region {
         let _flush = self.flush_lock.lock();
         let span = tracing::info_span!("flush", region = %self.encoded);
         let _enter = span.enter();
+        // HBase's preFlush: its error fails the flush before anything is taken. A closing
+        // flush runs no hook (nothing may keep a region from closing).
+        let hooks = self.hooks().filter(|_| !closing_flush);
+        if let Some(h) = hooks {
+            h.pre_flush()?;
+        }
 
         // 1. Snapshot under the exclusive updates lock: no write is half-way in.
         let stores: Vec<(&Vec<u8>, &Arc<Store>)> = self.stores.iter().collect();
@@ -1107,6 +1129,12 @@ impl Region {
         if !result.files.is_empty() && !self.is_closing() {
             // HBase's flusher asks the split policy after every flush.
             self.request_split_if_needed();
+        }
+        // HBase's postFlush, after the commit: an error cannot undo it and is logged.
+        if let Some(h) = hooks {
+            for (family, file) in result.flushed_families.iter().zip(&result.files) {
+                h.post_flush(family, &file.name);
+            }
         }
         Ok(result)
     }

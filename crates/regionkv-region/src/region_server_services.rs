@@ -41,4 +41,11 @@ pub trait RegionServerServices: Send + Sync + std::fmt::Debug {
 
     /// A region of `table` rewrote its last reference: a parent may be unreferenced now.
     fn references_cleared(&self, table: &str);
+
+    /// The coprocessor hooks of `region`'s flushes and compactions (asked once per region
+    /// instance; `None`: no hook).
+    fn region_hooks(&self, region: &Region) -> Option<Arc<dyn crate::coprocessor::RegionHooks>> {
+        let _ = region;
+        None
+    }
 }

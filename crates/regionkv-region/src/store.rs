@@ -17,6 +17,9 @@ use crate::split::midkey::{midkey_block, midpoint_row};
 use parking_lot::RwLock;
 use regionkv_cell::key::encode_key;
 use regionkv_cell::{Cell, CellRef, CellType, KeyValueScanner, KeyView, OwnedKey};
+
+/// What a compaction's coprocessors do to each row it writes (`Store::write_file`).
+pub(crate) type RowHook<'a> = &'a dyn Fn(&mut Vec<Cell>) -> Result<()>;
 use regionkv_fs::Fs;
 use regionkv_memstore::{MemStore, MemStoreConfig, MemStoreSize, Segment};
 use regionkv_storefile::{
@@ -351,24 +354,33 @@ impl Store {
             smallest_read_point,
         );
         let tags = snapshot.tags_present();
-        self.write_file(StoreScanner::new(heap, matcher), name, false, tags, now)
-            .inspect(|h| {
-                if let Some(h) = h {
-                    self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
-                    self.metrics
-                        .flushed_bytes
-                        .fetch_add(h.meta.size, Ordering::Relaxed);
-                    self.metrics
-                        .flushed_cells
-                        .fetch_add(h.meta.cell_count, Ordering::Relaxed);
-                }
-            })
+        self.write_file(
+            StoreScanner::new(heap, matcher),
+            name,
+            false,
+            tags,
+            now,
+            None,
+        )
+        .inspect(|h| {
+            if let Some(h) = h {
+                self.metrics.flush_count.fetch_add(1, Ordering::Relaxed);
+                self.metrics
+                    .flushed_bytes
+                    .fetch_add(h.meta.size, Ordering::Relaxed);
+                self.metrics
+                    .flushed_cells
+                    .fetch_add(h.meta.cell_count, Ordering::Relaxed);
+            }
+        })
     }
 
     /// Writes what `scanner` keeps into the new file `name` and opens it; removes the file
     /// and returns `None` when it would hold no cell. `include_tags`: some input cell may
     /// carry tags (HBase decides the same way: a snapshot's `tagsPresent`, a compaction's
-    /// inputs' max tags length).
+    /// inputs' max tags length). `row_hook` (a compaction's coprocessors, HBase's
+    /// `preCompact` scanner wrapper) sees each row's cells before they are written and may
+    /// change or drop them; a row it leaves out of order fails the write.
     pub(crate) fn write_file(
         &self,
         mut scanner: StoreScanner,
@@ -376,13 +388,24 @@ impl Store {
         major: bool,
         include_tags: bool,
         now: i64,
+        row_hook: Option<RowHook<'_>>,
     ) -> Result<Option<StoreFileHandle>> {
         let path = self.dir.join(name);
         let mut options = self.new_file_options(name, major, now);
         options.include_tags = include_tags;
         let mut writer = StoreFileWriter::new(self.fs.create_new(&path)?, options)?;
         let mut failed = None;
+        let mut hooked: Vec<Cell> = Vec::new();
         while let Some(row) = scanner.peek_row().map(<[u8]>::to_vec) {
+            if let Some(hook) = row_hook {
+                hooked.clear();
+                scanner.next_row(&row, |c| hooked.push(c.to_cell()))?;
+                hook(&mut hooked)?;
+                for c in &hooked {
+                    writer.append(c.as_cell_ref())?;
+                }
+                continue;
+            }
             scanner.next_row(&row, |c| {
                 if failed.is_none()
                     && let Err(e) = writer.append(c)

@@ -199,6 +199,44 @@ pub trait RegionObserver: Send + Sync {
     ) -> CoprocessorResult<RowResult> {
         Ok(result)
     }
+    /// Before a flush of the region (HBase's region-level `preFlush`): an error fails the
+    /// flush before anything is taken (it is retried later, as any failed flush).
+    fn pre_flush(&self, ctx: &mut ObserverContext<'_>) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// After a flush committed `file` of `family` (HBase's `postFlush`): an error is
+    /// logged, the flush stands.
+    fn post_flush(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        family: &[u8],
+        file: &str,
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// Each row a compaction of `family` is about to write (HBase's `preCompact`, whose
+    /// scanner wrapper sees the cells a compaction writes): the hook may change or drop
+    /// cells, and what it drops is gone for good. Cells must stay in key order and in
+    /// the row; an error fails the compaction, whose inputs stay.
+    fn pre_compact(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        family: &[u8],
+        major: bool,
+        row: &mut Vec<Cell>,
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// After a compaction of `family` committed `file` (`None`: it wrote nothing; HBase's
+    /// `postCompact`): an error is logged, the compaction stands.
+    fn post_compact(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        family: &[u8],
+        file: Option<&str>,
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
     /// Before a check-and-mutate takes the row lock (HBase's `preCheckAndMutate`). With
     /// `bypass` and `Some`, the result is the answer and nothing is checked or written.
     fn pre_check_and_mutate(
@@ -397,4 +435,80 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// A region's observers as the hooks of its flushes and compactions (what the region
+/// crate calls, `regionkv_region::coprocessor::RegionHooks`).
+pub(crate) struct HostHooks(pub(crate) Arc<RegionCoprocessorHost>);
+
+impl std::fmt::Debug for HostHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let classes: Vec<String> = self
+            .0
+            .observers
+            .lock()
+            .iter()
+            .map(|l| l.env.spec.class_name.clone())
+            .collect();
+        f.debug_tuple("HostHooks").field(&classes).finish()
+    }
+}
+
+/// The failure a region reports for a hook's error.
+fn failure(e: Error) -> HookFailure {
+    match e {
+        Error::Coprocessor { class, message } => HookFailure { class, message },
+        e @ Error::CoprocessorRemoved { .. } => HookFailure {
+            class: match &e {
+                Error::CoprocessorRemoved { class, .. } => class.clone(),
+                _ => String::new(),
+            },
+            message: e.to_string(),
+        },
+        other => HookFailure {
+            class: String::new(),
+            message: other.to_string(),
+        },
+    }
+}
+
+impl RegionHooks for HostHooks {
+    fn pre_flush(&self) -> std::result::Result<(), HookFailure> {
+        self.0
+            .exec(Bypass::Refused, |o, c| o.pre_flush(c))
+            .map(drop)
+            .map_err(failure)
+    }
+
+    fn post_flush(&self, family: &[u8], file: &str) {
+        if let Err(e) = self
+            .0
+            .exec(Bypass::Refused, |o, c| o.post_flush(c, family, file))
+        {
+            tracing::warn!(error = %e, "post_flush hook failed; the flush stands");
+        }
+    }
+
+    fn compaction_row(
+        &self,
+        family: &[u8],
+        major: bool,
+        cells: &mut Vec<Cell>,
+    ) -> std::result::Result<(), HookFailure> {
+        self.0
+            .exec(Bypass::Refused, |o, c| {
+                o.pre_compact(c, family, major, cells)
+            })
+            .map(drop)
+            .map_err(failure)
+    }
+
+    fn post_compact(&self, family: &[u8], file: Option<&str>) {
+        if let Err(e) = self
+            .0
+            .exec(Bypass::Refused, |o, c| o.post_compact(c, family, file))
+        {
+            tracing::warn!(error = %e, "post_compact hook failed; the compaction stands");
+        }
+    }
 }

@@ -808,6 +808,7 @@ impl Db {
             server: Some(Arc::new(crate::server_services::ServerServices {
                 workers: workers.clone(),
                 splitter: splitter.clone(),
+                coprocessors: options.coprocessors.clone(),
             })),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),

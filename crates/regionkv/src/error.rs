@@ -1388,6 +1388,7 @@ impl From<regionkv_region::Error> for Error {
     fn from(e: regionkv_region::Error) -> Self {
         use regionkv_region::Error as R;
         match e {
+            R::Coprocessor { class, message } => Error::Coprocessor { class, message },
             R::Fs(e) => e.into(),
             R::Cell(e) => e.into(),
             R::StoreFile(e) => from_storefile(e),

@@ -15,6 +15,8 @@ use std::sync::Arc;
 pub(crate) struct ServerServices {
     pub(crate) workers: RegionServerWorkers,
     pub(crate) splitter: Arc<SplitWorker>,
+    /// The observer classes the program registered (flush and compaction hooks).
+    pub(crate) coprocessors: crate::coprocessor::CoprocessorRegistry,
 }
 
 impl RegionServerServices for ServerServices {
@@ -44,5 +46,15 @@ impl RegionServerServices for ServerServices {
 
     fn references_cleared(&self, table: &str) {
         self.splitter.references_cleared(table);
+    }
+
+    fn region_hooks(
+        &self,
+        region: &Region,
+    ) -> Option<Arc<dyn regionkv_region::coprocessor::RegionHooks>> {
+        crate::coprocessor::RegionCoprocessorHost::of(&self.coprocessors, region).map(|h| {
+            Arc::new(crate::coprocessor::HostHooks(h))
+                as Arc<dyn regionkv_region::coprocessor::RegionHooks>
+        })
     }
 }

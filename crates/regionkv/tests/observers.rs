@@ -365,16 +365,17 @@ fn daughters_and_reopened_regions_get_fresh_instances_and_unregistered_classes_a
         for row in ["a", "b", "c"] {
             t.put(&Put::new(row).add_column("f", "q", "1")).unwrap();
         }
-        // Two regions touched, two observers each.
+        // One region touched: its two observers.
         assert_eq!(s.instances.load(Ordering::SeqCst), 2);
         s.db.admin().flush("t").unwrap();
         s.db.admin().split_at("t", b"b").unwrap();
         take(&s.log);
         t.put(&Put::new("a").add_column("f", "q", "2")).unwrap();
         t.put(&Put::new("c").add_column("f", "q", "2")).unwrap();
+        // Two more for [m, ) when the flush reached it, two for each daughter of [, m).
         assert_eq!(
             s.instances.load(Ordering::SeqCst),
-            6,
+            8,
             "both daughters made their own"
         );
         assert_eq!(take(&s.log).len(), 8);
@@ -408,4 +409,104 @@ fn daughters_and_reopened_regions_get_fresh_instances_and_unregistered_classes_a
         1,
         "no observer bypassed it"
     );
+}
+
+/// Flush and compaction hooks: refuses flushes while `hold` is set, and drops cells whose
+/// value is "expired" from what a compaction writes.
+struct Purger {
+    hold: Arc<std::sync::atomic::AtomicBool>,
+    log: Log,
+}
+
+impl RegionObserver for Purger {
+    fn pre_flush(&self, _: &mut ObserverContext<'_>) -> CoprocessorResult<()> {
+        match self.hold.load(Ordering::SeqCst) {
+            true => Err(CoprocessorError::new("flushes are on hold")),
+            false => Ok(()),
+        }
+    }
+    fn post_flush(
+        &self,
+        _: &mut ObserverContext<'_>,
+        family: &[u8],
+        _: &str,
+    ) -> CoprocessorResult<()> {
+        self.log
+            .lock()
+            .push(format!("post_flush {}", String::from_utf8_lossy(family)));
+        Ok(())
+    }
+    fn pre_compact(
+        &self,
+        _: &mut ObserverContext<'_>,
+        _: &[u8],
+        major: bool,
+        row: &mut Vec<Cell>,
+    ) -> CoprocessorResult<()> {
+        assert!(major);
+        row.retain(|c| c.value() != b"expired");
+        Ok(())
+    }
+    fn post_compact(
+        &self,
+        _: &mut ObserverContext<'_>,
+        family: &[u8],
+        file: Option<&str>,
+    ) -> CoprocessorResult<()> {
+        self.log.lock().push(format!(
+            "post_compact {} {}",
+            String::from_utf8_lossy(family),
+            file.is_some()
+        ));
+        Ok(())
+    }
+}
+
+#[test]
+fn flush_and_compaction_hooks_refuse_flushes_and_rewrite_what_compactions_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Log = Arc::default();
+    let hold = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let (l, h) = (log.clone(), hold.clone());
+    let options = DbOptions::default().background(false).coprocessor(
+        "com.example.Purger",
+        move |_: &RegionEnvironment| {
+            Arc::new(Purger {
+                hold: h.clone(),
+                log: l.clone(),
+            })
+        },
+    );
+    let db = Db::open(dir.path(), options).unwrap();
+    let mut desc =
+        TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"f").unwrap()]).unwrap();
+    desc.add_coprocessor("|com.example.Purger||").unwrap();
+    db.admin().create_table(&desc).unwrap();
+    let t = db.table("t").unwrap();
+    t.put(
+        &Put::new("a")
+            .add_column("f", "q", "kept")
+            .add_column("f", "x", "expired"),
+    )
+    .unwrap();
+    let e = db.admin().flush("t").unwrap_err();
+    assert!(e.to_string().contains("flushes are on hold"), "{e}");
+    assert_eq!(
+        t.get(&Get::new("a")).unwrap().len(),
+        2,
+        "still in the memstore"
+    );
+    hold.store(false, Ordering::SeqCst);
+    db.admin().flush("t").unwrap();
+    t.put(&Put::new("b").add_column("f", "q", "expired"))
+        .unwrap();
+    db.admin().flush("t").unwrap();
+    assert_eq!(take(&log), ["post_flush f", "post_flush f"]);
+    db.admin().major_compact("t").unwrap();
+    assert_eq!(take(&log), ["post_compact f true"]);
+    // The compaction wrote what the hook left: the "expired" cells are gone for good.
+    let rows: Vec<RowResult> = t.scan(&Scan::new()).unwrap().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].value(b"f", b"q"), Some(&b"kept"[..]));
+    assert_eq!(rows[0].len(), 1);
 }

@@ -128,7 +128,17 @@ impl Region {
         );
         let name = format!("{}.{STOREFILE_EXT}", self.next_file_id());
         let tags = inputs.iter().any(|f| f.reader.includes_tags());
-        let output = match store.write_file(scanner, &name, major, tags, now) {
+        // HBase's preCompact scanner wrapper: the region's observers see each row written.
+        let hooks = self.hooks();
+        let row_hook = |cells: &mut Vec<regionkv_cell::Cell>| -> Result<()> {
+            match hooks {
+                Some(h) => Ok(h.compaction_row(family, major, cells)?),
+                None => Ok(()),
+            }
+        };
+        let row_hook: Option<crate::store::RowHook<'_>> =
+            hooks.map(|_| &row_hook as crate::store::RowHook<'_>);
+        let output = match store.write_file(scanner, &name, major, tags, now, row_hook) {
             Ok(o) => o,
             Err(e) => {
                 // The inputs are untouched; a partial output is an orphan removed on open.
@@ -148,6 +158,10 @@ impl Region {
         fail::fail_point!("compaction-before-commit");
         self.commit_compaction(family, &removed, output.as_ref().map(|h| h.meta.clone()))?;
         fail::fail_point!("compaction-after-commit");
+        // HBase's postCompact, after the commit: an error cannot undo it and is logged.
+        if let Some(h) = hooks {
+            h.post_compact(family, output.as_ref().map(|o| o.meta.name.as_str()));
+        }
         store.replace_files(&removed, output.clone());
         // A reference's file belongs to the parent region: the janitor removes it once no
         // region refers to it.
