@@ -480,6 +480,34 @@ mod tests {
     }
 
     #[test]
+    fn seek_to_entry_decodes_a_whole_entry_and_refuses_the_rest() {
+        // Unencoded: every entry stands alone.
+        let body = build(40, false);
+        let mut c = BlockCursor::new(&body).unwrap();
+        c.seek_to_first(&body).unwrap();
+        c.next(&body).unwrap();
+        let (second, second_key) = (c.entry_offset(), c.key(&body).to_vec());
+        assert!(c.key_in_body());
+        let mut d = BlockCursor::new(&body).unwrap();
+        d.seek_to_entry(&body, second).unwrap();
+        assert_eq!(d.key(&body), second_key.as_slice());
+        let e = d.seek_to_entry(&body, body.len()).unwrap_err();
+        assert_eq!(e.reason, "entry offset past the entries");
+        // Prefix-encoded: an entry that shares its key's prefix cannot be decoded alone.
+        let body = build(40, true);
+        let mut c = BlockCursor::new(&body).unwrap();
+        c.seek_to_first(&body).unwrap();
+        c.next(&body).unwrap();
+        assert!(!c.key_in_body());
+        let shared = c.entry_offset();
+        let e = BlockCursor::new(&body)
+            .unwrap()
+            .seek_to_entry(&body, shared)
+            .unwrap_err();
+        assert_eq!(e.reason, "shared prefix without a previous key");
+    }
+
+    #[test]
     fn prefix_encoding_is_smaller() {
         // Keys share at least the 2-byte row length and "row0": ≥ 6 bytes on each of the
         // 93 entries that are not restart points.
