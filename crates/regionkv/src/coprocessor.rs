@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::mutation::{Append, CheckAndMutate, Delete, Increment, Put};
 use crate::read::{Get, RowResult, Scan};
 use crate::table::CheckAndMutateResult;
-use parking_lot::Mutex;
+use arc_swap::ArcSwap;
 use regionkv_cell::Cell;
 use regionkv_region::Region;
 use std::collections::BTreeMap;
@@ -335,7 +335,7 @@ impl CoprocessorRegistry {
             })
             .collect();
         (!observers.is_empty()).then(|| RegionCoprocessorHost {
-            observers: Mutex::new(observers),
+            observers: ArcSwap::from_pointee(observers),
         })
     }
 }
@@ -347,9 +347,11 @@ struct Loaded {
     observer: Arc<dyn RegionObserver>,
 }
 
-/// The observers of one region (HBase's `RegionCoprocessorHost`).
+/// The observers of one region (HBase's `RegionCoprocessorHost`). Read without a lock on
+/// every hook call (each client operation of a table with observers makes several);
+/// replaced whole when a panicking observer is removed.
 pub(crate) struct RegionCoprocessorHost {
-    observers: Mutex<Vec<Loaded>>,
+    observers: ArcSwap<Vec<Loaded>>,
 }
 
 /// Whether a hook may be bypassed.
@@ -380,8 +382,8 @@ impl RegionCoprocessorHost {
         bypass: Bypass,
         mut hook: impl FnMut(&dyn RegionObserver, &mut ObserverContext<'_>) -> CoprocessorResult<()>,
     ) -> Result<bool> {
-        let observers = self.observers.lock().clone();
-        for loaded in observers {
+        let observers = self.observers.load_full();
+        for loaded in observers.iter() {
             let mut ctx = ObserverContext {
                 env: &loaded.env,
                 bypass: false,
@@ -403,9 +405,12 @@ impl RegionCoprocessorHost {
                 }
                 Err(panic) => {
                     let cause = panic_text(&panic);
-                    self.observers
-                        .lock()
-                        .retain(|l| !Arc::ptr_eq(&l.observer, &loaded.observer));
+                    self.observers.rcu(|now| {
+                        now.iter()
+                            .filter(|l| !Arc::ptr_eq(&l.observer, &loaded.observer))
+                            .cloned()
+                            .collect::<Vec<_>>()
+                    });
                     tracing::error!(class = %class, cause = %cause, region = %loaded.env.region_name,
                         "coprocessor panicked; removed from the region's active set");
                     return Err(Error::CoprocessorRemoved {
@@ -446,7 +451,7 @@ impl std::fmt::Debug for HostHooks {
         let classes: Vec<String> = self
             .0
             .observers
-            .lock()
+            .load()
             .iter()
             .map(|l| l.env.spec.class_name.clone())
             .collect();
