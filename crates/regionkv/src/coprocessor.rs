@@ -25,10 +25,10 @@ use crate::read::{Get, RowResult, Scan};
 use crate::table::CheckAndMutateResult;
 use arc_swap::ArcSwap;
 use regionkv_cell::Cell;
-use regionkv_region::Region;
+use regionkv_region::{Region, RegionInfo};
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 /// What a hook returns: its value, or an error the client sees (HBase's IOException).
 pub type CoprocessorResult<T> = std::result::Result<T, CoprocessorError>;
@@ -81,6 +81,20 @@ pub struct RegionEnvironment {
     pub end_key: Vec<u8>,
     /// The spec that loaded the observer (its priority and `k=v` parameters).
     pub spec: CoprocessorSpec,
+    /// The Db the region belongs to, held weakly (an observer lives inside the Db).
+    connection: Weak<crate::db::OpenHandle>,
+}
+
+impl RegionEnvironment {
+    /// A handle on the Db the region belongs to, for an observer that writes or reads
+    /// other tables (HBase's `env.getConnection()`); `None` once the Db is closing. Take
+    /// it in the hook and let it go there: an observer that keeps it in a field keeps
+    /// the Db open.
+    pub fn connection(&self) -> Option<crate::Db> {
+        self.connection
+            .upgrade()
+            .map(crate::db::Db::from_open_handle)
+    }
 }
 
 /// The context of one hook call (HBase's `ObserverContext`).
@@ -237,6 +251,44 @@ pub trait RegionObserver: Send + Sync {
     ) -> CoprocessorResult<()> {
         Ok(())
     }
+    /// Before this region splits at `split_row` (HBase 2 has it on the master:
+    /// `MasterObserver#preSplitRegionAction`): an error refuses the split, which a user
+    /// request sees and an automatic one logs. Runs for requested and automatic splits,
+    /// without the Db's catalog lock, so the hook may use [`RegionEnvironment::connection`].
+    fn pre_split(&self, ctx: &mut ObserverContext<'_>, split_row: &[u8]) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// After this region split into `daughters` (HBase's
+    /// `MasterObserver#postCompletedSplitRegionAction`); the daughters serve with fresh
+    /// instances. An error is logged, the split stands.
+    fn post_split(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        daughters: &[RegionInfo; 2],
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// Before `regions` (sorted, this one first) merge (HBase's
+    /// `MasterObserver#preMergeRegionsAction`); called on the first region's observers
+    /// only. An error refuses the merge.
+    fn pre_merge(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        regions: &[RegionInfo],
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
+    /// After `regions` merged into `merged` (HBase's
+    /// `MasterObserver#postCompletedMergeRegionsAction`), on the first region's
+    /// observers. An error is logged, the merge stands.
+    fn post_merge(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        regions: &[RegionInfo],
+        merged: &RegionInfo,
+    ) -> CoprocessorResult<()> {
+        Ok(())
+    }
     /// Before a check-and-mutate takes the row lock (HBase's `preCheckAndMutate`). With
     /// `bypass` and `Some`, the result is the answer and nothing is checked or written.
     fn pre_check_and_mutate(
@@ -265,6 +317,9 @@ pub type ObserverFactory = Arc<dyn Fn(&RegionEnvironment) -> Arc<dyn RegionObser
 pub struct CoprocessorRegistry {
     classes: BTreeMap<String, ObserverFactory>,
     pub(crate) constraints: BTreeMap<String, crate::constraint::ConstraintFactory>,
+    /// The Db this registry serves, set once it is open ([`Self::for_db`] gives each
+    /// open its own cell, so options reused for a second Db do not reach the first).
+    link: Arc<OnceLock<Weak<crate::db::OpenHandle>>>,
 }
 
 impl std::fmt::Debug for CoprocessorRegistry {
@@ -277,6 +332,19 @@ impl std::fmt::Debug for CoprocessorRegistry {
 }
 
 impl CoprocessorRegistry {
+    /// This registry for one Db being opened: the same classes, a fresh link to the Db.
+    pub(crate) fn for_db(&self) -> Self {
+        Self {
+            link: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Links the registry to the Db's handle (once, when the Db is open).
+    pub(crate) fn link(&self, open: &Arc<crate::db::OpenHandle>) {
+        let _ = self.link.set(Arc::downgrade(open));
+    }
+
     /// Registers `class_name` (replacing an earlier registration of it).
     pub fn register(&mut self, class_name: &str, factory: ObserverFactory) {
         self.classes.insert(class_name.to_string(), factory);
@@ -323,6 +391,7 @@ impl CoprocessorRegistry {
                     start_key: info.start_key.clone(),
                     end_key: info.end_key.clone(),
                     spec,
+                    connection: self.link.get().cloned().unwrap_or_default(),
                 };
                 let observer = match factory {
                     Some(factory) => factory(&env),
@@ -430,6 +499,13 @@ impl RegionCoprocessorHost {
             }
         }
         Ok(false)
+    }
+}
+
+impl crate::db::RegionServer {
+    /// The observers of `region`, when its table loads any.
+    pub(crate) fn observers_of(&self, region: &Region) -> Option<Arc<RegionCoprocessorHost>> {
+        RegionCoprocessorHost::of(&self.coprocessors, region)
     }
 }
 

@@ -503,7 +503,7 @@ impl RegionServer {
 /// whichever drops last would otherwise run the close — on a background thread, after the
 /// user's drop had returned, so an immediate reopen of the directory found it still locked.
 #[derive(Debug)]
-struct OpenHandle(Arc<RegionServer>);
+pub(crate) struct OpenHandle(Arc<RegionServer>);
 
 impl Drop for OpenHandle {
     fn drop(&mut self) {
@@ -803,12 +803,13 @@ impl Db {
             RegionServerWorkers::default()
         };
         let splitter = Arc::new(crate::split_worker::SplitWorker::default());
+        let coprocessors = options.coprocessors.for_db();
         let services = RegionServices {
             memstore,
             server: Some(Arc::new(crate::server_services::ServerServices {
                 workers: workers.clone(),
                 splitter: splitter.clone(),
-                coprocessors: options.coprocessors.clone(),
+                coprocessors: coprocessors.clone(),
             })),
             block_cache: (options.block_cache_bytes > 0)
                 .then(|| Arc::new(StoreFileBlockCache::new(options.block_cache_bytes))),
@@ -839,7 +840,7 @@ impl Db {
                 .iter()
                 .map(|e| String::from_utf8_lossy(&e.key.region).into_owned())
                 .collect(),
-            coprocessors: options.coprocessors.clone(),
+            coprocessors,
         };
         // Bulk loads that committed before a crash: listed in their regions' manifests
         // before the regions open (whose leftover sweep would otherwise remove the files).
@@ -889,9 +890,16 @@ impl Db {
 
     /// The user handle onto an opened region server (the last one to drop closes it).
     pub(crate) fn from_server(inner: Arc<RegionServer>) -> Self {
+        let open = Arc::new(OpenHandle(inner.clone()));
+        inner.coprocessors.link(&open);
+        Self { _open: open, inner }
+    }
+
+    /// Another user handle onto the Db `open` keeps open (an observer's connection).
+    pub(crate) fn from_open_handle(open: Arc<OpenHandle>) -> Self {
         Self {
-            _open: Arc::new(OpenHandle(inner.clone())),
-            inner,
+            inner: open.0.clone(),
+            _open: open,
         }
     }
 

@@ -94,5 +94,5 @@ pub use regionkv_region::Durability;
 
 pub use regionkv_region::filter;
 pub use regionkv_region::{
-    ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, TableDescriptor,
+    ColumnFamilyDescriptor, DescriptorError, KeepDeletedCells, RegionInfo, TableDescriptor,
 };

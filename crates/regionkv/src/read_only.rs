@@ -131,7 +131,7 @@ impl Db {
         };
         let view = read_view(fs.as_ref(), &dir, &open, &services)?;
         let mut server = RegionServer::new_read_only(dir, fs, services, view.catalog, open);
-        server.coprocessors = options.coprocessors.clone();
+        server.coprocessors = options.coprocessors.for_db();
         *server.tables.write() = view.tables;
         tracing::info!(
             tables = server.tables.read().len(),

@@ -585,7 +585,7 @@ impl Table {
     /// The observers of `region`, when the table loads any (made once per region
     /// instance; `None`, the common case, then costs a lookup of the region's slot).
     pub(crate) fn host(&self, region: &Region) -> Option<Arc<RegionCoprocessorHost>> {
-        RegionCoprocessorHost::of(&self.db.inner.coprocessors, region)
+        self.db.inner.observers_of(region)
     }
 
     /// True when some region of the table may run observers: a registered class among

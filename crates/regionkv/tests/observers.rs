@@ -510,3 +510,142 @@ fn flush_and_compaction_hooks_refuse_flushes_and_rewrite_what_compactions_write(
     assert_eq!(rows[0].value(b"f", b"q"), Some(&b"kept"[..]));
     assert_eq!(rows[0].len(), 1);
 }
+
+/// Split and merge hooks, and an observer writing another table through its connection:
+/// refuses splits at row "x", records what splits and merges did in table "audit".
+struct Lifecycle {
+    log: Log,
+}
+
+impl Lifecycle {
+    fn audit(&self, ctx: &ObserverContext<'_>, row: &str, what: String) -> CoprocessorResult<()> {
+        let db = ctx
+            .environment()
+            .connection()
+            .ok_or_else(|| CoprocessorError::new("the Db is closing"))?;
+        let audit = db
+            .table("audit")
+            .map_err(|e| CoprocessorError::new(e.to_string()))?;
+        audit
+            .put(&Put::new(row).add_column("f", "what", what.as_str()))
+            .map_err(|e| CoprocessorError::new(e.to_string()))?;
+        self.log.lock().push(what);
+        Ok(())
+    }
+}
+
+fn range(info: &regionkv::RegionInfo) -> String {
+    format!(
+        "[{},{})",
+        String::from_utf8_lossy(&info.start_key),
+        String::from_utf8_lossy(&info.end_key)
+    )
+}
+
+impl RegionObserver for Lifecycle {
+    fn pre_split(&self, ctx: &mut ObserverContext<'_>, row: &[u8]) -> CoprocessorResult<()> {
+        if row == b"x" {
+            return Err(CoprocessorError::new("no split at x"));
+        }
+        let here = format!(
+            "pre_split {} at {}",
+            ctx.environment().region_name,
+            String::from_utf8_lossy(row)
+        );
+        self.log.lock().push(here);
+        Ok(())
+    }
+    fn post_split(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        daughters: &[regionkv::RegionInfo; 2],
+    ) -> CoprocessorResult<()> {
+        let what = format!("split {} {}", range(&daughters[0]), range(&daughters[1]));
+        self.audit(ctx, "split", what)
+    }
+    fn pre_merge(
+        &self,
+        _: &mut ObserverContext<'_>,
+        regions: &[regionkv::RegionInfo],
+    ) -> CoprocessorResult<()> {
+        let what: Vec<String> = regions.iter().map(range).collect();
+        self.log
+            .lock()
+            .push(format!("pre_merge {}", what.join(" ")));
+        Ok(())
+    }
+    fn post_merge(
+        &self,
+        ctx: &mut ObserverContext<'_>,
+        _: &[regionkv::RegionInfo],
+        merged: &regionkv::RegionInfo,
+    ) -> CoprocessorResult<()> {
+        self.audit(ctx, "merge", format!("merged {}", range(merged)))
+    }
+}
+
+#[test]
+fn split_and_merge_hooks_may_refuse_and_reach_other_tables_through_the_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Log = Arc::default();
+    let l = log.clone();
+    let options = DbOptions::default()
+        .background(false)
+        .coprocessor("com.example.Lifecycle", move |_: &RegionEnvironment| {
+            Arc::new(Lifecycle { log: l.clone() })
+        });
+    let db = Db::open(dir.path(), options).unwrap();
+    let f = || vec![ColumnFamilyDescriptor::new(b"f").unwrap()];
+    db.admin()
+        .create_table(&TableDescriptor::new("audit", f()).unwrap())
+        .unwrap();
+    let mut desc = TableDescriptor::new("t", f()).unwrap();
+    desc.add_coprocessor("|com.example.Lifecycle||").unwrap();
+    db.admin().create_table(&desc).unwrap();
+    let t = db.table("t").unwrap();
+    for row in ["a", "g", "p", "x"] {
+        t.put(&Put::new(row).add_column("f", "q", "1")).unwrap();
+    }
+    db.admin().flush("t").unwrap();
+
+    // A refused split: the client sees the hook's error, the region stays whole.
+    let e = db.admin().split_at("t", b"x").unwrap_err();
+    assert!(
+        matches!(&e, Error::Coprocessor { class, message }
+            if class == "com.example.Lifecycle" && message == "no split at x"),
+        "{e:?}"
+    );
+    assert_eq!(db.admin().regions("t").unwrap().len(), 1);
+
+    db.admin().split_at("t", b"m").unwrap();
+    let regions = db.admin().regions("t").unwrap();
+    assert_eq!(regions.len(), 2);
+    let audit = db.table("audit").unwrap();
+    let said = |row: &str| {
+        let r = audit.get(&Get::new(row)).unwrap();
+        String::from_utf8(r.value(b"f", b"what").unwrap().to_vec()).unwrap()
+    };
+    assert_eq!(said("split"), "split [,m) [m,)");
+    // The daughters serve with the hooks (a fresh instance each).
+    db.admin().major_compact("t").unwrap();
+    let e = db.admin().split_at("t", b"x").unwrap_err();
+    assert!(matches!(e, Error::Coprocessor { .. }), "{e:?}");
+
+    let names: Vec<String> = regions.iter().map(|r| r.encoded_name.clone()).collect();
+    db.admin()
+        .merge_regions(&[&names[1], &names[0]], false)
+        .unwrap();
+    assert_eq!(db.admin().regions("t").unwrap().len(), 1);
+    assert_eq!(said("merge"), "merged [,)");
+    let log = take(&log);
+    assert!(
+        log[0].starts_with("pre_split t,,") && log[0].ends_with(" at m"),
+        "{log:?}"
+    );
+    assert_eq!(
+        log[1..],
+        ["split [,m) [m,)", "pre_merge [,m) [m,)", "merged [,)"]
+    );
+    // Every row is still there.
+    assert_eq!(t.scan(&Scan::new()).unwrap().count(), 4);
+}

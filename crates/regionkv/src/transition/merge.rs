@@ -6,6 +6,7 @@
 
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
+use crate::coprocessor::Bypass;
 use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, MergeProblem, Result};
 use regionkv_region::split::daughters::merged_manifest;
@@ -169,10 +170,26 @@ impl RegionServer {
     pub(crate) fn merge_regions(&self, encoded: &[&str], force: bool) -> Result<RegionInfo> {
         let mut catalog = self.catalog.lock();
         let mut merge = MergeTableRegions::prepare(self, &catalog, encoded, force)?;
+        let host = self.observers_of(&merge.parents[0]);
+        let regions: Vec<RegionInfo> = merge.parents.iter().map(|p| p.info().clone()).collect();
+        if let Some(host) = &host {
+            // The hook runs without the catalog lock (it may use the Db), so the merge is
+            // checked again afterwards.
+            drop(catalog);
+            host.exec(Bypass::Refused, |o, c| o.pre_merge(c, &regions))?;
+            catalog = self.catalog.lock();
+            merge = MergeTableRegions::prepare(self, &catalog, encoded, force)?;
+        }
         let span = tracing::info_span!("merge", regions = %encoded.join(", "));
         let _enter = span.enter();
         let merged = super::execute(self, &mut catalog, &mut merge)?;
+        drop(catalog);
         tracing::info!(merged = %merged.encoded_name(), "merged");
+        if let Some(host) = &host
+            && let Err(e) = host.exec(Bypass::Refused, |o, c| o.post_merge(c, &regions, &merged))
+        {
+            tracing::warn!(error = %e, "post_merge hook failed; the merge stands");
+        }
         Ok(merged)
     }
 }

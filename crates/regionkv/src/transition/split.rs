@@ -9,6 +9,7 @@
 
 use super::{RegionTransition, Tx, child_region_id, replaced_regions, swap_back, swap_regions};
 use crate::catalog::Catalog;
+use crate::coprocessor::Bypass;
 use crate::db::{RegionServer, TableHandle};
 use crate::error::{Error, Result, SplitProblem};
 use regionkv_cell::bytes::to_string_binary;
@@ -206,14 +207,33 @@ impl RegionServer {
         else {
             return Ok(None);
         };
+        let host = self.observers_of(&split.parent);
+        if let Some(host) = &host {
+            // The hook runs without the catalog lock (it may use the Db), so the split is
+            // checked again at the row it saw.
+            let row = split.row.clone();
+            drop(catalog);
+            host.exec(Bypass::Refused, |o, c| o.pre_split(c, &row))?;
+            catalog = self.catalog.lock();
+            match SplitTableRegion::prepare(self, &catalog, table, encoded, Some(&row), user)? {
+                Some(again) => split = again,
+                None => return Ok(None),
+            }
+        }
         let span = tracing::info_span!("split", region = %encoded, split_row = %to_string_binary(split.row()));
         let _enter = span.enter();
         let daughters = super::execute(self, &mut catalog, &mut split)?;
+        drop(catalog);
         tracing::info!(
             parent = %encoded,
             daughters = %format!("{}, {}", daughters[0].encoded_name(), daughters[1].encoded_name()),
             "split"
         );
+        if let Some(host) = &host
+            && let Err(e) = host.exec(Bypass::Refused, |o, c| o.post_split(c, &daughters))
+        {
+            tracing::warn!(error = %e, "post_split hook failed; the split stands");
+        }
         Ok(Some(daughters))
     }
 }
