@@ -1501,6 +1501,13 @@ impl From<regionkv_region::DescriptorError> for Error {
     }
 }
 
+/// A refused coprocessor spec is HBase's `IllegalArgumentException`, with its text.
+impl From<regionkv_region::coprocessor::SpecError> for Error {
+    fn from(e: regionkv_region::coprocessor::SpecError) -> Self {
+        Error::InvalidArgument(e.to_string())
+    }
+}
+
 impl From<regionkv_fs::Error> for Error {
     fn from(e: regionkv_fs::Error) -> Self {
         use regionkv_fs::Error as F;
