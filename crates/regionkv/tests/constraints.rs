@@ -152,7 +152,7 @@ fn constraints_run_by_priority_and_can_be_disabled() {
 }
 
 #[test]
-fn an_unknown_class_is_refused_and_constraints_survive_splits_and_reopen() {
+fn an_unknown_class_is_refused_and_constraints_survive_splits_reopen_and_merges() {
     let dir = tempfile::tempdir().unwrap();
     {
         let db = Db::open(dir.path(), options()).unwrap();
@@ -188,4 +188,13 @@ fn an_unknown_class_is_refused_and_constraints_survive_splits_and_reopen() {
     let t = db.table("t").unwrap();
     violation(t.put(&Put::new("bad").add_column("f", "n", "1")));
     t.put(&Put::new("ok").add_column("f", "n", "2")).unwrap();
+    // And a merge of the daughters.
+    db.admin().major_compact("t").unwrap();
+    let regions = db.admin().regions("t").unwrap();
+    assert!(regions.len() > 1);
+    let names: Vec<&str> = regions.iter().map(|r| r.encoded_name.as_str()).collect();
+    db.admin().merge_regions(&names, false).unwrap();
+    assert_eq!(db.admin().regions("t").unwrap().len(), 1);
+    violation(t.put(&Put::new("a").add_column("f", "n", "x")));
+    t.put(&Put::new("a").add_column("f", "n", "3")).unwrap();
 }

@@ -637,6 +637,10 @@ fn split_and_merge_hooks_may_refuse_and_reach_other_tables_through_the_connectio
         .unwrap();
     assert_eq!(db.admin().regions("t").unwrap().len(), 1);
     assert_eq!(said("merge"), "merged [,)");
+    // The merged region runs the hooks too.
+    db.admin().major_compact("t").unwrap();
+    let e = db.admin().split_at("t", b"x").unwrap_err();
+    assert!(matches!(e, Error::Coprocessor { .. }), "{e:?}");
     let log = take(&log);
     assert!(
         log[0].starts_with("pre_split t,,") && log[0].ends_with(" at m"),
