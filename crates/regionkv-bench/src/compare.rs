@@ -14,6 +14,11 @@
 //! `--compression_ratio=0.5`). `fillrandom` writes every key once in a shuffled order,
 //! `overwrite` writes `num` uniformly random keys again; the read benchmarks run on that
 //! database after a flush (all data is read from files), one client thread each.
+//!
+//! `threads` (`--threads 1,2,4,8`) adds client threads: for each count above 1 the
+//! workloads of [`THREADED`] run again on a fresh database, the counts' work shared
+//! between the threads (the same total operations as one thread), each thread with its
+//! own key stream; a result carries its thread count.
 
 use crate::engine::{self, CellRef, Compression, Engine, EngineKind, TableSpec};
 use crate::generator::rng;
@@ -78,6 +83,17 @@ impl Profile {
     }
 }
 
+/// The benchmarks that run again for each thread count above 1.
+pub const THREADED: &[&str] = &["fillrandom", "overwrite", "readrandom", "ycsba", "ycsbb"];
+
+fn one_thread() -> Vec<usize> {
+    vec![1]
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
 /// Options of a comparison run (db_bench's names where it has one).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareOptions {
@@ -116,6 +132,10 @@ pub struct CompareOptions {
     pub data: PathBuf,
     /// Random seed.
     pub seed: u64,
+    /// Client thread counts (`--threads`): 1 is the whole suite, each other count runs
+    /// [`THREADED`] with that many threads.
+    #[serde(default = "one_thread")]
+    pub threads: Vec<usize>,
 }
 
 impl Default for CompareOptions {
@@ -137,6 +157,7 @@ impl Default for CompareOptions {
             benchmarks: BENCHMARKS.iter().map(|s| (*s).to_string()).collect(),
             data: PathBuf::from("regionkv-compare-data"),
             seed: 0x5EED,
+            threads: one_thread(),
         }
     }
 }
@@ -153,6 +174,11 @@ impl CompareOptions {
                 "unknown benchmark '{b}' (one of {})",
                 BENCHMARKS.join(", ")
             )));
+        }
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            return Err(Error::Usage(
+                "--threads takes counts of at least 1, e.g. 1,2,4,8".into(),
+            ));
         }
         if self.num == 0 || self.value_size == 0 {
             return Err(Error::Usage(
@@ -209,6 +235,13 @@ pub struct BenchResult {
     pub p99_us: f64,
     /// Reads that found their key (read benchmarks).
     pub found: u64,
+    /// Client threads.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub threads: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Everything one engine measured.
@@ -326,8 +359,72 @@ impl Timer {
             p50_us: s.p50,
             p99_us: s.p99,
             found: self.found,
+            threads: 1,
         }
     }
+}
+
+/// Runs `body(thread, timer)` on `threads` threads at once and merges their timers into
+/// one result: operations summed, latencies merged, the wall time of the whole.
+fn parallel(
+    threads: usize,
+    name: &str,
+    body: impl Fn(usize, &mut Timer) -> Result<()> + Sync,
+) -> Result<BenchResult> {
+    let start = Instant::now();
+    let timers = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|th| {
+                let body = &body;
+                s.spawn(move || -> Result<Timer> {
+                    let mut t = Timer::new();
+                    body(th, &mut t)?;
+                    Ok(t)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| Error::Engine(format!("a {name} thread panicked")))?
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut lat = Latency::new();
+    let (mut ops, mut found) = (0, 0);
+    for t in &timers {
+        lat.merge(&t.lat);
+        ops += t.ops;
+        found += t.found;
+    }
+    let s = lat.summary();
+    Ok(BenchResult {
+        name: name.to_string(),
+        ops,
+        seconds,
+        ops_per_sec: ops as f64 / seconds.max(1e-9),
+        p50_us: s.p50,
+        p99_us: s.p99,
+        found,
+        threads,
+    })
+}
+
+/// Thread `t`'s share of `total` operations over `threads` (the first `total % threads`
+/// threads take one more).
+fn share(total: u64, threads: usize, t: usize) -> u64 {
+    total / threads as u64 + u64::from((t as u64) < total % threads as u64)
+}
+
+/// Every key number below `num` once, in the order of the seed (Fisher–Yates).
+fn shuffled(num: u64, r: &mut SmallRng) -> Vec<u64> {
+    let mut order: Vec<u64> = (0..num).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, r.random_range(0..=i));
+    }
+    order
 }
 
 fn fresh(dir: &Path) -> Result<()> {
@@ -355,21 +452,9 @@ fn report(r: &BenchResult) {
     );
 }
 
-/// Runs the suite's benchmarks of `opts` on one engine, in this process. Progress goes to
-/// standard error.
-pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineReport> {
-    opts.validate()?;
+/// The whole suite with one client thread.
+fn run_single(kind: EngineKind, opts: &CompareOptions, out: &mut EngineReport) -> Result<()> {
     let root = opts.data.join(kind.name());
-    let mut out = EngineReport {
-        engine: kind.name().to_string(),
-        results: Vec::new(),
-        write_amp: None,
-        space_amp: None,
-        disk_bytes: None,
-        memtable_bytes_per_cell: None,
-        raw_bytes_per_cell: None,
-        peak_rss: 0,
-    };
     fn push(out: &mut EngineReport, r: BenchResult) {
         report(&r);
         out.results.push(r);
@@ -398,7 +483,7 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
             let v = values.next_value();
             t.op(|| e.put(&key(2 * i), &cells(v)))?;
         }
-        push(&mut out, t.done("fillseq"));
+        push(out, t.done("fillseq"));
         drop(e);
         std::fs::remove_dir_all(&dir)?;
     }
@@ -420,11 +505,8 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
         let mut r = rng(opts.seed, 1);
         let mut values = ValueGen::new(opts.seed, opts.value_size);
         let io0 = ProcessIo::now();
-        // Every key once, shuffled (Fisher–Yates), so the reads below always find theirs.
-        let mut order: Vec<u64> = (0..num).collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, r.random_range(0..=i));
-        }
+        // Every key once, shuffled, so the reads below always find theirs.
+        let order = shuffled(num, &mut r);
         let mut user_bytes = 0u64;
         {
             let mut t = Timer::new();
@@ -434,7 +516,7 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
             }
             user_bytes += num * user_bytes_per_key;
             if opts.wants("fillrandom") {
-                push(&mut out, t.done("fillrandom"));
+                push(out, t.done("fillrandom"));
             }
         }
         drop(order);
@@ -446,14 +528,14 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
                 t.op(|| e.put(&key(2 * n), &cells(v)))?;
             }
             user_bytes += num * user_bytes_per_key;
-            push(&mut out, t.done("overwrite"));
+            push(out, t.done("overwrite"));
         }
         e.flush()?;
         e.settle()?;
         let io1 = ProcessIo::now();
         out.write_amp =
             Some(io1.write_bytes.saturating_sub(io0.write_bytes) as f64 / user_bytes as f64);
-        read_benchmarks(e.as_ref(), opts, &mut r, &mut |r| push(&mut out, r))?;
+        read_benchmarks(e.as_ref(), opts, &mut r, &mut |r| push(out, r))?;
         e.compact()?;
         drop(e);
         let disk = disk_usage(&dir);
@@ -466,56 +548,165 @@ pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineRepor
     for (name, threads) in [("fillsync", 1usize), ("fillsync2", 2)] {
         if opts.wants(name) {
             let r = fill_sync(kind, opts, &root.join(name), threads)?;
+            // fillsync2 names its two threads; its row is not a thread-count row.
             push(
-                &mut out,
+                out,
                 BenchResult {
                     name: name.into(),
+                    threads: 1,
                     ..r
                 },
             );
         }
     }
 
-    for (name, w) in [("ycsba", 'a'), ("ycsbb", 'b')] {
+    for name in ["ycsba", "ycsbb"] {
         if opts.wants(name) {
-            let dir = root.join(name);
-            fresh(&dir)?;
-            let mut y = YcsbOptions::new(Workload::core(w)?);
-            y.records = opts.ycsb_records;
-            y.operations = opts.ycsb_operations;
-            y.engine = kind;
-            y.data = dir.clone();
-            y.seed = opts.seed;
-            // The suite's table settings (compression, block size, memtable size,
-            // encoding), not each engine's defaults, as for every other row.
-            let spec = opts.spec(false);
-            y.block_cache = spec.block_cache;
-            y.compression = spec.compression;
-            y.block_size = spec.block_size;
-            y.memtable_bytes = spec.memtable_bytes;
-            y.block_encoding = spec.block_encoding;
-            y.phase = Phase::Both;
-            let phases = crate::ycsb::run_to(&y, &mut std::io::sink())?;
-            if let Some(run) = phases.iter().find(|p| p.phase == "run") {
-                push(
-                    &mut out,
-                    BenchResult {
-                        name: name.into(),
-                        ops: run.operations,
-                        seconds: run.runtime_ms as f64 / 1000.0,
-                        ops_per_sec: run.throughput,
-                        p50_us: 0.0,
-                        p99_us: 0.0,
-                        found: 0,
-                    },
-                );
-            }
-            std::fs::remove_dir_all(&dir)?;
+            push(out, ycsb(kind, opts, &root, name, 1)?);
         }
     }
+    Ok(())
+}
 
+/// Runs the suite's benchmarks of `opts` on one engine, in this process. Progress goes to
+/// standard error.
+pub fn run_engine(kind: EngineKind, opts: &CompareOptions) -> Result<EngineReport> {
+    opts.validate()?;
+    let mut out = EngineReport {
+        engine: kind.name().to_string(),
+        results: Vec::new(),
+        write_amp: None,
+        space_amp: None,
+        disk_bytes: None,
+        memtable_bytes_per_cell: None,
+        raw_bytes_per_cell: None,
+        peak_rss: 0,
+    };
+    if opts.threads.contains(&1) {
+        run_single(kind, opts, &mut out)?;
+    }
+    for &threads in opts.threads.iter().filter(|&&t| t > 1) {
+        run_threaded(kind, opts, threads, &mut |r| {
+            report(&r);
+            out.results.push(r);
+        })?;
+    }
     out.peak_rss = ProcessIo::now().peak_rss;
     Ok(out)
+}
+
+/// YCSB workload `name` (`ycsba` or `ycsbb`) with `threads` client threads, on the
+/// suite's table settings.
+fn ycsb(
+    kind: EngineKind,
+    opts: &CompareOptions,
+    root: &Path,
+    name: &str,
+    threads: usize,
+) -> Result<BenchResult> {
+    let w = if name == "ycsba" { 'a' } else { 'b' };
+    let dir = root.join(format!("{name}-{threads}t"));
+    fresh(&dir)?;
+    let mut y = YcsbOptions::new(Workload::core(w)?);
+    y.records = opts.ycsb_records;
+    y.operations = opts.ycsb_operations;
+    y.engine = kind;
+    y.data = dir.clone();
+    y.seed = opts.seed;
+    y.threads = threads;
+    // The suite's table settings (compression, block size, memtable size, encoding),
+    // not each engine's defaults, as for every other row.
+    let spec = opts.spec(false);
+    y.block_cache = spec.block_cache;
+    y.compression = spec.compression;
+    y.block_size = spec.block_size;
+    y.memtable_bytes = spec.memtable_bytes;
+    y.block_encoding = spec.block_encoding;
+    y.phase = Phase::Both;
+    let phases = crate::ycsb::run_to(&y, &mut std::io::sink())?;
+    std::fs::remove_dir_all(&dir)?;
+    let run = phases
+        .iter()
+        .find(|p| p.phase == "run")
+        .ok_or_else(|| Error::Engine(format!("{name}: the YCSB run phase reported nothing")))?;
+    Ok(BenchResult {
+        name: name.into(),
+        ops: run.operations,
+        seconds: run.runtime_ms as f64 / 1000.0,
+        ops_per_sec: run.throughput,
+        p50_us: 0.0,
+        p99_us: 0.0,
+        found: 0,
+        threads,
+    })
+}
+
+/// The workloads of [`THREADED`] with `threads` client threads: fillrandom (the shuffled
+/// keys dealt out in contiguous shares), overwrite and readrandom (each thread its own
+/// random stream) on one fresh database, flushed and settled before the reads as in the
+/// one-thread suite; then YCSB A and B.
+fn run_threaded(
+    kind: EngineKind,
+    opts: &CompareOptions,
+    threads: usize,
+    push: &mut dyn FnMut(BenchResult),
+) -> Result<()> {
+    let root = opts.data.join(kind.name());
+    let num = opts.num;
+    if ["fillrandom", "overwrite", "readrandom"]
+        .iter()
+        .any(|b| opts.wants(b))
+    {
+        let dir = root.join(format!("main-{threads}t"));
+        fresh(&dir)?;
+        let e = engine::open(kind, &dir, &opts.spec(false))?;
+        let order = shuffled(num, &mut rng(opts.seed, 1));
+        let chunk = order.len().div_ceil(threads).max(1);
+        let fill = parallel(threads, "fillrandom", |th, t| {
+            let mut values = ValueGen::new(opts.seed + th as u64, opts.value_size);
+            for n in order.chunks(chunk).nth(th).unwrap_or_default() {
+                let v = values.next_value();
+                t.op(|| e.put(&key(2 * n), &cells(v)))?;
+            }
+            Ok(())
+        })?;
+        drop(order);
+        if opts.wants("fillrandom") {
+            push(fill);
+        }
+        if opts.wants("overwrite") {
+            push(parallel(threads, "overwrite", |th, t| {
+                let mut r = rng(opts.seed, 20 + th);
+                let mut values = ValueGen::new(opts.seed + 100 + th as u64, opts.value_size);
+                for _ in 0..share(num, threads, th) {
+                    let n = r.random_range(0..num);
+                    let v = values.next_value();
+                    t.op(|| e.put(&key(2 * n), &cells(v)))?;
+                }
+                Ok(())
+            })?);
+        }
+        e.flush()?;
+        e.settle()?;
+        if opts.wants("readrandom") {
+            push(parallel(threads, "readrandom", |th, t| {
+                let mut r = rng(opts.seed, 40 + th);
+                for _ in 0..share(opts.reads, threads, th) {
+                    let k = key(2 * r.random_range(0..num));
+                    t.found += t.op(|| e.get(&k, None))? as u64;
+                }
+                Ok(())
+            })?);
+        }
+        drop(e);
+        std::fs::remove_dir_all(&dir)?;
+    }
+    for name in ["ycsba", "ycsbb"] {
+        if opts.wants(name) {
+            push(ycsb(kind, opts, &root, name, threads)?);
+        }
+    }
+    Ok(())
 }
 
 fn read_benchmarks(
@@ -562,6 +753,7 @@ fn read_benchmarks(
             p50_us: 0.0,
             p99_us: 0.0,
             found: n,
+            threads: 1,
         });
     }
     Ok(())
@@ -578,49 +770,19 @@ fn fill_sync(
     fresh(dir)?;
     let e = engine::open(kind, dir, &opts.spec(true))?;
     let per_thread = opts.sync_ops / threads as u64;
-    let start = Instant::now();
-    let lats = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|th| {
-                let e = e.clone();
-                s.spawn(move || -> Result<Latency> {
-                    let mut r = rng(opts.seed, 10 + th);
-                    let mut values = ValueGen::new(opts.seed + th as u64, opts.value_size);
-                    let mut t = Timer::new();
-                    for _ in 0..per_thread {
-                        let k = key(2 * r.random_range(0..opts.num));
-                        let v = values.next_value();
-                        t.op(|| e.put(&k, &cells(v)))?;
-                    }
-                    Ok(t.lat)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| Error::Engine("a fillsync thread panicked".into()))?
-            })
-            .collect::<Result<Vec<_>>>()
+    let r = parallel(threads, "fillsync", |th, t| {
+        let mut r = rng(opts.seed, 10 + th);
+        let mut values = ValueGen::new(opts.seed + th as u64, opts.value_size);
+        for _ in 0..per_thread {
+            let k = key(2 * r.random_range(0..opts.num));
+            let v = values.next_value();
+            t.op(|| e.put(&k, &cells(v)))?;
+        }
+        Ok(())
     })?;
-    let seconds = start.elapsed().as_secs_f64();
-    let mut lat = Latency::new();
-    for l in &lats {
-        lat.merge(l);
-    }
     drop(e);
     std::fs::remove_dir_all(dir)?;
-    let s = lat.summary();
-    Ok(BenchResult {
-        name: String::new(),
-        ops: lat.count(),
-        seconds,
-        ops_per_sec: lat.count() as f64 / seconds.max(1e-9),
-        p50_us: s.p50,
-        p99_us: s.p99,
-        found: 0,
-    })
+    Ok(r)
 }
 
 /// "N MiB: a X, b Y" for the entries directly under `dir`, biggest first (where the
@@ -700,15 +862,19 @@ pub fn render(reports: &[EngineReport]) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let rocks = reports.iter().find(|r| r.engine == "rocksdb");
-    let names: Vec<&str> = BENCHMARKS
-        .iter()
-        .copied()
-        .filter(|b| {
-            reports
-                .iter()
-                .any(|r| r.results.iter().any(|x| x.name == *b))
-        })
-        .collect();
+    // Rows: each benchmark that ran, in suite order, then by thread count.
+    let mut rows: Vec<(usize, &str, usize)> = Vec::new();
+    for r in reports {
+        for x in &r.results {
+            if let Some(i) = BENCHMARKS.iter().position(|b| *b == x.name) {
+                let row = (i, BENCHMARKS[i], x.threads);
+                if !rows.contains(&row) {
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    rows.sort();
     let _ = write!(s, "{:<14}", "benchmark");
     for r in reports {
         let _ = write!(s, " {:>22}", r.engine);
@@ -718,14 +884,23 @@ pub fn render(reports: &[EngineReport]) -> String {
         Some(b) if b > 0.0 => format!(" ({:.2}x)", v / b),
         _ => String::new(),
     };
-    for name in names {
-        let _ = write!(s, "{name:<14}");
-        let base = rocks
-            .and_then(|r| r.results.iter().find(|x| x.name == name))
-            .map(|x| x.ops_per_sec);
+    for (_, name, threads) in rows {
+        let find = |r: &EngineReport| {
+            r.results
+                .iter()
+                .find(|x| x.name == name && x.threads == threads)
+                .map(|x| x.ops_per_sec)
+        };
+        let label = if threads == 1 {
+            name.to_string()
+        } else {
+            format!("{name} x{threads}")
+        };
+        let _ = write!(s, "{label:<14}");
+        let base = rocks.and_then(find);
         for r in reports {
-            let cell = match r.results.iter().find(|x| x.name == name) {
-                Some(x) => format!("{:.0}/s{}", x.ops_per_sec, ratio(x.ops_per_sec, base)),
+            let cell = match find(r) {
+                Some(v) => format!("{v:.0}/s{}", ratio(v, base)),
                 None => "-".into(),
             };
             let _ = write!(s, " {cell:>22}");
@@ -863,6 +1038,67 @@ mod tests {
                 .collect()
         };
         assert_eq!(shape(&back), shape(&r));
+        Ok(())
+    }
+
+    #[test]
+    fn each_thread_count_runs_the_threaded_workloads_with_the_same_total_work() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let opts = CompareOptions {
+            num: 1001,
+            reads: 301,
+            ycsb_records: 200,
+            ycsb_operations: 201,
+            benchmarks: [
+                "fillrandom",
+                "overwrite",
+                "readrandom",
+                "readmissing",
+                "ycsba",
+            ]
+            .map(String::from)
+            .to_vec(),
+            data: dir.path().to_path_buf(),
+            threads: vec![2, 3],
+            ..CompareOptions::default()
+        };
+        let r = run_engine(EngineKind::Regionkv, &opts)?;
+        let got: Vec<(&str, usize, u64, u64)> = r
+            .results
+            .iter()
+            .map(|x| (x.name.as_str(), x.threads, x.ops, x.found))
+            .collect();
+        // No one-thread run was asked for: readmissing (not threaded) does not run.
+        assert_eq!(
+            got,
+            [
+                ("fillrandom", 2, 1001, 0),
+                ("overwrite", 2, 1001, 0),
+                ("readrandom", 2, 301, 301),
+                ("ycsba", 2, 201, 0),
+                ("fillrandom", 3, 1001, 0),
+                ("overwrite", 3, 1001, 0),
+                ("readrandom", 3, 301, 301),
+                ("ycsba", 3, 201, 0),
+            ]
+        );
+        let text = render(std::slice::from_ref(&r));
+        assert!(
+            text.contains("fillrandom x2") && text.contains("ycsba x3"),
+            "{text}"
+        );
+        let json = serde_json::to_string(&r).map_err(|e| Error::Engine(e.to_string()))?;
+        let back: EngineReport =
+            serde_json::from_str(&json).map_err(|e| Error::Engine(e.to_string()))?;
+        assert_eq!(back.results[4].threads, 3);
+        assert!(
+            CompareOptions {
+                threads: vec![0],
+                ..opts
+            }
+            .validate()
+            .is_err()
+        );
         Ok(())
     }
 }

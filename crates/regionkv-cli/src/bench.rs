@@ -102,6 +102,10 @@ struct SuiteArgs {
     /// Random seed
     #[arg(long, default_value_t = 0x5EED)]
     seed: u64,
+    /// Client thread counts, e.g. 1,2,4,8: 1 runs the whole suite, each other count runs
+    /// fillrandom, overwrite, readrandom and YCSB A/B again with that many threads
+    #[arg(long, default_value = "1")]
+    threads: String,
     /// Print JSON instead of the table
     #[arg(long)]
     json: bool,
@@ -139,6 +143,17 @@ impl SuiteArgs {
             }),
             data: self.data.clone(),
             seed: self.seed,
+            threads: self
+                .threads
+                .split(',')
+                .map(|t| {
+                    t.trim().parse::<usize>().map_err(|_| {
+                        regionkv_bench::Error::Usage(format!(
+                            "--threads takes counts such as 1,2,4,8, not '{t}'"
+                        ))
+                    })
+                })
+                .collect::<regionkv_bench::Result<Vec<_>>>()?,
         })
     }
 
@@ -179,6 +194,14 @@ impl SuiteArgs {
             format!("--cache-size={}", o.cache_bytes),
             format!("--data={}", o.data.display()),
             format!("--seed={}", o.seed),
+            format!(
+                "--threads={}",
+                o.threads
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             "--json".into(),
         ]
         .into_iter()
@@ -243,9 +266,14 @@ fn compare(a: &SuiteArgs) -> regionkv_bench::Result<()> {
         .iter()
         .cloned()
         .partition(|b| b == "memtable");
-    let run_child = |kind: EngineKind, benchmarks: &[String]| {
+    // The memtable measurement belongs to no thread count.
+    let one_thread = CompareOptions {
+        threads: vec![1],
+        ..opts.clone()
+    };
+    let run_child = |o: &CompareOptions, kind: EngineKind, benchmarks: &[String]| {
         let out = std::process::Command::new(&exe)
-            .args(a.child_args(&opts, kind, benchmarks))
+            .args(a.child_args(o, kind, benchmarks))
             .stderr(std::process::Stdio::inherit())
             .output()?;
         if !out.status.success() {
@@ -264,10 +292,10 @@ fn compare(a: &SuiteArgs) -> regionkv_bench::Result<()> {
         let mut report = if rest.is_empty() {
             None
         } else {
-            Some(run_child(kind, &rest)?)
+            Some(run_child(&opts, kind, &rest)?)
         };
         if !memtable.is_empty() {
-            let m = run_child(kind, &memtable)?;
+            let m = run_child(&one_thread, kind, &memtable)?;
             match &mut report {
                 Some(r) => {
                     r.memtable_bytes_per_cell = m.memtable_bytes_per_cell;
