@@ -1,8 +1,10 @@
 //! The lab's terminal output: a simulation's figures (`lab simulate`) and designs side by
 //! side (`lab compare`), as plain aligned text that reads in a terminal and diffs in a
-//! script. The JSON (`--json`) holds the same figures in full.
+//! script. The JSON (`--json`) holds the same figures in full. A design with indexes gets,
+//! after its own figures, the write amplification and each index table's regions, splits,
+//! skew and hot ranges; its index reads get their fan-out split into index and base parts.
 
-use regionkv_lab::simulate::{Report, SkewFigures};
+use regionkv_lab::simulate::{HotRange, RegionRow, Report, SkewFigures, SkewReport, SplitEvent};
 use regionkv_lab::sizing::human;
 
 /// Regions listed before "... N more" (the JSON has them all).
@@ -73,65 +75,9 @@ pub fn simulation(r: &Report) -> String {
         r.elapsed_ms as f64 / 1000.0
     ));
 
-    out.push_str(&format!(
-        "regions ({} at the end, {})\n",
-        r.regions.len(),
-        plural(r.splits.len() as u64, "split")
-    ));
-    out.push_str(&format!(
-        "  {:<24} {:<24} {:>10} {:>9} {:>9} {:>6} {:>7}\n",
-        "start", "end", "writes", "reads", "bytes", "files", "flushes"
-    ));
-    // Keys longer than the column are cut, never inside a `\xHH` escape.
-    let cut = |s: &str| -> String {
-        if s.chars().count() <= 24 {
-            return s.to_string();
-        }
-        let mut head: String = s.chars().take(23).collect();
-        if let Some(i) = head.rfind('\\')
-            && head.len() - i < 4
-        {
-            head.truncate(i);
-        }
-        format!("{head}…")
-    };
-    for reg in r.regions.iter().take(MAX_REGION_LINES) {
-        out.push_str(&format!(
-            "  {:<24} {:<24} {:>10} {:>9} {:>9} {:>6} {:>7}\n",
-            cut(&reg.start),
-            cut(&reg.end),
-            count(reg.writes),
-            count(reg.reads),
-            human(reg.bytes),
-            reg.storefiles,
-            reg.flushes
-        ));
-    }
-    if r.regions.len() > MAX_REGION_LINES {
-        out.push_str(&format!(
-            "  ... {} more (--json FILE lists every region)\n",
-            r.regions.len() - MAX_REGION_LINES
-        ));
-    }
-    if !r.splits.is_empty() {
-        out.push_str("\nsplits over simulated time\n");
-        for s in r.splits.iter().take(MAX_REGION_LINES) {
-            out.push_str(&format!("  {}  at {}\n", offset(r, s.time), s.key));
-        }
-        if r.splits.len() > MAX_REGION_LINES {
-            out.push_str(&format!(
-                "  ... {} more\n",
-                r.splits.len() - MAX_REGION_LINES
-            ));
-        }
-    }
-
-    out.push_str(
-        "\nskew over regions (per time slice, averaged)  max/mean     CoV   Gini  balancer\n",
-    );
-    out.push_str(&skew_line("writes", &r.skew.writes));
-    out.push_str(&skew_line("rows read", &r.skew.reads));
-    out.push_str(&skew_line("bytes (at the end)", &r.skew.bytes));
+    regions_block(&mut out, r, &r.regions, &r.splits);
+    out.push('\n');
+    skew_block(&mut out, &r.skew);
 
     if r.queries.count > 0 {
         out.push_str(&format!(
@@ -156,6 +102,7 @@ pub fn simulation(r: &Report) -> String {
                 count(k.capped)
             ));
         }
+        index_reads_block(&mut out, r);
         if r.queries.kinds.iter().any(|k| k.capped > 0) {
             out.push_str(&format!(
                 "  (a read stops after {} rows, a full-table scan after {}: 'capped' reads would have read more)\n",
@@ -183,23 +130,8 @@ pub fn simulation(r: &Report) -> String {
             .join(", "),
         r.compactions
     ));
-    if !r.hot_ranges.is_empty() {
-        out.push_str("\nhot key ranges\n");
-        for h in &r.hot_ranges {
-            out.push_str(&format!(
-                "  {:<6} {:>5.1}% in {:>5.1}% of the keys, from {} (prefix '{}')\n",
-                h.metric,
-                h.share * 100.0,
-                h.key_share * 100.0,
-                if h.start.is_empty() {
-                    "(start)"
-                } else {
-                    &h.start
-                },
-                h.prefix
-            ));
-        }
-    }
+    hot_block(&mut out, &r.hot_ranges);
+    indexes_block(&mut out, r);
     if !r.lint.is_empty() {
         out.push_str("\nlint\n");
         for f in &r.lint {
@@ -210,6 +142,175 @@ pub fn simulation(r: &Report) -> String {
         }
     }
     out
+}
+
+/// Keys longer than the column are cut, never inside a `\xHH` escape.
+fn cut(s: &str) -> String {
+    if s.chars().count() <= 24 {
+        return s.to_string();
+    }
+    let mut head: String = s.chars().take(23).collect();
+    if let Some(i) = head.rfind('\\')
+        && head.len() - i < 4
+    {
+        head.truncate(i);
+    }
+    format!("{head}…")
+}
+
+/// A table's regions at the end and its splits over simulated time.
+fn regions_block(out: &mut String, r: &Report, regions: &[RegionRow], splits: &[SplitEvent]) {
+    out.push_str(&format!(
+        "regions ({} at the end, {})\n",
+        regions.len(),
+        plural(splits.len() as u64, "split")
+    ));
+    out.push_str(&format!(
+        "  {:<24} {:<24} {:>10} {:>9} {:>9} {:>6} {:>7}\n",
+        "start", "end", "writes", "reads", "bytes", "files", "flushes"
+    ));
+    for reg in regions.iter().take(MAX_REGION_LINES) {
+        out.push_str(&format!(
+            "  {:<24} {:<24} {:>10} {:>9} {:>9} {:>6} {:>7}\n",
+            cut(&reg.start),
+            cut(&reg.end),
+            count(reg.writes),
+            count(reg.reads),
+            human(reg.bytes),
+            reg.storefiles,
+            reg.flushes
+        ));
+    }
+    if regions.len() > MAX_REGION_LINES {
+        out.push_str(&format!(
+            "  ... {} more (--json FILE lists every region)\n",
+            regions.len() - MAX_REGION_LINES
+        ));
+    }
+    if !splits.is_empty() {
+        out.push_str("\nsplits over simulated time\n");
+        for s in splits.iter().take(MAX_REGION_LINES) {
+            out.push_str(&format!("  {}  at {}\n", offset(r, s.time), s.key));
+        }
+        if splits.len() > MAX_REGION_LINES {
+            out.push_str(&format!("  ... {} more\n", splits.len() - MAX_REGION_LINES));
+        }
+    }
+}
+
+fn skew_block(out: &mut String, skew: &SkewReport) {
+    out.push_str(
+        "skew over regions (per time slice, averaged)  max/mean     CoV   Gini  balancer\n",
+    );
+    out.push_str(&skew_line("writes", &skew.writes));
+    out.push_str(&skew_line("rows read", &skew.reads));
+    out.push_str(&skew_line("bytes (at the end)", &skew.bytes));
+}
+
+fn hot_block(out: &mut String, hot: &[HotRange]) {
+    if hot.is_empty() {
+        return;
+    }
+    out.push_str("\nhot key ranges\n");
+    for h in hot {
+        out.push_str(&format!(
+            "  {:<6} {:>5.1}% in {:>5.1}% of the keys, from {} (prefix '{}')\n",
+            h.metric,
+            h.share * 100.0,
+            h.key_share * 100.0,
+            if h.start.is_empty() {
+                "(start)"
+            } else {
+                &h.start
+            },
+            h.prefix
+        ));
+    }
+}
+
+/// The index reads' fan-out: the index lookup's part and the base gets' part.
+fn index_reads_block(out: &mut String, r: &Report) {
+    let rows: Vec<_> = r
+        .queries
+        .kinds
+        .iter()
+        .filter_map(|k| k.index.as_ref().map(|i| (k, i)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "  index reads, per lookup {:>12} {:>13} {:>10} {:>14} {:>14}\n",
+        "index reqs", "index regions", "index rows", "base gets", "base regions"
+    ));
+    for (k, i) in rows {
+        if !i.present {
+            out.push_str(&format!(
+                "  {:<36} (the design has no index '{}': a scan of its own key)\n",
+                k.label, i.index
+            ));
+            continue;
+        }
+        out.push_str(&format!(
+            "  {:<23} {:>12.1} {:>13} {:>10.1} {:>14} {:>14}\n",
+            k.label,
+            i.index_requests_mean,
+            format!("{:.1} ({})", i.index_regions_mean, i.index_regions_max),
+            i.index_rows_mean,
+            format!("{:.1} ({})", i.base_gets_mean, i.base_gets_max),
+            format!("{:.1} ({})", i.base_regions_mean, i.base_regions_max),
+        ));
+    }
+}
+
+/// The write amplification and each index table's figures.
+fn indexes_block(out: &mut String, r: &Report) {
+    let Some(w) = &r.write_amplification else {
+        return;
+    };
+    out.push_str(&format!(
+        "\nwrite amplification  {:.2} row mutations per base put ({} puts + {} index mutations), \
+         {:.2}x the bytes; client requests per put {:.2}, observer writes per put {:.2}\n",
+        w.rows,
+        count(w.base_puts),
+        count(w.index_mutations),
+        w.bytes,
+        w.client_requests_per_put,
+        w.server_writes_per_put
+    ));
+    for ix in &r.indexes {
+        out.push_str(&format!(
+            "\nindex {} (table '{}', {}, {}-maintained)\n",
+            ix.name,
+            ix.table,
+            ix.kind.name(),
+            ix.maintained.name()
+        ));
+        out.push_str(&format!("  rowkey    {}\n", ix.rowkey));
+        out.push_str(&format!(
+            "  table     {} at create; MAX_FILESIZE {}, MEMSTORE_FLUSHSIZE {}, {}\n",
+            plural(ix.presplit_regions as u64, "region"),
+            human(ix.max_filesize),
+            human(ix.flush_size),
+            ix.split_policy
+        ));
+        out.push_str(&format!(
+            "  writes    {} row mutations ({:.2} per base put), {} written, rowkey {:.1} B; \
+             {} in {} storefiles; flushes {}, compactions {}\n\n",
+            count(ix.mutations),
+            ix.per_put,
+            human(ix.bytes_written),
+            ix.row_key_bytes,
+            human(ix.storage_bytes),
+            ix.storefiles,
+            ix.flushes,
+            ix.compactions
+        ));
+        regions_block(out, r, &ix.regions, &ix.splits);
+        out.push('\n');
+        skew_block(out, &ix.skew);
+        hot_block(out, &ix.hot_ranges);
+    }
 }
 
 fn plural(n: u64, what: &str) -> String {
@@ -264,6 +365,68 @@ pub fn comparison(reports: &[Report]) -> String {
         format!("{:.1}", r.key_bytes_per_cell)
     });
     row("flushes", &|r| r.flushes.to_string());
+    // Only when a design keeps indexes: what they add, per index and per index read.
+    if reports.iter().any(|r| !r.indexes.is_empty()) {
+        row("write amplification", &|r| {
+            r.write_amplification.as_ref().map_or_else(
+                || "1.00".to_string(),
+                |w| format!("{:.2} ({:.2}x bytes)", w.rows, w.bytes),
+            )
+        });
+        let mut names: Vec<&str> = Vec::new();
+        for ix in reports.iter().flat_map(|r| &r.indexes) {
+            if !names.contains(&ix.name.as_str()) {
+                names.push(&ix.name);
+            }
+        }
+        for name in names {
+            let of = |r: &Report| r.indexes.iter().find(|i| i.name == name).cloned();
+            let show = |r: &Report, f: &dyn Fn(&regionkv_lab::simulate::IndexReport) -> String| {
+                of(r).map_or_else(|| "-".to_string(), |i| f(&i))
+            };
+            row(&format!("{name}: regions/splits"), &|r| {
+                show(r, &|i| format!("{} / {}", i.regions.len(), i.splits.len()))
+            });
+            row(&format!("{name}: write max/mean"), &|r| {
+                show(r, &|i| format!("{:.2}", i.skew.writes.max_mean))
+            });
+            row(&format!("{name}: write balancer"), &|r| {
+                show(r, &|i| format!("{:.3}", i.skew.writes.balancer_cost))
+            });
+        }
+        let mut reads: Vec<String> = Vec::new();
+        for k in reports.iter().flat_map(|r| &r.queries.kinds) {
+            if k.index.is_some() && !reads.contains(&k.label) {
+                reads.push(k.label.clone());
+            }
+        }
+        for label in reads {
+            let of = |r: &Report| {
+                r.queries
+                    .kinds
+                    .iter()
+                    .find(|k| k.label == label)
+                    .and_then(|k| k.index.clone())
+            };
+            let show =
+                |r: &Report, f: &dyn Fn(&regionkv_lab::simulate::IndexReadRow) -> String| match of(
+                    r,
+                ) {
+                    Some(i) if i.present => f(&i),
+                    Some(_) => "no index".to_string(),
+                    None => "-".to_string(),
+                };
+            row(&format!("{label}: index regions"), &|r| {
+                show(r, &|i| format!("{:.2}", i.index_regions_mean))
+            });
+            row(&format!("{label}: base gets"), &|r| {
+                show(r, &|i| format!("{:.1}", i.base_gets_mean))
+            });
+            row(&format!("{label}: base regions"), &|r| {
+                show(r, &|i| format!("{:.2}", i.base_regions_mean))
+            });
+        }
+    }
     row("lint (errors/all)", &|r| {
         let errors = r.lint.iter().filter(|f| f.severity == "error").count();
         format!("{errors}/{}", r.lint.len())
@@ -281,13 +444,20 @@ pub fn comparison(reports: &[Report]) -> String {
             .min(48)
     };
     let widths: Vec<usize> = (0..reports.len()).map(width).collect();
-    let mut out = format!("{:<22}", "");
+    // The label column: 22 wide, wider for an index read's long labels.
+    let lw = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(22);
+    let mut out = format!("{:<lw$}", "");
     for (r, w) in reports.iter().zip(&widths) {
         out.push_str(&format!("  {:<w$}", r.design.name, w = *w));
     }
     out.push('\n');
     for (name, values) in &rows {
-        out.push_str(&format!("{name:<22}"));
+        out.push_str(&format!("{name:<lw$}"));
         for (v, w) in values.iter().zip(&widths) {
             out.push_str(&format!("  {v:<w$}", w = *w));
         }

@@ -578,3 +578,52 @@ fn the_shell_reports_a_live_table() -> Result<(), Box<dyn std::error::Error>> {
     assert!(html.contains("live table t") && html.contains("region-table"));
     Ok(())
 }
+
+#[test]
+fn a_design_with_an_index_prints_its_index_figures() -> Result<(), Box<dyn std::error::Error>> {
+    let case =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab/secondary-index");
+    let dir = tempfile::tempdir()?;
+    let out_json = dir.path().join("r.json");
+    let out = regionkv(&[
+        &"lab",
+        &"simulate",
+        &case.join("hashed-id.toml"),
+        &"--workload",
+        &case.join("workload.toml"),
+        &"--rows",
+        &"5000",
+        &"--slices",
+        &"20",
+        &"--buckets",
+        &"50",
+        &"--quiet",
+        &"--json",
+        &out_json,
+    ])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)?;
+    for expected in [
+        "write amplification  2.00 row mutations per base put",
+        "index by_user (table 'events_by_user', entry, client-maintained)",
+        "index reads, per lookup",
+    ] {
+        assert!(text.contains(expected), "{expected}:\n{text}");
+    }
+    let r = json(&out_json)?;
+    assert_eq!(r["indexes"][0]["table"], "events_by_user");
+    assert_eq!(r["indexes"][0]["regions"].as_array().map(Vec::len), Some(8));
+    assert_eq!(r["write_amplification"]["index_mutations"], 5000);
+    // The export creates the index table too.
+    let out = regionkv(&[&"lab", &"export", &case.join("hashed-id.toml")])?;
+    let script = String::from_utf8(out.stdout)?;
+    assert!(
+        script.contains("create 'events_by_user', {NAME => 'i'}"),
+        "{script}"
+    );
+    Ok(())
+}

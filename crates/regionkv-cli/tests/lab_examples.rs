@@ -267,3 +267,55 @@ fn reversing_a_phone_number_spreads_the_area_codes() -> R {
     }
     Ok(())
 }
+
+#[test]
+fn an_index_on_a_zipfian_user_has_its_own_hotspot_and_salting_it_costs_fan_out() -> R {
+    let r = compare(
+        "secondary-index",
+        &["user-id.toml", "hashed-user.toml", "hashed-id.toml"],
+        40_000,
+    )?;
+    let index = |x: &Value| x["indexes"][0].clone();
+    let lookup = |x: &Value| kind(x, "index by_user").clone()["index"].clone();
+    for x in &r {
+        // One entry put per base put: two row mutations per put, two client requests.
+        assert_eq!(f(x, &["write_amplification", "rows"]), 2.0);
+        assert_eq!(
+            f(x, &["write_amplification", "client_requests_per_put"]),
+            2.0
+        );
+        assert!(f(x, &["write_amplification", "bytes"]) > 1.0);
+        // The base table is the same in every design.
+        assert_eq!(
+            f(x, &["skew", "writes", "max_mean"]),
+            f(&r[0], &["skew", "writes", "max_mean"])
+        );
+        // Each lookup's entries are gets spread over the base table's salted regions.
+        assert_eq!(
+            f(&lookup(x), &["base_gets_mean"]),
+            f(&lookup(&r[0]), &["base_gets_mean"])
+        );
+        assert!(f(&lookup(x), &["base_regions_mean"]) > 2.0);
+    }
+    // user + id, pre-split by user range: the busiest users' entries crowd the first
+    // index region.
+    let skew = |x: &Value, m: &str| f(&index(x), &["skew", "writes", m]);
+    assert!(skew(&r[0], "max_mean") > 3.0, "{}", skew(&r[0], "max_mean"));
+    assert!(skew(&r[0], "max_mean") > 2.0 * skew(&r[1], "max_mean"));
+    // A hash of the user spreads users, not the busiest one; a hash of the id spreads all.
+    assert!(skew(&r[1], "max_mean") > skew(&r[2], "max_mean"));
+    assert!(skew(&r[2], "max_mean") < 1.2, "{}", skew(&r[2], "max_mean"));
+    assert!(
+        skew(&r[0], "balancer_cost") > skew(&r[1], "balancer_cost")
+            && skew(&r[1], "balancer_cost") > skew(&r[2], "balancer_cost")
+    );
+    // The lookup: one index scan of one region while the key leads with (a hash of) the
+    // user; a scan per bucket, every index region, when the salt is the id's.
+    for x in &r[..2] {
+        assert_eq!(f(&lookup(x), &["index_requests_mean"]), 1.0);
+        assert_eq!(f(&lookup(x), &["index_regions_max"]), 1.0);
+    }
+    assert_eq!(f(&lookup(&r[2]), &["index_requests_mean"]), 8.0);
+    assert_eq!(f(&lookup(&r[2]), &["index_regions_mean"]), 8.0);
+    Ok(())
+}

@@ -30,13 +30,31 @@
 //!
 //! Attribute values may be TOML strings, integers or booleans; each is checked by the
 //! engine's descriptor code, which speaks the shell's names and limits.
+//!
+//! A design may also keep secondary indexes (the HBase reference guide's
+//! secondary.indexes recipes), each a table of its own in the same Db:
+//!
+//! ```toml
+//! [[index]]
+//! name = "by_user"                 # the index table is "<table>_by_user" unless `table` names it
+//! rowkey = "user + id"             # over the same record fields, in the same expression language
+//! kind = "entry"                   # entry: one index row per base put, its qualifier the base
+//!                                  #   rowkey (a dual-write or observer-maintained index);
+//!                                  # summary: an Increment of one counter per record
+//! maintained = "client"            # client (dual write, default) or observer (a coprocessor)
+//! [index.table_options]            # default: the base table's MAX_FILESIZE, MEMSTORE_FLUSHSIZE
+//! MAX_FILESIZE = 4194304           #   and SPLIT_POLICY, so the index splits at the design's scale
+//! [index.presplit]                 # optional, the same forms as the design's
+//! NUMREGIONS = 4
+//! SPLITALGO = "UniformSplit"
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use regionkv::split::SplitAlgorithm;
 use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::expr::{Expr, ExprError};
 
@@ -107,6 +125,87 @@ pub struct FamilyData {
     pub every: u32,
 }
 
+/// What an index table holds per base record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexKind {
+    /// One index row mutation per base put: a cell in family [`INDEX_FAMILY`] whose
+    /// qualifier is the base rowkey (so an index key several records share holds one
+    /// column per record, and a lookup reads the base rowkeys from the qualifiers).
+    Entry,
+    /// A summary table: one Increment of the counter [`SUMMARY_QUALIFIER`] per base put;
+    /// reads are answered from the counters alone.
+    Summary,
+}
+
+impl IndexKind {
+    /// `entry` or `summary`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexKind::Entry => "entry",
+            IndexKind::Summary => "summary",
+        }
+    }
+}
+
+/// Who writes an index: the same writes either way, sent by a different party.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Maintained {
+    /// The client writes the base row and then each index row (the guide's dual-write
+    /// index): one client request per table.
+    Client,
+    /// A region observer writes the index rows on the region server after the base put
+    /// (the guide's coprocessor secondary index): one client request, the index writes
+    /// are server-to-server.
+    Observer,
+}
+
+impl Maintained {
+    /// `client` or `observer`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Maintained::Client => "client",
+            Maintained::Observer => "observer",
+        }
+    }
+}
+
+/// The index table's one family.
+pub const INDEX_FAMILY: &str = "i";
+/// A summary index's counter column.
+pub const SUMMARY_QUALIFIER: &str = "n";
+
+/// A secondary index kept beside the base table: a table of its own, created and split by
+/// the engine like the base table.
+#[derive(Debug, Clone)]
+pub struct IndexDesign {
+    /// The index's name (what `[[reads]] kind = "index"` names).
+    pub name: String,
+    /// Entry or summary.
+    pub kind: IndexKind,
+    /// Who writes it.
+    pub maintained: Maintained,
+    /// The index rowkey expression as written.
+    pub rowkey_text: String,
+    /// The index rowkey expression.
+    pub rowkey: Expr,
+    /// The index table: its name, family [`INDEX_FAMILY`], options.
+    pub descriptor: TableDescriptor,
+    /// Its pre-split.
+    pub presplit: PreSplit,
+}
+
+impl IndexDesign {
+    /// The split keys the index table is created with.
+    ///
+    /// # Errors
+    /// A pre-split the algorithm cannot make.
+    pub fn split_keys(&self) -> Result<Vec<Vec<u8>>, String> {
+        self.presplit.keys()
+    }
+}
+
 /// A parsed design.
 #[derive(Debug, Clone)]
 pub struct Design {
@@ -127,6 +226,8 @@ pub struct Design {
     /// A quick design's scaled-down sizes ([`QUICK_FLUSH_SIZE`]) are in the descriptor:
     /// not for a real cluster.
     pub scaled_sizes: bool,
+    /// Secondary indexes (`[[index]]`), in file order.
+    pub indexes: Vec<IndexDesign>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -140,6 +241,26 @@ struct File {
     table_options: BTreeMap<String, toml::Value>,
     families: BTreeMap<String, BTreeMap<String, toml::Value>>,
     presplit: Option<PreSplitFile>,
+    #[serde(default)]
+    index: Vec<IndexFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IndexFile {
+    name: String,
+    table: Option<String>,
+    rowkey: String,
+    #[serde(default = "default_index_kind")]
+    kind: String,
+    maintained: Option<String>,
+    #[serde(default)]
+    table_options: BTreeMap<String, toml::Value>,
+    presplit: Option<PreSplitFile>,
+}
+
+fn default_index_kind() -> String {
+    "entry".into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -264,6 +385,21 @@ impl Design {
             None => PreSplit::None,
             Some(p) => presplit(p, dir).map_err(invalid)?,
         };
+        let mut indexes: Vec<IndexDesign> = Vec::new();
+        for ix in f.index {
+            let index = index_design(ix, &descriptor, file, dir)?;
+            if indexes.iter().any(|i| i.name == index.name) {
+                return Err(invalid(format!("index '{}' is given twice", index.name)));
+            }
+            let table = &index.descriptor.name;
+            if *table == descriptor.name || indexes.iter().any(|i| i.descriptor.name == *table) {
+                return Err(invalid(format!(
+                    "index '{}': table '{table}' is already the design's",
+                    index.name
+                )));
+            }
+            indexes.push(index);
+        }
         Ok(Design {
             name: f.name.unwrap_or_else(|| f.table.clone()),
             description: f.description,
@@ -273,7 +409,13 @@ impl Design {
             presplit,
             data,
             scaled_sizes: false,
+            indexes,
         })
+    }
+
+    /// The index named `name`, if the design keeps one.
+    pub fn index(&self, name: &str) -> Option<&IndexDesign> {
+        self.indexes.iter().find(|i| i.name == name)
     }
 
     /// The split keys the table is created with (none for one region).
@@ -281,7 +423,17 @@ impl Design {
     /// # Errors
     /// A pre-split the algorithm cannot make.
     pub fn split_keys(&self) -> Result<Vec<Vec<u8>>, String> {
-        match &self.presplit {
+        self.presplit.keys()
+    }
+}
+
+impl PreSplit {
+    /// The split keys (none for one region).
+    ///
+    /// # Errors
+    /// A pre-split the algorithm cannot make.
+    pub fn keys(&self) -> Result<Vec<Vec<u8>>, String> {
+        match self {
             PreSplit::None => Ok(Vec::new()),
             PreSplit::Keys(keys) => Ok(keys.clone()),
             PreSplit::Algorithm { algorithm, regions } => SplitAlgorithm::from_name(algorithm)
@@ -289,6 +441,81 @@ impl Design {
                 .map_err(|e| e.to_string()),
         }
     }
+}
+
+/// One `[[index]]` entry: its table inherits the base table's sizes and split policy (the
+/// lab's designs are scaled down, and an index at HBase's 10 GiB default would never split
+/// here), then takes its own `table_options`.
+fn index_design(
+    ix: IndexFile,
+    base: &TableDescriptor,
+    file: &str,
+    dir: &Path,
+) -> Result<IndexDesign, DesignError> {
+    let name = ix.name.clone();
+    let invalid = |message: String| DesignError::Invalid {
+        file: file.to_string(),
+        message: format!("index '{name}': {message}"),
+    };
+    if name.is_empty() {
+        return Err(invalid("an index needs a name".into()));
+    }
+    let rowkey = Expr::parse(&ix.rowkey).map_err(|source| DesignError::Rowkey {
+        file: format!("{file}: index '{name}'"),
+        source,
+    })?;
+    let kind = match ix.kind.as_str() {
+        "entry" => IndexKind::Entry,
+        "summary" => IndexKind::Summary,
+        other => return Err(invalid(format!("unknown kind '{other}' (entry, summary)"))),
+    };
+    let maintained = match ix.maintained.as_deref() {
+        None | Some("client") => Maintained::Client,
+        Some("observer") => Maintained::Observer,
+        Some(other) => {
+            return Err(invalid(format!(
+                "maintained must be client or observer, not '{other}'"
+            )));
+        }
+    };
+    let table = ix
+        .table
+        .unwrap_or_else(|| format!("{}_{}", base.name, ix.name));
+    let family =
+        ColumnFamilyDescriptor::new(INDEX_FAMILY.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+    let mut descriptor = TableDescriptor::new(&table, vec![family])
+        .map_err(|e| invalid(format!("table '{table}': {e}")))?;
+    descriptor.max_file_size = base.max_file_size;
+    descriptor.memstore_flush_size = base.memstore_flush_size;
+    // The policy and its settings (a prefix policy's length lives in the configuration).
+    descriptor.split_policy = base.split_policy.clone();
+    descriptor.configuration = base.configuration.clone();
+    for (key, value) in &ix.table_options {
+        let v = scalar(value)
+            .ok_or_else(|| invalid(format!("{key} must be a string, number or boolean")))?;
+        descriptor
+            .set_attribute(key, &v)
+            .map_err(|e| invalid(e.to_string()))?;
+    }
+    descriptor
+        .check_hbase_limits()
+        .map_err(|e| invalid(e.to_string()))?;
+    descriptor
+        .split_policy()
+        .map_err(|e| invalid(e.to_string()))?;
+    let presplit = match ix.presplit {
+        None => PreSplit::None,
+        Some(p) => presplit(p, dir).map_err(invalid)?,
+    };
+    Ok(IndexDesign {
+        name: ix.name,
+        kind,
+        maintained,
+        rowkey_text: ix.rowkey,
+        rowkey,
+        descriptor,
+        presplit,
+    })
 }
 
 /// The sizes of a quick design (`--key`): a 2 MiB flush size and a 32 MiB MAX_FILESIZE
@@ -342,7 +569,22 @@ impl Design {
             }
         }
         d.check_hbase_limits().map_err(|e| invalid(e.to_string()))?;
+        // The index tables follow the base table's sizes (see `index_design`).
+        let mut indexes = self.indexes.clone();
+        for ix in &mut indexes {
+            for (key, v) in [
+                ("MAX_FILESIZE", max_filesize),
+                ("MEMSTORE_FLUSHSIZE", flush_size),
+            ] {
+                if let Some(v) = v {
+                    ix.descriptor
+                        .set_attribute(key, &v.to_string())
+                        .map_err(|e| invalid(e.to_string()))?;
+                }
+            }
+        }
         self.descriptor = d;
+        self.indexes = indexes;
         Ok(())
     }
 }
@@ -557,6 +799,106 @@ SPLITALGO = "HexStringSplit"
                     let msg = e.to_string();
                     assert!(msg.starts_with("d.toml"), "{msg}");
                     assert!(msg.contains(expected), "{text}\n=> {msg}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_index_is_a_table_of_its_own() -> R {
+        let text = format!(
+            "{SEED}\n[[index]]\nname = \"by_user\"\nrowkey = \"user + id\"\n\
+             [index.presplit]\nSPLITS = [\"5\"]\n\
+             [[index]]\nname = \"daily\"\ntable = \"stats_daily\"\nrowkey = \"stat_date + company_id\"\n\
+             kind = \"summary\"\nmaintained = \"observer\"\n\
+             [index.table_options]\nMAX_FILESIZE = 4194304\n"
+        );
+        let d = Design::parse(&text, "seed.toml", Path::new("."))?;
+        assert_eq!(d.indexes.len(), 2);
+        let (a, b) = (&d.indexes[0], &d.indexes[1]);
+        assert_eq!(
+            (a.name.as_str(), a.descriptor.name.as_str()),
+            ("by_user", "stats_by_user")
+        );
+        assert_eq!(
+            (a.kind, a.maintained),
+            (IndexKind::Entry, Maintained::Client)
+        );
+        assert_eq!(a.rowkey.fields(), ["user", "id"]);
+        assert_eq!(a.split_keys()?, vec![b"5".to_vec()]);
+        // The base table's sizes and policy, unless the index sets its own.
+        assert_eq!(a.descriptor.max_file_size, 10_737_418_240);
+        assert_eq!(a.descriptor.memstore_flush_size, 134_217_728);
+        assert_eq!(
+            a.descriptor.split_policy.as_deref(),
+            Some("SteppingSplitPolicy")
+        );
+        assert!(a.descriptor.family(INDEX_FAMILY.as_bytes()).is_some());
+        assert_eq!(b.descriptor.name, "stats_daily");
+        assert_eq!(
+            (b.kind, b.maintained),
+            (IndexKind::Summary, Maintained::Observer)
+        );
+        assert_eq!(b.descriptor.max_file_size, 4_194_304);
+        assert_eq!(b.split_keys()?, Vec::<Vec<u8>>::new());
+        assert!(d.index("daily").is_some() && d.index("nope").is_none());
+        // --max-filesize reaches the indexes too.
+        let mut d = d;
+        d.set_sizes(Some(8 << 20), None)?;
+        assert!(
+            d.indexes
+                .iter()
+                .all(|i| i.descriptor.max_file_size == 8 << 20)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn index_mistakes_are_named() {
+        let base = "table = \"t\"\nrowkey = \"id\"\n[families.cf]\n";
+        for (index, expected) in [
+            ("rowkey = \"id\"\n", "missing field `name`"),
+            ("name = \"a\"\nrowkey = \"md5(\"\n", "index 'a'"),
+            (
+                "name = \"a\"\nrowkey = \"id\"\nkind = \"covering\"\n",
+                "unknown kind 'covering'",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\nmaintained = \"cron\"\n",
+                "client or observer",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\ntable = \"t\"\n",
+                "already the design's",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\ntable = \"bad name!\"\n",
+                "table 'bad name!'",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\nwhat = 1\n",
+                "unknown field `what`",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\n[index.table_options]\nSPLIT_POLICY = \"Nope\"\n",
+                "index 'a': Unable to load",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\n[index.presplit]\nNUMREGIONS = 4\n",
+                "index 'a': [presplit] NUMREGIONS and SPLITALGO go together",
+            ),
+            (
+                "name = \"a\"\nrowkey = \"id\"\n[[index]]\nname = \"a\"\nrowkey = \"ts\"\n",
+                "index 'a' is given twice",
+            ),
+        ] {
+            let text = format!("{base}[[index]]\n{index}");
+            match Design::parse(&text, "d.toml", Path::new(".")) {
+                Ok(_) => panic!("accepted: {index}"),
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.starts_with("d.toml"), "{msg}");
+                    assert!(msg.contains(expected), "{index}\n=> {msg}");
                 }
             }
         }

@@ -4,14 +4,16 @@
 //! `regionkv shell`, which is how the tests check it.
 //!
 //! Only options that differ from HBase's defaults are written (what a person would type);
-//! every value is a quoted string, as `describe` prints them and `create` takes them.
+//! every value is a quoted string, as `describe` prints them and `create` takes them. A
+//! design's index tables get `create` lines of their own.
 
 use regionkv::ColumnFamilyDescriptor;
 
 use crate::design::{Design, PreSplit};
 
 /// The script for `design`: comment lines naming the design and its rowkey, then one
-/// `create` statement.
+/// `create` statement, then one per index table (`[[index]]`), each after a comment
+/// naming the index and its key.
 ///
 /// # Errors
 /// A pre-split the split algorithm cannot make (it is written out as the keys it makes).
@@ -25,14 +27,47 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
         out.push_str(&format!("# {}\n", one_line(d)));
     }
     out.push_str(&format!("# rowkey: {}\n", one_line(&design.rowkey_text)));
-    let desc = &design.descriptor;
+    out.push_str(&create_line(
+        &design.descriptor,
+        &design.presplit,
+        design.scaled_sizes,
+    ));
+    // Each index is a table of its own, created beside the base table.
+    for ix in &design.indexes {
+        out.push_str(&format!(
+            "# index {}: {} ({}-maintained), rowkey: {}\n",
+            one_line(&ix.name),
+            ix.kind.name(),
+            ix.maintained.name(),
+            one_line(&ix.rowkey_text)
+        ));
+        out.push_str(&create_line(
+            &ix.descriptor,
+            &ix.presplit,
+            design.scaled_sizes,
+        ));
+        ix.split_keys()?;
+    }
+    // The algorithm's keys are HBase's own; checking them here reports an impossible split
+    // now rather than on the cluster.
+    design.split_keys()?;
+    Ok(out)
+}
+
+/// The comment (when scaled sizes are left out) and `create` line of one table.
+fn create_line(
+    desc: &regionkv::TableDescriptor,
+    presplit: &PreSplit,
+    scaled_sizes: bool,
+) -> String {
+    let mut out = String::new();
     let mut args = vec![ruby_string(desc.name.as_bytes())];
     for f in &desc.families {
         args.push(family_hash(f));
     }
     // A quick design's scaled-down sizes are the lab's, not the cluster's.
     let scaled = |k: &str, v: &str| {
-        design.scaled_sizes
+        scaled_sizes
             && ((k == "MAX_FILESIZE" && v == crate::design::QUICK_MAX_FILESIZE.to_string())
                 || (k == "MEMSTORE_FLUSHSIZE" && v == crate::design::QUICK_FLUSH_SIZE.to_string()))
     };
@@ -48,7 +83,7 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
         .filter(|(k, v)| !scaled(k, v))
         .map(|(k, v)| format!("{k} => {}", ruby_string(v.as_bytes())))
         .collect();
-    match &design.presplit {
+    match presplit {
         PreSplit::None => {}
         PreSplit::Algorithm { algorithm, regions } => {
             table.push(format!("NUMREGIONS => {regions}"));
@@ -66,10 +101,7 @@ pub fn shell_script(design: &Design) -> Result<String, String> {
         args.push(format!("{{{}}}", table.join(", ")));
     }
     out.push_str(&format!("create {}\n", args.join(", ")));
-    // The algorithm's keys are HBase's own; checking them here reports an impossible split
-    // now rather than on the cluster.
-    design.split_keys()?;
-    Ok(out)
+    out
 }
 
 /// The `create` statement that makes an existing table's twin on a real cluster: its

@@ -144,10 +144,58 @@ pub fn lint_with(design: &Design, workload: Option<&Workload>) -> Vec<Finding> {
                 .into(),
         });
     }
+    // Rule 1 on each index's key: an index led by a monotonic field is as hot as a base
+    // table led by one (the index's writes go to its last region).
+    for ix in &design.indexes {
+        if let Some((field, descending)) = leading_monotonic(&ix.rowkey, &monotonic) {
+            out.push(Finding {
+                rule: 1,
+                severity: Severity::Error,
+                message: format!(
+                    "index '{}': its key starts with '{field}', which only {}: every index write goes to its {} region",
+                    ix.name,
+                    if descending { "decreases" } else { "increases" },
+                    if descending { "first" } else { "last" }
+                ),
+                source: GUIDE_TIMESERIES,
+                fix: "lead the index key with the looked-up field, or a hash of it \
+                      (hashmod(x, n) + x)"
+                    .into(),
+            });
+        }
+    }
     if let (Some(w), Some((_, record))) = (workload, workload.and_then(|w| w.stream().next())) {
         for spec in &w.reads {
-            let Ok(p) = crate::query::plan(&design.rowkey, &spec.kind, &spec.fields, &record)
-            else {
+            // An index read is planned on its index's key; without the index, on the
+            // design's (a scan of the base table).
+            let index = match &spec.kind {
+                crate::workload::ReadKind::Index { index } => {
+                    let found = design.index(index);
+                    if found.is_none() {
+                        out.push(Finding {
+                            rule: 14,
+                            severity: Severity::Warning,
+                            message: format!(
+                                "{}: the design has no index '{index}', so the read scans the table by its own key",
+                                spec.label()
+                            ),
+                            source: GUIDE_SECONDARY,
+                            fix: format!(
+                                "add an [[index]] named '{index}' keyed by {}",
+                                spec.fields.join(" + ")
+                            ),
+                        });
+                    }
+                    found
+                }
+                _ => None,
+            };
+            let key = index.map_or(&design.rowkey, |ix| &ix.rowkey);
+            let planned = match index {
+                Some(ix) => crate::query::index_plan(&ix.rowkey, &spec.fields, &record),
+                None => crate::query::plan(&design.rowkey, &spec.kind, &spec.fields, &record),
+            };
+            let Ok(p) = planned else {
                 continue;
             };
             // Rule 14: a read only a full-table scan answers.
@@ -169,12 +217,7 @@ pub fn lint_with(design: &Design, workload: Option<&Workload>) -> Vec<Finding> {
             }
             // Rule 14, milder: fields the read knows that the key does not hold whole
             // (only hashed, or not at all): every row under the prefix is read and filtered.
-            let held: Vec<&str> = design
-                .rowkey
-                .parts()
-                .iter()
-                .flat_map(crate::query::pinned)
-                .collect();
+            let held: Vec<&str> = key.parts().iter().flat_map(crate::query::pinned).collect();
             let missing: Vec<&str> = spec
                 .fields
                 .iter()

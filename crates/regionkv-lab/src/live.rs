@@ -160,6 +160,7 @@ pub fn live_report(db: &Db, table: &str, buckets: usize) -> Result<Report, Simul
         presplit: PreSplit::None,
         data: Vec::<FamilyData>::new(),
         scaled_sizes: false,
+        indexes: Vec::new(),
     };
     let lint = crate::lint::lint(&design)
         .iter()
@@ -229,6 +230,8 @@ pub fn live_report(db: &Db, table: &str, buckets: usize) -> Result<Report, Simul
         },
         elapsed_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
         live: true,
+        write_amplification: None,
+        indexes: Vec::new(),
         heatmap: HeatmapData {
             writes: Some(writes),
             reads: Some(reads),

@@ -99,7 +99,9 @@ pub fn plan(
     };
     let ordered_field = match kind {
         ReadKind::Range { field, .. } | ReadKind::Latest { field, .. } => Some(field.as_str()),
-        ReadKind::Get | ReadKind::Scan => None,
+        // An index read planned on a key is a scan of what it knows: on the index's own
+        // key (simulate plans it there), or on the base key of a design without the index.
+        ReadKind::Get | ReadKind::Scan | ReadKind::Index { .. } => None,
     };
     let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
     let mut complete = true;
@@ -336,6 +338,23 @@ pub fn successor(prefix: &[u8]) -> Vec<u8> {
     Vec::new()
 }
 
+/// The plan of a lookup in an index keyed by `key`, knowing `fields` of `record`: a get
+/// when the read knows every field of the index key (a summary's counter row, or an entry
+/// key of known fields), else a scan of the prefix it knows.
+///
+/// # Errors
+/// A part of the key that fails to evaluate on the record.
+pub fn index_plan(key: &Expr, fields: &[String], record: &Record) -> Result<Plan, ExprError> {
+    let knows_all = key.fields().iter().all(|f| fields.iter().any(|g| g == f));
+    let random = key.functions().iter().any(|f| f.is_random());
+    let kind = if knows_all && !random {
+        ReadKind::Get
+    } else {
+        ReadKind::Scan
+    };
+    plan(key, &kind, fields, record)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -526,6 +545,35 @@ mod tests {
             &r,
         )?;
         assert_eq!(p.requests(), 20);
+        Ok(())
+    }
+
+    #[test]
+    fn index_lookups_get_what_they_know_whole_and_scan_the_rest() -> R {
+        let r = rec();
+        let fields = ["user".to_string()];
+        // An entry index on user + id: the user's prefix.
+        let p = index_plan(&Expr::parse("user + pad(id, 3)")?, &fields, &r)?;
+        assert_eq!(
+            scans(&p).0,
+            [KeyRange {
+                start: b"u7".to_vec(),
+                stop: b"u8".to_vec()
+            }]
+        );
+        // Hashed by the user: still one bucket, one scan.
+        let p = index_plan(&Expr::parse("hashmod(user, 8) + user + id")?, &fields, &r)?;
+        assert_eq!(p.requests(), 1);
+        // Hashed by the id the read does not know: one scan per bucket.
+        let p = index_plan(&Expr::parse("hashmod(id, 8) + user + id")?, &fields, &r)?;
+        assert_eq!(p.requests(), 8);
+        // A summary row of what the read knows: one get.
+        let p = index_plan(
+            &Expr::parse("user + '|' + metric")?,
+            &["user".into(), "metric".into()],
+            &r,
+        )?;
+        assert_eq!(p.access, Access::Gets(vec![b"u7|cpu".to_vec()]));
         Ok(())
     }
 

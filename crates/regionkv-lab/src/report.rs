@@ -83,6 +83,14 @@ pub fn html(reports: &[Report]) -> String {
             "<script type=\"application/json\" id=\"data-{i}\" class=\"heatmap-data\">{}</script>\n",
             page_data_json(r)
         );
+        // Each index table's heatmap: its own key buckets, the same time slices.
+        for (j, ix) in r.indexes.iter().enumerate() {
+            w!(
+                out,
+                "<script type=\"application/json\" id=\"data-{i}-{j}\" class=\"heatmap-data\">{}</script>\n",
+                data_json(&ix.name, &ix.heatmap, &ix.splits, r)
+            );
+        }
     }
     w!(out, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
     out
@@ -232,6 +240,72 @@ fn compare_table(out: &mut String, reports: &[Report]) {
         }
         out.push_str("</tr>\n");
     }
+    // Only when a design keeps indexes: what they add and what their lookups cost.
+    if reports.iter().any(|r| !r.indexes.is_empty()) {
+        let index_figures: [Figure; 3] = [
+            ("write amplification (rows · bytes)", |r| {
+                r.write_amplification.as_ref().map_or_else(
+                    || "1.00".to_string(),
+                    |w| format!("{} · {}×", num(w.rows, 2), num(w.bytes, 2)),
+                )
+            }),
+            ("index writes max/mean · balancer", |r| {
+                let cells: Vec<String> = r
+                    .indexes
+                    .iter()
+                    .map(|i| {
+                        format!(
+                            "{}: {} · {}",
+                            esc(&i.name),
+                            num(i.skew.writes.max_mean, 2),
+                            num(i.skew.writes.balancer_cost, 3)
+                        )
+                    })
+                    .collect();
+                if cells.is_empty() {
+                    "–".to_string()
+                } else {
+                    cells.join("<br>")
+                }
+            }),
+            (
+                "index lookups: index regions · base gets · base regions",
+                |r| {
+                    let cells: Vec<String> = r
+                        .queries
+                        .kinds
+                        .iter()
+                        .filter_map(|k| k.index.as_ref().map(|x| (k, x)))
+                        .map(|(k, x)| {
+                            if x.present {
+                                format!(
+                                    "{}: {} · {} · {}",
+                                    esc(&k.label),
+                                    num(x.index_regions_mean, 2),
+                                    num(x.base_gets_mean, 1),
+                                    num(x.base_regions_mean, 2)
+                                )
+                            } else {
+                                format!("{}: no index", esc(&k.label))
+                            }
+                        })
+                        .collect();
+                    if cells.is_empty() {
+                        "–".to_string()
+                    } else {
+                        cells.join("<br>")
+                    }
+                },
+            ),
+        ];
+        for (label, figure) in index_figures {
+            w!(out, "<tr><th>{}</th>", esc(label));
+            for r in reports {
+                w!(out, "<td>{}</td>", figure(r));
+            }
+            out.push_str("</tr>\n");
+        }
+    }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
@@ -300,9 +374,24 @@ fn section(out: &mut String, i: usize, r: &Report) {
     );
 
     // The heatmap: the script draws it from `data-{i}`.
+    heatmap_div(out, &i.to_string(), r);
+
+    skew_table(out, r);
+    regions_table(out, r);
+    splits_table(out, r);
+    queries_table(out, r);
+    families_table(out, r);
+    hot_table(out, &r.hot_ranges);
+    lint_table(out, r);
+    indexes_section(out, i, r);
+    out.push_str("</section>\n");
+}
+
+/// A heatmap's canvas, legend and metric buttons; the script draws it from `data-{id}`.
+fn heatmap_div(out: &mut String, id: &str, r: &Report) {
     w!(
         out,
-        "<div class=\"hm\" data-index=\"{i}\">\n<div class=\"hm-controls\">\
+        "<div class=\"hm\" data-index=\"{id}\">\n<div class=\"hm-controls\">\
          <span class=\"hm-label\">Heatmap</span>"
     );
     for (m, label) in [
@@ -317,24 +406,112 @@ fn section(out: &mut String, i: usize, r: &Report) {
     }
     w!(
         out,
-        "<canvas class=\"legend\" id=\"legend-{i}\" width=\"360\" height=\"36\"></canvas>\
+        "<canvas class=\"legend\" id=\"legend-{id}\" width=\"360\" height=\"36\"></canvas>\
          <span class=\"hm-note\">{} slices of {} × {} key buckets · log colour scale · \
          <span class=\"split-key\">┃</span> split</span></div>\n\
-         <div class=\"hm-wrap\"><canvas class=\"heatmap\" id=\"heatmap-{i}\" width=\"1110\" \
+         <div class=\"hm-wrap\"><canvas class=\"heatmap\" id=\"heatmap-{id}\" width=\"1110\" \
          height=\"530\"></canvas></div>\n</div>\n",
         int(r.heatmap_shape.slices as u64),
         span(r.heatmap_shape.slice_ms),
         int(r.heatmap_shape.buckets as u64)
     );
+}
 
-    skew_table(out, r);
-    regions_table(out, r);
-    splits_table(out, r);
-    queries_table(out, r);
-    families_table(out, r);
-    hot_table(out, r);
-    lint_table(out, r);
-    out.push_str("</section>\n");
+/// The write amplification, each index table (its heatmap, skew, regions, splits and hot
+/// ranges, as the base table's) and the index reads' fan-out.
+fn indexes_section(out: &mut String, i: usize, r: &Report) {
+    let Some(w) = &r.write_amplification else {
+        return;
+    };
+    w!(
+        out,
+        "<h3>Indexes</h3>\n<p class=\"meta index-wa\">write amplification <b>{}</b> row \
+         mutations per base put ({} puts + {} index mutations) · {}× the bytes · client \
+         requests per put {} · observer writes per put {}</p>\n",
+        num(w.rows, 2),
+        int(w.base_puts),
+        int(w.index_mutations),
+        num(w.bytes, 2),
+        num(w.client_requests_per_put, 2),
+        num(w.server_writes_per_put, 2)
+    );
+    let lookups: Vec<_> = r
+        .queries
+        .kinds
+        .iter()
+        .filter_map(|k| k.index.as_ref().map(|x| (k, x)))
+        .collect();
+    if !lookups.is_empty() {
+        out.push_str(
+            "<table class=\"index-reads\">\n<thead><tr><th>index read</th><th>index requests</th>\
+             <th>index regions (max)</th><th>index rows</th><th>base gets (max)</th>\
+             <th>base regions (max)</th><th>base rows</th></tr></thead>\n<tbody>\n",
+        );
+        for (k, x) in lookups {
+            if !x.present {
+                w!(
+                    out,
+                    "<tr><th>{}</th><td colspan=\"6\" class=\"none\">no index '{}' in this \
+                     design: a scan of its own key</td></tr>\n",
+                    esc(&k.label),
+                    esc(&x.index)
+                );
+                continue;
+            }
+            w!(
+                out,
+                "<tr><th>{}</th><td>{}</td><td>{} ({})</td><td>{}</td><td>{} ({})</td>\
+                 <td>{} ({})</td><td>{}</td></tr>\n",
+                esc(&k.label),
+                num(x.index_requests_mean, 2),
+                num(x.index_regions_mean, 2),
+                int(x.index_regions_max),
+                num(x.index_rows_mean, 1),
+                num(x.base_gets_mean, 1),
+                int(x.base_gets_max),
+                num(x.base_regions_mean, 2),
+                int(x.base_regions_max),
+                num(x.base_rows_mean, 1)
+            );
+        }
+        out.push_str(
+            "</tbody>\n</table>\n<p class=\"note\">Per lookup: the index table's gets or \
+             scans, then a get of each entry's base row, grouped by base region (one \
+             multi-get request per region).</p>\n",
+        );
+    }
+    for (j, ix) in r.indexes.iter().enumerate() {
+        w!(
+            out,
+            "<div class=\"index\" id=\"index-{i}-{j}\">\n<h3>Index {} ({}, {}-maintained)</h3>\n\
+             <p class=\"meta\">table <code>{}</code> · rowkey <code>{}</code> · {} pre-split \
+             region(s) · MAX_FILESIZE {} · MEMSTORE_FLUSHSIZE {} · {}<br>{} row mutations \
+             ({} per base put) · {} written · {} in {} storefiles · {} flushes · {} \
+             compactions</p>\n",
+            esc(&ix.name),
+            ix.kind.name(),
+            ix.maintained.name(),
+            esc(&ix.table),
+            esc(&ix.rowkey),
+            ix.presplit_regions,
+            human(ix.max_filesize),
+            human(ix.flush_size),
+            esc(&ix.split_policy),
+            int(ix.mutations),
+            num(ix.per_put, 2),
+            human(ix.bytes_written),
+            human(ix.storage_bytes),
+            int(ix.storefiles as u64),
+            int(ix.flushes),
+            int(ix.compactions)
+        );
+        heatmap_div(out, &format!("{i}-{j}"), r);
+        skew_rows(out, &ix.skew, reads_label(r));
+        regions_rows(out, &ix.regions, r.workload.start_ms);
+        splits_rows(out, &ix.splits, r.workload.start_ms);
+        hot_table(out, &ix.hot_ranges);
+        out.push_str("</div>\n");
+    }
 }
 
 /// What the reads count: rows in a simulation, requests on a live table.
@@ -347,15 +524,19 @@ fn reads_label(r: &Report) -> &'static str {
 }
 
 fn skew_table(out: &mut String, r: &Report) {
+    skew_rows(out, &r.skew, reads_label(r));
+}
+
+fn skew_rows(out: &mut String, skew: &crate::simulate::SkewReport, reads: &str) {
     out.push_str(
         "<h3>Skew over regions</h3>\n<table class=\"skew\">\n<thead><tr><th>load</th>\
          <th>max / mean</th><th>CoV</th><th>Gini</th><th>balancer cost</th>\
          <th>slices</th></tr></thead>\n<tbody>\n",
     );
     for (label, f) in [
-        ("writes", &r.skew.writes),
-        (reads_label(r), &r.skew.reads),
-        ("bytes (at end)", &r.skew.bytes),
+        ("writes", &skew.writes),
+        (reads, &skew.reads),
+        ("bytes (at end)", &skew.bytes),
     ] {
         w!(
             out,
@@ -375,15 +556,19 @@ fn skew_table(out: &mut String, r: &Report) {
 }
 
 fn regions_table(out: &mut String, r: &Report) {
+    regions_rows(out, &r.regions, r.workload.start_ms);
+}
+
+fn regions_rows(out: &mut String, regions: &[crate::simulate::RegionRow], start_ms: i64) {
     w!(
         out,
         "<h3>Regions at end ({})</h3>\n<div class=\"scroll\"><table class=\"region-table\">\n\
          <thead><tr><th>region</th><th>start</th><th>end</th><th>writes</th><th>reads</th>\
          <th>bytes</th><th>storefiles</th><th>flushes</th><th>compactions</th>\
          <th>created</th></tr></thead>\n<tbody>\n",
-        int(r.regions.len() as u64)
+        int(regions.len() as u64)
     );
-    for g in &r.regions {
+    for g in regions {
         w!(
             out,
             "<tr><td class=\"key\">{}</td>{}{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
@@ -397,32 +582,36 @@ fn regions_table(out: &mut String, r: &Report) {
             int(g.storefiles as u64),
             int(g.flushes),
             int(g.compactions),
-            span(g.created_ms - r.workload.start_ms)
+            span(g.created_ms - start_ms)
         );
     }
     out.push_str("</tbody>\n</table></div>\n");
 }
 
 fn splits_table(out: &mut String, r: &Report) {
+    splits_rows(out, &r.splits, r.workload.start_ms);
+}
+
+fn splits_rows(out: &mut String, splits: &[crate::simulate::SplitEvent], start_ms: i64) {
     w!(
         out,
         "<h3>Splits ({})</h3>\n<div class=\"scroll\"><table class=\"splits\">\n<thead><tr>\
          <th>time (UTC)</th><th>after</th><th>slice</th><th>split key</th><th>parent</th>\
          </tr></thead>\n<tbody>\n",
-        int(r.splits.len() as u64)
+        int(splits.len() as u64)
     );
-    for s in &r.splits {
+    for s in splits {
         w!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td class=\"key\">{}</td></tr>\n",
             clock(s.time),
-            span(s.time - r.workload.start_ms),
+            span(s.time - start_ms),
             s.slice,
             key_cell(&s.key, "(empty)"),
             esc(&s.parent)
         );
     }
-    if r.splits.is_empty() {
+    if splits.is_empty() {
         out.push_str("<tr><td colspan=\"5\" class=\"none\">no splits</td></tr>\n");
     }
     out.push_str("</tbody>\n</table></div>\n");
@@ -494,13 +683,13 @@ fn families_table(out: &mut String, r: &Report) {
     );
 }
 
-fn hot_table(out: &mut String, r: &Report) {
+fn hot_table(out: &mut String, hot: &[crate::simulate::HotRange]) {
     out.push_str(
         "<h3>Hot key ranges</h3>\n<table class=\"hot-ranges\">\n<thead><tr><th>load</th>\
          <th>prefix</th><th>first key</th><th>buckets</th><th>share of load</th>\
          <th>share of keys</th></tr></thead>\n<tbody>\n",
     );
-    for h in &r.hot_ranges {
+    for h in hot {
         w!(
             out,
             "<tr><th>{}</th>{}{}<td>{}–{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -513,7 +702,7 @@ fn hot_table(out: &mut String, r: &Report) {
             pct(h.key_share)
         );
     }
-    if r.hot_ranges.is_empty() {
+    if hot.is_empty() {
         out.push_str("<tr><td colspan=\"6\" class=\"none\">no hot ranges</td></tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
@@ -620,7 +809,16 @@ fn metric_data(name: &'static str, map: &Heatmap, slices: usize, buckets: usize)
 
 /// The JSON of [`PageData`] for `r`, safe inside a `<script>` element.
 fn page_data_json(r: &Report) -> String {
-    let h = &r.heatmap;
+    data_json(&r.design.name, &r.heatmap, &r.splits, r)
+}
+
+/// The JSON of [`PageData`] for one table of `r` (the base table or an index table).
+fn data_json(
+    name: &str,
+    h: &crate::simulate::HeatmapData,
+    splits: &[crate::simulate::SplitEvent],
+    r: &Report,
+) -> String {
     let maps = [
         ("writes", h.writes.as_ref()),
         ("reads", h.reads.as_ref()),
@@ -647,7 +845,7 @@ fn page_data_json(r: &Report) -> String {
         })
         .collect();
     let data = PageData {
-        name: &r.design.name,
+        name,
         slices,
         buckets,
         start_ms,
@@ -657,8 +855,7 @@ fn page_data_json(r: &Report) -> String {
             .iter()
             .filter_map(|(name, m)| m.map(|m| metric_data(name, m, slices, buckets)))
             .collect(),
-        splits: r
-            .splits
+        splits: splits
             .iter()
             .map(|s| SplitData {
                 time: s.time,
@@ -949,6 +1146,43 @@ kind = "get"
             sample: 10_000,
         };
         Ok(simulate(&design, &workload, &options, &mut |_, _| {})?)
+    }
+
+    #[test]
+    fn an_index_gets_its_heatmap_and_tables() -> Result<(), Box<dyn std::error::Error>> {
+        let text = format!("{DESIGN}[[index]]\nname = \"by_id\"\nrowkey = \"'<' + pad(id, 4)\"\n");
+        let design = Design::parse(&text, "<test>", std::path::Path::new("."))?;
+        let workload = Workload::parse(
+            &format!(
+                "{WORKLOAD}[[reads]]\nkind = \"index\"\nindex = \"by_id\"\nfields = [\"id\"]\n"
+            ),
+            "<test>",
+        )?;
+        let options = SimOptions {
+            slices: 30,
+            buckets: 50,
+            sample: 10_000,
+        };
+        let r = simulate(&design, &workload, &options, &mut |_, _| {})?;
+        let plain = html(std::slice::from_ref(&small_report()?));
+        assert!(!plain.contains("<h3>Indexes</h3>"));
+        let page = html(std::slice::from_ref(&r));
+        assert_self_contained(&page);
+        for expected in [
+            "<h3>Indexes</h3>",
+            "class=\"index-reads\"",
+            "id=\"heatmap-0-0\"",
+            "id=\"data-0-0\"",
+            "data-index=\"0-0\"",
+            "Index by_id (entry, client-maintained)",
+        ] {
+            assert!(page.contains(expected), "{expected}");
+        }
+        // The index's keys are escaped like the base table's.
+        assert!(!page.contains("'<' + pad"));
+        let both = html(&[small_report()?, r]);
+        assert!(both.contains("write amplification (rows · bytes)"));
+        Ok(())
     }
 
     /// No element may fetch anything: no external src/href, stylesheet or import.

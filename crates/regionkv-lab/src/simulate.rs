@@ -9,6 +9,11 @@
 //! - reads come at the workload's read rate, each planned ([`crate::query`]) and sent as
 //!   gets and scans; a read counts the rows it got back (HBase 2's region read-request
 //!   count is per row returned) and the regions its requests overlapped (its fan-out);
+//! - each of the design's indexes (`[[index]]`) is a table of its own in the same Db:
+//!   every base put brings an entry Put or a summary Increment there, and an index read
+//!   scans (or gets) the index table, then gets the base rows its entries name, grouped by
+//!   base region; each index table is followed as the base table is (regions, splits,
+//!   skew, heatmap), and the writes it adds are the write amplification;
 //! - every [`HOUSEKEEPING_EVERY`] records, and at the end, the regions' compactions are
 //!   asked for (HBase's compaction check after a flush: the store's policy decides) and
 //!   queued splits run; a changed region list is a split event at that simulated time.
@@ -20,24 +25,24 @@
 //! that keeps one region hot at a time scores high though every region gets its turn.
 //! The WAL is skipped (`SKIP_WAL`): nothing here is ever recovered.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use regionkv::cell::bytes::to_string_binary;
-use regionkv::{Db, DbOptions, Durability, Get, ManualClock, Put, Scan};
+use regionkv::{Db, DbOptions, Durability, Get, Increment, ManualClock, Put, Scan};
 use regionkv_bench::generator::Zipfian;
 use serde::Serialize;
 
-use crate::design::Design;
+use crate::design::{Design, INDEX_FAMILY, IndexDesign, IndexKind, Maintained, SUMMARY_QUALIFIER};
 use crate::expr::{Record, seeded_rng};
 use crate::heatmap::{Heatmap, KeyBuckets};
 use crate::lint::{Finding, Severity};
-use crate::query::{Access, KeyRange, plan};
+use crate::query::{Access, KeyRange, Plan, index_plan, plan};
 use crate::skew::skew;
-use crate::workload::{Pick, Workload};
+use crate::workload::{Pick, ReadKind, Workload};
 
 /// Records between compaction checks (and split runs).
 pub const HOUSEKEEPING_EVERY: u64 = 2_000;
@@ -138,9 +143,115 @@ pub struct Report {
     /// A live table's recorded counters (`lab_report` in the shell), not a simulation:
     /// reads are the engine's read requests, not rows.
     pub live: bool,
+    /// The writes the design's indexes add (none without `[[index]]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_amplification: Option<WriteAmplification>,
+    /// Each index table's own figures, as the base table's above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<IndexReport>,
     /// Writes, reads (rows) and bytes written per time slice and key bucket.
     #[serde(skip)]
     pub heatmap: HeatmapData,
+}
+
+/// What a design's indexes add to each base put.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteAmplification {
+    /// Base puts (row mutations of the base table).
+    pub base_puts: u64,
+    /// Index row mutations (entry puts and summary increments), all indexes.
+    pub index_mutations: u64,
+    /// (base puts + index mutations) / base puts: row mutations per base put.
+    pub rows: f64,
+    /// Bytes of the base puts (rowkeys and values).
+    pub base_bytes: u64,
+    /// Bytes of the index mutations (index rowkeys, qualifiers, values).
+    pub index_bytes: u64,
+    /// (base bytes + index bytes) / base bytes.
+    pub bytes: f64,
+    /// Requests the client sends per base put: the put and a dual write per
+    /// client-maintained index.
+    pub client_requests_per_put: f64,
+    /// Index mutations per base put an observer sends from the region server.
+    pub server_writes_per_put: f64,
+}
+
+/// One index table over the run: what the base table gets in [`Report`], for the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexReport {
+    /// The index's name.
+    pub name: String,
+    /// Its table.
+    pub table: String,
+    /// `entry` or `summary`.
+    pub kind: crate::design::IndexKind,
+    /// `client` (dual write) or `observer`.
+    pub maintained: crate::design::Maintained,
+    /// Its rowkey expression.
+    pub rowkey: String,
+    /// Regions at create.
+    pub presplit_regions: usize,
+    /// MAX_FILESIZE.
+    pub max_filesize: u64,
+    /// MEMSTORE_FLUSHSIZE.
+    pub flush_size: u64,
+    /// SPLIT_POLICY.
+    pub split_policy: String,
+    /// Index row mutations.
+    pub mutations: u64,
+    /// Bytes written (index rowkeys, qualifiers, values).
+    pub bytes_written: u64,
+    /// Index row mutations per base put.
+    pub per_put: f64,
+    /// Mean index rowkey length.
+    pub row_key_bytes: f64,
+    /// The regions at the end, in key order.
+    pub regions: Vec<RegionRow>,
+    /// Splits, in time order.
+    pub splits: Vec<SplitEvent>,
+    /// Skew over the index's regions.
+    pub skew: SkewReport,
+    /// The index's hottest key ranges.
+    pub hot_ranges: Vec<HotRange>,
+    /// Storefile and memstore bytes at the end.
+    pub storage_bytes: u64,
+    /// Storefiles at the end.
+    pub storefiles: usize,
+    /// Flushes (per store).
+    pub flushes: u64,
+    /// Compactions.
+    pub compactions: u64,
+    /// Its heatmap (same slices as the base table's, its own key buckets).
+    #[serde(skip)]
+    pub heatmap: HeatmapData,
+}
+
+/// An index read's parts: the index lookup, then the base gets.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IndexReadRow {
+    /// The index it names.
+    pub index: String,
+    /// Whether the design has it (else the read scanned the base table, and the figures
+    /// below are zero).
+    pub present: bool,
+    /// Mean gets or scans sent to the index table per read.
+    pub index_requests_mean: f64,
+    /// Mean index regions touched per read.
+    pub index_regions_mean: f64,
+    /// Most index regions one read touched.
+    pub index_regions_max: u64,
+    /// Mean index rows read per read.
+    pub index_rows_mean: f64,
+    /// Mean base gets per read (the entries followed).
+    pub base_gets_mean: f64,
+    /// Most base gets one read sent.
+    pub base_gets_max: u64,
+    /// Mean base regions the gets went to (one multi-get request each).
+    pub base_regions_mean: f64,
+    /// Most base regions one read's gets went to.
+    pub base_regions_max: u64,
+    /// Mean base rows found per read.
+    pub base_rows_mean: f64,
 }
 
 /// The design, as run.
@@ -302,6 +413,9 @@ pub struct QueryKindRow {
     pub full_scans: u64,
     /// Reads stopped at [`MAX_ROWS_PER_READ`] rows (full-table scans at [`FULL_SCAN_ROWS`]).
     pub capped: u64,
+    /// An index read's parts (index reads only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexReadRow>,
 }
 
 /// One family over the run.
@@ -490,6 +604,392 @@ struct KindStats {
     rows_max: u64,
     full_scans: u64,
     capped: u64,
+    /// An index read's parts, when the design has the index it names.
+    index: Option<IndexStats>,
+}
+
+#[derive(Default, Clone)]
+struct IndexStats {
+    requests: u64,
+    regions: u64,
+    regions_max: u64,
+    rows: u64,
+    base_gets: u64,
+    base_gets_max: u64,
+    base_regions: u64,
+    base_regions_max: u64,
+    base_rows: u64,
+}
+
+/// One table of a run as the lab follows it — the base table, or an index table: its
+/// regions as they split, its writes and rows read per region and time slice, its
+/// heatmaps over its own key buckets, its split events and flushes. Every table gets the
+/// same measures, so an index's hotspots show as the base table's do.
+struct Tracked {
+    name: String,
+    table: regionkv::Table,
+    regions: Regions,
+    buckets: KeyBuckets,
+    writes_map: Heatmap,
+    reads_map: Heatmap,
+    bytes_map: Heatmap,
+    slice_writes: SliceLoads,
+    slice_reads: SliceLoads,
+    splits: Vec<SplitEvent>,
+    family_flushes: HashMap<String, u64>,
+    flush_seen: HashMap<(String, Vec<u8>), u64>,
+}
+
+/// Where the last row read fell (region, bucket): rows come in key order, so it is the
+/// next row's likely place.
+type Near = (usize, usize);
+
+impl Tracked {
+    /// Creates `descriptor`'s table with `split_keys` and starts following it.
+    fn create(
+        db: &Db,
+        descriptor: &regionkv::TableDescriptor,
+        split_keys: Vec<Vec<u8>>,
+        buckets: KeyBuckets,
+        workload: &Workload,
+        slices: usize,
+    ) -> Result<Tracked, SimulateError> {
+        let admin = db.admin();
+        let name = descriptor.name.clone();
+        admin.create_table_with_splits(descriptor, split_keys)?;
+        let table = db.table(&name)?;
+        let map = || {
+            Heatmap::new(
+                workload.start_ms,
+                workload.duration_ms,
+                slices,
+                buckets.len(),
+            )
+        };
+        let mut regions = Regions {
+            all: Vec::new(),
+            live: Vec::new(),
+        };
+        for r in admin.regions(&name)? {
+            regions.live.push(regions.all.len());
+            regions.all.push(LabRegion {
+                name: r.name,
+                start: r.start_key,
+                end: r.end_key,
+                writes: 0,
+                reads: 0,
+                created_ms: workload.start_ms,
+                first_slice: 0,
+                last_slice: None,
+            });
+        }
+        Ok(Tracked {
+            name,
+            table,
+            regions,
+            writes_map: map(),
+            reads_map: map(),
+            bytes_map: map(),
+            buckets,
+            slice_writes: vec![Vec::new(); slices],
+            slice_reads: vec![Vec::new(); slices],
+            splits: Vec::new(),
+            family_flushes: HashMap::new(),
+            flush_seen: HashMap::new(),
+        })
+    }
+
+    /// Counts one row mutation of `bytes` at `key`.
+    fn wrote(&mut self, key: &[u8], ts: i64, slice: usize, bytes: u64) {
+        let r = self.regions.of(key);
+        self.regions.all[r].writes += 1;
+        bump(&mut self.slice_writes, slice, r);
+        let b = self.buckets.bucket_of(key);
+        self.writes_map.add(ts, b, 1);
+        self.bytes_map.add(ts, b, bytes);
+    }
+
+    /// Counts one row read at `key` (HBase counts read requests per row returned).
+    fn read_row(&mut self, key: &[u8], at: i64, slice: usize, near: &mut Near) {
+        let r = if self.regions.holds(near.0, key) {
+            near.0
+        } else {
+            self.regions.of(key)
+        };
+        let b = self.buckets.bucket_of_near(key, near.1);
+        *near = (r, b);
+        self.regions.all[r].reads += 1;
+        bump(&mut self.slice_reads, slice, r);
+        self.reads_map.add(at, b, 1);
+    }
+
+    fn housekeeping(
+        &mut self,
+        admin: &regionkv::Admin,
+        now: i64,
+        slice: usize,
+    ) -> Result<(), SimulateError> {
+        housekeeping(
+            admin,
+            &self.name,
+            &mut self.regions,
+            &mut self.splits,
+            &mut self.flush_seen,
+            &mut self.family_flushes,
+            now,
+            slice,
+        )
+    }
+
+    /// Sends `p`'s gets or scans, reading at most `cap` rows; returns the regions the
+    /// requests overlapped and the rows read. With `entries`, every qualifier of the
+    /// index family in the rows read is pushed to it (an entry index's base rowkeys).
+    fn run(
+        &mut self,
+        p: &Plan,
+        at: i64,
+        slice: usize,
+        cap: u64,
+        mut entries: Option<&mut Vec<Vec<u8>>>,
+    ) -> Result<(BTreeSet<usize>, u64), SimulateError> {
+        let mut touched = BTreeSet::new();
+        let mut got = 0u64;
+        let mut near: Near = (usize::MAX, 0);
+        // A full-table scan loads every region in proportion to its rows on a cluster;
+        // the few rows it reads here (all at the table's start) would paint a false
+        // hotspot, so it counts as a full scan, not towards any region or bucket.
+        let attribute = !p.full_scan;
+        let take = |cells: &[regionkv::Cell], entries: &mut Option<&mut Vec<Vec<u8>>>| {
+            if let Some(out) = entries.as_deref_mut() {
+                out.extend(
+                    cells
+                        .iter()
+                        .filter(|c| c.family() == INDEX_FAMILY.as_bytes())
+                        .map(|c| c.qualifier().to_vec()),
+                );
+            }
+        };
+        match &p.access {
+            Access::Gets(keys) => {
+                for k in keys {
+                    if got >= cap {
+                        break;
+                    }
+                    touched.insert(self.regions.of(k));
+                    let row = self.table.get(&Get::new(k))?;
+                    if !row.is_empty() {
+                        got += 1;
+                        take(row.cells(), &mut entries);
+                        if attribute {
+                            self.read_row(k, at, slice, &mut near);
+                        }
+                    }
+                }
+            }
+            Access::Scans {
+                ranges,
+                reversed,
+                limit,
+            } => {
+                for range in ranges {
+                    touched.extend(self.regions.overlapping(range));
+                    if got >= cap {
+                        // The rest of the requests are counted for fan-out only.
+                        continue;
+                    }
+                    let mut scan = Scan::new().start_row(&range.start);
+                    if !range.stop.is_empty() {
+                        scan = scan.stop_row(&range.stop);
+                    }
+                    if *reversed {
+                        // A reversed scan starts at its start row (the high end).
+                        scan = Scan::new().reversed(true);
+                        if !range.stop.is_empty() {
+                            scan = scan.with_start_row(&range.stop, false);
+                        }
+                        scan = scan.with_stop_row(&range.start, true);
+                    }
+                    let left = cap - got;
+                    scan = scan.limit(limit.map_or(left, |n| n.min(left)));
+                    for row in self.table.scan(&scan)? {
+                        let row = row?;
+                        got += 1;
+                        take(row.cells(), &mut entries);
+                        if attribute {
+                            self.read_row(row.row(), at, slice, &mut near);
+                        }
+                    }
+                }
+            }
+        }
+        Ok((touched, got))
+    }
+
+    /// The regions at the end with the engine's sizes and counters, and the engine's
+    /// status they came from.
+    fn end_state(
+        &self,
+        admin: &regionkv::Admin,
+        start_ms: i64,
+    ) -> Result<(Vec<RegionRow>, Vec<regionkv::RegionStatus>), SimulateError> {
+        let status = admin.regions(&self.name)?;
+        let rows = status
+            .iter()
+            .map(|s| {
+                let lab = self
+                    .regions
+                    .live
+                    .iter()
+                    .map(|&i| &self.regions.all[i])
+                    .find(|r| r.start == s.start_key);
+                RegionRow {
+                    name: s.name.clone(),
+                    start: to_string_binary(&s.start_key),
+                    end: to_string_binary(&s.end_key),
+                    writes: lab.map_or(0, |r| r.writes),
+                    reads: lab.map_or(0, |r| r.reads),
+                    bytes: s.store_file_bytes + s.memstore_bytes,
+                    storefiles: s.store_files,
+                    flushes: s.stores.iter().map(|st| st.flushes).sum(),
+                    compactions: s.compactions,
+                    created_ms: lab.map_or(start_ms, |r| r.created_ms),
+                }
+            })
+            .collect();
+        Ok((rows, status))
+    }
+
+    /// Skew is taken per time window of merged slices, each holding on average at least
+    /// MIN_EVENTS_PER_REGION events per region: fewer and a perfectly even design scores
+    /// high on counting noise alone.
+    fn skew_of(&self, loads: &SliceLoads, slices: usize) -> SkewFigures {
+        let live_at_end = self.regions.live.len().max(1) as u64;
+        let mut acc = SkewFigures::default();
+        let total: u64 = loads.iter().flatten().sum();
+        let windows = usize::try_from(total / (MIN_EVENTS_PER_REGION * live_at_end))
+            .unwrap_or(usize::MAX)
+            .clamp(1, slices);
+        for w in 0..windows {
+            let (first, last) = (
+                w * slices / windows,
+                ((w + 1) * slices / windows).max(1) - 1,
+            );
+            let mut counts: Vec<u64> = Vec::new();
+            for slice in &loads[first..=last.max(first)] {
+                if counts.len() < slice.len() {
+                    counts.resize(slice.len(), 0);
+                }
+                for (c, v) in counts.iter_mut().zip(slice) {
+                    *c += v;
+                }
+            }
+            if counts.iter().all(|&c| c == 0) {
+                continue;
+            }
+            let values: Vec<f64> = self
+                .regions
+                .all
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.first_slice <= last && r.last_slice.is_none_or(|l| l >= first))
+                .map(|(i, _)| counts.get(i).copied().unwrap_or(0) as f64)
+                .collect();
+            let k = skew(&values);
+            acc.max_mean += k.max_over_mean;
+            acc.cov += k.cov;
+            acc.gini += k.gini;
+            acc.balancer_cost += k.balancer_cost;
+            acc.slices += 1;
+        }
+        if acc.slices > 0 {
+            let n = acc.slices as f64;
+            acc.max_mean /= n;
+            acc.cov /= n;
+            acc.gini /= n;
+            acc.balancer_cost /= n;
+        }
+        acc
+    }
+
+    /// Writes, reads and bytes skew (bytes over the regions at the end).
+    fn skew_report(&self, region_rows: &[RegionRow], slices: usize) -> SkewReport {
+        SkewReport {
+            writes: self.skew_of(&self.slice_writes, slices),
+            reads: self.skew_of(&self.slice_reads, slices),
+            bytes: SkewFigures::of(
+                &region_rows
+                    .iter()
+                    .map(|r| r.bytes as f64)
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+
+    fn hot_ranges(&self) -> Vec<HotRange> {
+        let mut out = hot(&self.writes_map, &self.buckets, "writes");
+        out.extend(hot(&self.reads_map, &self.buckets, "reads"));
+        out
+    }
+
+    fn heatmap(self) -> HeatmapData {
+        HeatmapData {
+            writes: Some(self.writes_map),
+            reads: Some(self.reads_map),
+            bytes: Some(self.bytes_map),
+            buckets: Some(self.buckets),
+        }
+    }
+}
+
+/// A uniform sample of keys (reservoir), placing a table's heatmap buckets.
+struct Reservoir {
+    keys: Vec<Vec<u8>>,
+    size: usize,
+    pick: SmallRng,
+}
+
+impl Reservoir {
+    fn new(size: usize, seed: u64) -> Reservoir {
+        Reservoir {
+            keys: Vec::with_capacity(size.min(1 << 20)),
+            size,
+            pick: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Offers key `n` (0-based) of the stream.
+    fn offer(&mut self, n: usize, key: Vec<u8>) {
+        if self.keys.len() < self.size {
+            self.keys.push(key);
+        } else {
+            let j = self.pick.random_range(0..=n);
+            if let Some(slot) = self.keys.get_mut(j) {
+                *slot = key;
+            }
+        }
+    }
+
+    /// Key Visualizer's buckets hold equal numbers of rows, not of writes: a row written
+    /// a thousand times is one row (so updates to a few hot rows show as a hot range).
+    fn buckets(mut self, n: usize) -> KeyBuckets {
+        self.keys.sort_unstable();
+        self.keys.dedup();
+        KeyBuckets::from_sample(self.keys, n)
+    }
+}
+
+/// The rng an index's key expression draws from (a random salt in an index key): its own
+/// stream, so adding an index changes none of the base table's keys.
+fn index_rng(seed: u64, index: usize) -> rand::rngs::StdRng {
+    seeded_rng(seed ^ (0x1d3_0000 + index as u64))
+}
+
+/// Writes and bytes of one index over the run.
+#[derive(Default, Clone, Copy)]
+struct IndexWrites {
+    mutations: u64,
+    bytes: u64,
+    key_bytes: u64,
 }
 
 /// Runs `design` against `workload`; `progress(done, total)` is called now and then with
@@ -515,48 +1015,31 @@ pub fn simulate(
     let total_ops = writes_total + reads_total;
 
     // Pass 1: a sample of the keys places the heatmap's buckets (the same seed makes the
-    // same keys in pass 2, random salts included).
-    let buckets = {
+    // same keys in pass 2, random salts included), the base table's and each index's.
+    let (buckets, index_buckets) = {
         let mut rng = seeded_rng(workload.seed);
-        let mut pick = SmallRng::seed_from_u64(workload.seed ^ 0x5eed);
-        let mut sample = Vec::with_capacity(options.sample.min(1 << 20));
+        let mut base = Reservoir::new(options.sample, workload.seed ^ 0x5eed);
+        let mut index_rngs: Vec<rand::rngs::StdRng> = (0..design.indexes.len())
+            .map(|j| index_rng(workload.seed, j))
+            .collect();
+        let mut index_samples: Vec<Reservoir> = (0..design.indexes.len())
+            .map(|j| Reservoir::new(options.sample, workload.seed ^ 0x5eed ^ (j as u64 + 1)))
+            .collect();
         for (n, (_, record)) in workload.stream().enumerate() {
-            let key = design.rowkey.eval(&record, &mut rng)?;
-            if sample.len() < options.sample {
-                sample.push(key);
-            } else {
-                let j = pick.random_range(0..=n);
-                if let Some(slot) = sample.get_mut(j) {
-                    *slot = key;
-                }
+            base.offer(n, design.rowkey.eval(&record, &mut rng)?);
+            for (j, ix) in design.indexes.iter().enumerate() {
+                index_samples[j].offer(n, ix.rowkey.eval(&record, &mut index_rngs[j])?);
             }
         }
-        // Key Visualizer's buckets hold equal numbers of rows, not of writes: a row
-        // written a thousand times is one row (so updates to a few hot rows show as a hot
-        // range).
-        sample.sort_unstable();
-        sample.dedup();
-        KeyBuckets::from_sample(sample, options.buckets)
+        (
+            base.buckets(options.buckets),
+            index_samples
+                .into_iter()
+                .map(|r| r.buckets(options.buckets))
+                .collect::<Vec<_>>(),
+        )
     };
     let slices = options.slices.max(1);
-    let mut writes_map = Heatmap::new(
-        workload.start_ms,
-        workload.duration_ms,
-        slices,
-        buckets.len(),
-    );
-    let mut reads_map = Heatmap::new(
-        workload.start_ms,
-        workload.duration_ms,
-        slices,
-        buckets.len(),
-    );
-    let mut bytes_map = Heatmap::new(
-        workload.start_ms,
-        workload.duration_ms,
-        slices,
-        buckets.len(),
-    );
 
     // The engine: in memory, deterministic, on the simulated clock.
     let clock = ManualClock::new(workload.start_ms);
@@ -580,34 +1063,37 @@ pub fn simulate(
     let admin = db.admin();
     let table_name = design.descriptor.name.clone();
     let split_keys = design.split_keys().map_err(SimulateError::Other)?;
-    admin.create_table_with_splits(&design.descriptor, split_keys)?;
-    let table = db.table(&table_name)?;
+    let mut base = Tracked::create(
+        &db,
+        &design.descriptor,
+        split_keys,
+        buckets,
+        workload,
+        slices,
+    )?;
+    // Each index is a table of its own in the same Db, split by its own policy.
+    let mut indexes = Vec::with_capacity(design.indexes.len());
+    for (ix, ib) in design.indexes.iter().zip(index_buckets) {
+        let keys = ix
+            .split_keys()
+            .map_err(|e| SimulateError::Other(format!("index '{}': {e}", ix.name)))?;
+        indexes.push(Tracked::create(
+            &db,
+            &ix.descriptor,
+            keys,
+            ib,
+            workload,
+            slices,
+        )?);
+    }
+    let mut index_writes = vec![IndexWrites::default(); design.indexes.len()];
+    let mut index_rngs: Vec<rand::rngs::StdRng> = (0..design.indexes.len())
+        .map(|j| index_rng(workload.seed, j))
+        .collect();
 
     // Slices as the heatmaps cut them (split events and skew use the same).
     let clock_map = Heatmap::new(workload.start_ms, workload.duration_ms, slices, 1);
     let slice_of = |ts: i64| clock_map.slice_of(ts);
-    let mut regions = Regions {
-        all: Vec::new(),
-        live: Vec::new(),
-    };
-    for r in admin.regions(&table_name)? {
-        regions.live.push(regions.all.len());
-        regions.all.push(LabRegion {
-            name: r.name,
-            start: r.start_key,
-            end: r.end_key,
-            writes: 0,
-            reads: 0,
-            created_ms: workload.start_ms,
-            first_slice: 0,
-            last_slice: None,
-        });
-    }
-    let mut slice_writes: SliceLoads = vec![Vec::new(); slices];
-    let mut slice_reads: SliceLoads = vec![Vec::new(); slices];
-    let mut splits = Vec::new();
-    let mut family_flushes: HashMap<String, u64> = HashMap::new();
-    let mut flush_seen: HashMap<(String, Vec<u8>), u64> = HashMap::new();
 
     // Values: slices of a random buffer, so compression sees data, not one repeated byte.
     let mut value_rng = SmallRng::seed_from_u64(workload.seed ^ 0x7a1e);
@@ -642,6 +1128,8 @@ pub fn simulate(
     let mut kinds = vec![KindStats::default(); workload.reads.len()];
     let mut reads_done = 0u64;
     let mut rows = 0u64;
+    let mut base_puts = 0u64;
+    let mut base_bytes = 0u64;
     let mut cells = 0u64;
     let mut key_bytes = 0u64;
     let mut cell_key_bytes = 0u64;
@@ -685,82 +1173,33 @@ pub fn simulate(
                 }
                 Pick::Random => &pool.sample[read_rng.random_range(0..pool.sample.len())],
             };
-            let p = plan(&design.rowkey, &spec.kind, &spec.fields, record)?;
             let slice = slice_of(at);
-            let mut touched = std::collections::BTreeSet::new();
-            let mut got = 0u64;
+            let k = &mut kinds[which];
+            let index = match &spec.kind {
+                ReadKind::Index { index } => design.indexes.iter().position(|i| i.name == *index),
+                _ => None,
+            };
+            if let Some(j) = index {
+                index_lookup(
+                    &design.indexes[j],
+                    &mut indexes[j],
+                    &mut base,
+                    spec,
+                    record,
+                    at,
+                    slice,
+                    k,
+                )?;
+                continue;
+            }
+            // A design without the index a read names answers it from its own key.
+            let p = plan(&design.rowkey, &spec.kind, &spec.fields, record)?;
             let cap = if p.full_scan {
                 FULL_SCAN_ROWS
             } else {
                 MAX_ROWS_PER_READ
             };
-            // Rows come in key order: the last row's region and bucket are the hints.
-            let mut near = (usize::MAX, 0usize);
-            // A full-table scan loads every region in proportion to its rows on a cluster;
-            // the few rows it reads here (all at the table's start) would paint a false
-            // hotspot, so it counts as a full scan, not towards any region or bucket.
-            let attribute = !p.full_scan;
-            let mut count_row = |key: &[u8], regions: &mut Regions, got: &mut u64| {
-                *got += 1;
-                if !attribute {
-                    return;
-                }
-                let r = if regions.holds(near.0, key) {
-                    near.0
-                } else {
-                    regions.of(key)
-                };
-                let b = buckets.bucket_of_near(key, near.1);
-                near = (r, b);
-                regions.all[r].reads += 1;
-                bump(&mut slice_reads, slice, r);
-                reads_map.add(at, b, 1);
-            };
-            match &p.access {
-                Access::Gets(keys) => {
-                    for k in keys {
-                        if got >= cap {
-                            break;
-                        }
-                        touched.insert(regions.of(k));
-                        if !table.get(&Get::new(k))?.is_empty() {
-                            count_row(k, &mut regions, &mut got);
-                        }
-                    }
-                }
-                Access::Scans {
-                    ranges,
-                    reversed,
-                    limit,
-                } => {
-                    for range in ranges {
-                        touched.extend(regions.overlapping(range));
-                        if got >= cap {
-                            // The rest of the requests are counted for fan-out only.
-                            continue;
-                        }
-                        let mut scan = Scan::new().start_row(&range.start);
-                        if !range.stop.is_empty() {
-                            scan = scan.stop_row(&range.stop);
-                        }
-                        if *reversed {
-                            // A reversed scan starts at its start row (the high end).
-                            scan = Scan::new().reversed(true);
-                            if !range.stop.is_empty() {
-                                scan = scan.with_start_row(&range.stop, false);
-                            }
-                            scan = scan.with_stop_row(&range.start, true);
-                        }
-                        let left = cap - got;
-                        scan = scan.limit(limit.map_or(left, |n| n.min(left)));
-                        for row in table.scan(&scan)? {
-                            let row = row?;
-                            count_row(row.row(), &mut regions, &mut got);
-                        }
-                    }
-                }
-            }
-            let k = &mut kinds[which];
+            let (touched, got) = base.run(&p, at, slice, cap, None)?;
             let fan = touched.len() as u64;
             k.count += 1;
             k.requests += p.requests() as u64;
@@ -800,52 +1239,77 @@ pub fn simulate(
                     2 + key.len() as u64 + 1 + d.family.len() as u64 + q.len() as u64 + 9;
             }
         }
+        let slice = slice_of(ts);
         if put_cells > 0 {
-            table.put(&put)?;
-            let r = regions.of(&key);
-            regions.all[r].writes += 1;
-            let slice = slice_of(ts);
-            bump(&mut slice_writes, slice, r);
-            let b = buckets.bucket_of(&key);
-            writes_map.add(ts, b, 1);
-            bytes_map.add(ts, b, put_bytes);
+            base.table.put(&put)?;
+            base.wrote(&key, ts, slice, put_bytes);
             cells += put_cells;
             key_bytes += key.len() as u64;
+            base_puts += 1;
+            base_bytes += put_bytes;
+        }
+        // Each index's row for the record, after the base put (a dual write's order; an
+        // observer's postPut comes after it too). Every key is made, written or not, so
+        // the index keys follow pass 1's.
+        for (j, ix) in design.indexes.iter().enumerate() {
+            let ikey = ix.rowkey.eval(&record, &mut index_rngs[j])?;
+            if ikey.is_empty() {
+                return Err(SimulateError::Other(format!(
+                    "index '{}': the rowkey '{}' made an empty key for record id {rows}",
+                    ix.name, ix.rowkey_text
+                )));
+            }
+            if put_cells == 0 {
+                continue;
+            }
+            let bytes = match ix.kind {
+                IndexKind::Entry => {
+                    indexes[j].table.put(
+                        &Put::new(&ikey).durability(Durability::SkipWal).add_column(
+                            INDEX_FAMILY,
+                            &key,
+                            b"",
+                        ),
+                    )?;
+                    ikey.len() as u64 + key.len() as u64
+                }
+                IndexKind::Summary => {
+                    indexes[j].table.increment(
+                        &Increment::new(&ikey)
+                            .add_column(INDEX_FAMILY, SUMMARY_QUALIFIER, 1)
+                            .durability(Durability::SkipWal),
+                    )?;
+                    // The counter's 8-byte value.
+                    ikey.len() as u64 + SUMMARY_QUALIFIER.len() as u64 + 8
+                }
+            };
+            indexes[j].wrote(&ikey, ts, slice, bytes);
+            let w = &mut index_writes[j];
+            w.mutations += 1;
+            w.bytes += bytes;
+            w.key_bytes += ikey.len() as u64;
         }
         rows += 1;
         ops += 1;
         pool.add(record, &mut read_rng);
         if rows.is_multiple_of(HOUSEKEEPING_EVERY) {
-            housekeeping(
-                &admin,
-                &table_name,
-                &mut regions,
-                &mut splits,
-                &mut flush_seen,
-                &mut family_flushes,
-                ts,
-                slice_of(ts),
-            )?;
+            base.housekeeping(&admin, ts, slice)?;
+            for ix in &mut indexes {
+                ix.housekeeping(&admin, ts, slice)?;
+            }
             progress(ops, total_ops);
         }
     }
     let end = workload.start_ms + workload.duration_ms;
     clock.set(end);
-    housekeeping(
-        &admin,
-        &table_name,
-        &mut regions,
-        &mut splits,
-        &mut flush_seen,
-        &mut family_flushes,
-        end,
-        slices - 1,
-    )?;
+    base.housekeeping(&admin, end, slices - 1)?;
+    for ix in &mut indexes {
+        ix.housekeeping(&admin, end, slices - 1)?;
+    }
     progress(total_ops, total_ops);
 
     // The regions at the end, with the engine's sizes and counters.
-    let status = admin.regions(&table_name)?;
-    let mut region_rows = Vec::new();
+    let (region_rows, status) = base.end_state(&admin, workload.start_ms)?;
     let mut storefiles = 0;
     let mut storage = 0;
     let mut compactions = 0;
@@ -856,20 +1320,14 @@ pub fn simulate(
         .map(|(i, d)| FamilyRow {
             family: d.family.clone(),
             cells: family_cells[i],
-            flushes: family_flushes.get(&d.family).copied().unwrap_or(0),
+            flushes: base.family_flushes.get(&d.family).copied().unwrap_or(0),
             storefiles: 0,
             bytes: 0,
         })
         .collect();
     for s in &status {
-        let lab = regions
-            .live
-            .iter()
-            .map(|&i| &regions.all[i])
-            .find(|r| r.start == s.start_key);
-        let bytes = s.store_file_bytes + s.memstore_bytes;
         storefiles += s.store_files;
-        storage += bytes;
+        storage += s.store_file_bytes + s.memstore_bytes;
         compactions += s.compactions;
         for st in &s.stores {
             if let Some(f) = family_rows
@@ -880,82 +1338,14 @@ pub fn simulate(
                 f.bytes += st.store_file_bytes + st.memstore_bytes;
             }
         }
-        region_rows.push(RegionRow {
-            name: s.name.clone(),
-            start: to_string_binary(&s.start_key),
-            end: to_string_binary(&s.end_key),
-            writes: lab.map_or(0, |r| r.writes),
-            reads: lab.map_or(0, |r| r.reads),
-            bytes,
-            storefiles: s.store_files,
-            flushes: s.stores.iter().map(|st| st.flushes).sum(),
-            compactions: s.compactions,
-            created_ms: lab.map_or(workload.start_ms, |r| r.created_ms),
-        });
+    }
+    let mut index_ends = Vec::with_capacity(indexes.len());
+    for ix in &indexes {
+        index_ends.push(ix.end_state(&admin, workload.start_ms)?);
     }
     db.close()?;
 
-    // Skew is taken per time window of merged slices, each holding on average at least
-    // MIN_EVENTS_PER_REGION events per region: fewer and a perfectly even design scores
-    // high on counting noise alone.
-    let live_at_end = regions.live.len().max(1) as u64;
-    let per_slice = |loads: &SliceLoads| -> SkewFigures {
-        let mut acc = SkewFigures::default();
-        let total: u64 = loads.iter().flatten().sum();
-        let windows = usize::try_from(total / (MIN_EVENTS_PER_REGION * live_at_end))
-            .unwrap_or(usize::MAX)
-            .clamp(1, slices);
-        for w in 0..windows {
-            let (first, last) = (
-                w * slices / windows,
-                ((w + 1) * slices / windows).max(1) - 1,
-            );
-            let mut counts: Vec<u64> = Vec::new();
-            for slice in &loads[first..=last.max(first)] {
-                if counts.len() < slice.len() {
-                    counts.resize(slice.len(), 0);
-                }
-                for (c, v) in counts.iter_mut().zip(slice) {
-                    *c += v;
-                }
-            }
-            if counts.iter().all(|&c| c == 0) {
-                continue;
-            }
-            let values: Vec<f64> = regions
-                .all
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.first_slice <= last && r.last_slice.is_none_or(|l| l >= first))
-                .map(|(i, _)| counts.get(i).copied().unwrap_or(0) as f64)
-                .collect();
-            let k = skew(&values);
-            acc.max_mean += k.max_over_mean;
-            acc.cov += k.cov;
-            acc.gini += k.gini;
-            acc.balancer_cost += k.balancer_cost;
-            acc.slices += 1;
-        }
-        if acc.slices > 0 {
-            let n = acc.slices as f64;
-            acc.max_mean /= n;
-            acc.cov /= n;
-            acc.gini /= n;
-            acc.balancer_cost /= n;
-        }
-        acc
-    };
-    let bytes_skew = SkewFigures::of(
-        &region_rows
-            .iter()
-            .map(|r| r.bytes as f64)
-            .collect::<Vec<_>>(),
-    );
-    let skew_report = SkewReport {
-        writes: per_slice(&slice_writes),
-        reads: per_slice(&slice_reads),
-        bytes: bytes_skew,
-    };
+    let skew_report = base.skew_report(&region_rows, slices);
 
     let mut queries = QueryReport::default();
     let mut fan_total = 0u64;
@@ -978,6 +1368,27 @@ pub fn simulate(
             rows_max: k.rows_max,
             full_scans: k.full_scans,
             capped: k.capped,
+            index: match (&spec.kind, &k.index) {
+                (ReadKind::Index { index }, Some(ix)) => Some(IndexReadRow {
+                    index: index.clone(),
+                    present: true,
+                    index_requests_mean: per(ix.requests),
+                    index_regions_mean: per(ix.regions),
+                    index_regions_max: ix.regions_max,
+                    index_rows_mean: per(ix.rows),
+                    base_gets_mean: per(ix.base_gets),
+                    base_gets_max: ix.base_gets_max,
+                    base_regions_mean: per(ix.base_regions),
+                    base_regions_max: ix.base_regions_max,
+                    base_rows_mean: per(ix.base_rows),
+                }),
+                (ReadKind::Index { index }, None) => Some(IndexReadRow {
+                    index: index.clone(),
+                    present: design.index(index).is_some(),
+                    ..IndexReadRow::default()
+                }),
+                _ => None,
+            },
         });
         queries.count += k.count;
         queries.full_scans += k.full_scans;
@@ -990,8 +1401,71 @@ pub fn simulate(
         queries.rows_per_query = rows_total as f64 / queries.count as f64;
     }
 
-    let mut hot_ranges = hot(&writes_map, &buckets, "writes");
-    hot_ranges.extend(hot(&reads_map, &buckets, "reads"));
+    let hot_ranges = base.hot_ranges();
+    let puts = base_puts.max(1) as f64;
+    let mut index_reports = Vec::with_capacity(indexes.len());
+    for (((ix, t), (ix_rows, ix_status)), w) in design
+        .indexes
+        .iter()
+        .zip(indexes)
+        .zip(index_ends)
+        .zip(&index_writes)
+    {
+        index_reports.push(IndexReport {
+            name: ix.name.clone(),
+            table: t.name.clone(),
+            kind: ix.kind,
+            maintained: ix.maintained,
+            rowkey: ix.rowkey_text.clone(),
+            presplit_regions: ix.split_keys().map_or(1, |k| k.len() + 1),
+            max_filesize: ix.descriptor.max_file_size,
+            flush_size: ix.descriptor.memstore_flush_size,
+            split_policy: ix
+                .descriptor
+                .split_policy
+                .clone()
+                .unwrap_or_else(|| "SteppingSplitPolicy".into()),
+            mutations: w.mutations,
+            bytes_written: w.bytes,
+            per_put: w.mutations as f64 / puts,
+            row_key_bytes: w.key_bytes as f64 / w.mutations.max(1) as f64,
+            skew: t.skew_report(&ix_rows, slices),
+            storage_bytes: ix_status
+                .iter()
+                .map(|s| s.store_file_bytes + s.memstore_bytes)
+                .sum(),
+            storefiles: ix_status.iter().map(|s| s.store_files).sum(),
+            flushes: t.family_flushes.values().sum(),
+            compactions: ix_status.iter().map(|s| s.compactions).sum(),
+            regions: ix_rows,
+            splits: t.splits.clone(),
+            hot_ranges: t.hot_ranges(),
+            heatmap: t.heatmap(),
+        });
+    }
+    let write_amplification = (!index_reports.is_empty()).then(|| {
+        let index_mutations: u64 = index_writes.iter().map(|w| w.mutations).sum();
+        let index_bytes: u64 = index_writes.iter().map(|w| w.bytes).sum();
+        let by = |m: Maintained| -> u64 {
+            design
+                .indexes
+                .iter()
+                .zip(&index_writes)
+                .filter(|(ix, _)| ix.maintained == m)
+                .map(|(_, w)| w.mutations)
+                .sum()
+        };
+        WriteAmplification {
+            base_puts,
+            index_mutations,
+            rows: (base_puts + index_mutations) as f64 / puts,
+            base_bytes,
+            index_bytes,
+            bytes: (base_bytes + index_bytes) as f64 / base_bytes.max(1) as f64,
+            client_requests_per_put: (base_puts + by(Maintained::Client)) as f64 / puts,
+            server_writes_per_put: by(Maintained::Observer) as f64 / puts,
+        }
+    });
 
     let written = rows.max(1) as f64;
     Ok(Report {
@@ -1019,7 +1493,7 @@ pub fn simulate(
             duration_ms: workload.duration_ms,
         },
         regions: region_rows,
-        splits,
+        splits: base.splits.clone(),
         skew: skew_report,
         queries,
         families: family_rows,
@@ -1033,7 +1507,7 @@ pub fn simulate(
         },
         storage_bytes: storage,
         storefiles,
-        flushes: family_flushes.values().sum(),
+        flushes: base.family_flushes.values().sum(),
         compactions,
         hot_ranges,
         lint: crate::lint::lint_with(design, Some(workload))
@@ -1042,18 +1516,88 @@ pub fn simulate(
             .collect(),
         heatmap_shape: HeatmapShape {
             slices,
-            buckets: buckets.len(),
+            buckets: base.buckets.len(),
             slice_ms: clock_map.slice_ms(),
         },
         elapsed_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
         live: false,
-        heatmap: HeatmapData {
-            writes: Some(writes_map),
-            reads: Some(reads_map),
-            bytes: Some(bytes_map),
-            buckets: Some(buckets),
-        },
+        write_amplification,
+        indexes: index_reports,
+        heatmap: base.heatmap(),
     })
+}
+
+/// An index read through index `ix`: the index table's gets or scan for what the read
+/// knows, then — for an entry index — gets of the base rows the entries name, grouped by
+/// base region as HBase's client groups a multi-get (one request per region). Its
+/// fan-out is the index regions and the base regions touched; its rows the index rows
+/// and the base rows read.
+#[allow(clippy::too_many_arguments)]
+fn index_lookup(
+    ix: &IndexDesign,
+    index: &mut Tracked,
+    base: &mut Tracked,
+    spec: &crate::workload::ReadSpec,
+    record: &Record,
+    at: i64,
+    slice: usize,
+    k: &mut KindStats,
+) -> Result<(), SimulateError> {
+    let p = index_plan(&ix.rowkey, &spec.fields, record)?;
+    let cap = if p.full_scan {
+        FULL_SCAN_ROWS
+    } else {
+        MAX_ROWS_PER_READ
+    };
+    let mut entries = Vec::new();
+    let collect = matches!(ix.kind, IndexKind::Entry).then_some(&mut entries);
+    let (index_touched, index_rows) = index.run(&p, at, slice, cap, collect)?;
+    // An entry seen twice (two index rows naming one base row) is one get.
+    let mut seen = std::collections::HashSet::new();
+    entries.retain(|e| seen.insert(e.clone()));
+    let truncated = entries.len() as u64 > MAX_ROWS_PER_READ;
+    entries.truncate(usize::try_from(MAX_ROWS_PER_READ).unwrap_or(usize::MAX));
+    // The multi-get, one request per base region (sorted by key within it).
+    let mut groups: BTreeMap<usize, Vec<Vec<u8>>> = BTreeMap::new();
+    for e in entries {
+        groups.entry(base.regions.of(&e)).or_default().push(e);
+    }
+    let mut base_rows = 0u64;
+    let mut base_gets = 0u64;
+    for keys in groups.values_mut() {
+        keys.sort_unstable();
+        let mut near: Near = (usize::MAX, 0);
+        for key in keys.iter() {
+            base_gets += 1;
+            if !base.table.get(&Get::new(key))?.is_empty() {
+                base_rows += 1;
+                base.read_row(key, at, slice, &mut near);
+            }
+        }
+    }
+    let index_fan = index_touched.len() as u64;
+    let base_fan = groups.len() as u64;
+    let fan = index_fan + base_fan;
+    let got = index_rows + base_rows;
+    k.count += 1;
+    k.requests += p.requests() as u64 + base_fan;
+    k.fanout += fan;
+    k.fanout_max = k.fanout_max.max(fan);
+    k.rows += got;
+    k.rows_max = k.rows_max.max(got);
+    k.full_scans += u64::from(p.full_scan);
+    k.capped += u64::from(index_rows >= cap || truncated);
+    let s = k.index.get_or_insert_with(IndexStats::default);
+    s.requests += p.requests() as u64;
+    s.regions += index_fan;
+    s.regions_max = s.regions_max.max(index_fan);
+    s.rows += index_rows;
+    s.base_gets += base_gets;
+    s.base_gets_max = s.base_gets_max.max(base_gets);
+    s.base_regions += base_fan;
+    s.base_regions_max = s.base_regions_max.max(base_fan);
+    s.base_rows += base_rows;
+    Ok(())
 }
 
 /// HBase's compaction check and split run, then the region list read back: new regions
@@ -1326,6 +1870,160 @@ limit = 5
             .ok_or("no hot range")?;
         assert!(hot.share > 0.3 && hot.key_share < 0.1, "{hot:?}");
         assert!(hot.prefix.starts_with("u0"), "{hot:?}");
+        Ok(())
+    }
+
+    const INDEXED_WORKLOAD: &str = r#"
+seed = 5
+duration = "100s"
+rate = 100
+read_rate = 10
+[fields]
+user = { kind = "zipfian", min = 0, max = 999 }
+day = { kind = "choice", values = ["d1", "d2"] }
+[[reads]]
+kind = "index"
+index = "by_user"
+fields = ["user"]
+[[reads]]
+kind = "index"
+index = "daily"
+fields = ["day", "user"]
+[[reads]]
+kind = "index"
+index = "salted"
+fields = ["user"]
+"#;
+
+    const INDEXES: &str = "\n[[index]]\nname = \"by_user\"\nrowkey = \"pad(user, 3) + pad(id, 6)\"\n\
+        [index.presplit]\nSPLITS = [\"2\", \"4\", \"6\", \"8\"]\n\
+        [[index]]\nname = \"daily\"\nrowkey = \"day + pad(user, 3)\"\nkind = \"summary\"\n\
+        maintained = \"observer\"\n\
+        [[index]]\nname = \"salted\"\nrowkey = \"hashmod(id, 4) + pad(user, 3) + pad(id, 6)\"\n\
+        [index.presplit]\nSPLITS = [\"1\", \"2\", \"3\"]\n";
+
+    #[test]
+    fn indexes_add_their_writes_and_leave_the_base_table_alone() -> R {
+        let plain = design("hashmod(id, 4) + pad(id, 6)", "")?;
+        let indexed = design("hashmod(id, 4) + pad(id, 6)", INDEXES)?;
+        // The indexed workload's records, with reads that name no index.
+        let text = INDEXED_WORKLOAD
+            .split("[[reads]]")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+            + "[[reads]]\nkind = \"get\"\npick = \"random\"\n\
+               [[reads]]\nkind = \"latest\"\nfields = [\"user\"]\nlimit = 5\n";
+        let w = Workload::parse(&text, "w.toml")?;
+        let options = SimOptions {
+            slices: 20,
+            buckets: 50,
+            sample: 5_000,
+        };
+        let a = simulate(&plain, &w, &options, &mut |_, _| {})?;
+        let b = simulate(&indexed, &w, &options, &mut |_, _| {})?;
+        // The base table's writes, regions and splits are the same with or without them
+        // (gets and latest reads only: no read names an index).
+        assert_eq!(
+            serde_json::to_string(&(&a.regions, &a.splits, a.cells))?,
+            serde_json::to_string(&(&b.regions, &b.splits, b.cells))?
+        );
+        assert!(a.indexes.is_empty() && a.write_amplification.is_none());
+        let json = serde_json::to_value(&a)?;
+        assert!(json.get("indexes").is_none() && json.get("write_amplification").is_none());
+        // One index row mutation per base put and index: 4 row mutations per put, the
+        // dual writes the client's and the summary's the observer's.
+        let w = b
+            .write_amplification
+            .as_ref()
+            .ok_or("no write amplification")?;
+        assert_eq!((w.base_puts, w.index_mutations), (10_000, 30_000));
+        assert!((w.rows - 4.0).abs() < 1e-9, "{}", w.rows);
+        assert!((w.client_requests_per_put - 3.0).abs() < 1e-9);
+        assert!((w.server_writes_per_put - 1.0).abs() < 1e-9);
+        assert!(w.bytes > 1.0 && w.index_bytes > 0);
+        assert_eq!(b.indexes.len(), 3);
+        for ix in &b.indexes {
+            assert_eq!(ix.mutations, 10_000, "{}", ix.name);
+            assert_eq!(ix.regions.iter().map(|r| r.writes).sum::<u64>(), 10_000);
+            assert!(ix.storage_bytes > 0);
+        }
+        assert_eq!(b.indexes[1].table, "t_daily");
+        Ok(())
+    }
+
+    #[test]
+    fn index_reads_count_their_fan_out() -> R {
+        let w = Workload::parse(INDEXED_WORKLOAD, "w.toml")?;
+        let options = SimOptions {
+            slices: 20,
+            buckets: 50,
+            sample: 5_000,
+        };
+        let d = design(
+            "hashmod(id, 4) + pad(id, 6)",
+            &format!("[presplit]\nSPLITS = [\"1\", \"2\", \"3\"]\n{INDEXES}"),
+        )?;
+        let r = simulate(&d, &w, &options, &mut |_, _| {})?;
+        let kind = |i: usize| r.queries.kinds[i].index.clone().ok_or("not an index read");
+        // by_user: one scan of one index region, then a get per entry; a user's rows are
+        // spread over the four salted base regions.
+        let by_user = kind(0)?;
+        assert!(by_user.present);
+        assert_eq!(
+            (by_user.index_requests_mean, by_user.index_regions_max),
+            (1.0, 1)
+        );
+        assert!(by_user.index_rows_mean >= 1.0);
+        // Every entry names a row that exists, and each index row is one entry.
+        assert!((by_user.base_gets_mean - by_user.index_rows_mean).abs() < 1e-9);
+        assert!((by_user.base_rows_mean - by_user.base_gets_mean).abs() < 1e-9);
+        assert!(by_user.base_regions_max > 1 && by_user.base_regions_max <= 4);
+        let k = &r.queries.kinds[0];
+        assert!(
+            (k.fanout_mean - by_user.index_regions_mean - by_user.base_regions_mean).abs() < 1e-9
+        );
+        // The summary: one get of one counter row, no base gets.
+        let daily = kind(1)?;
+        assert_eq!(
+            (daily.index_requests_mean, daily.index_rows_mean),
+            (1.0, 1.0)
+        );
+        assert_eq!((daily.base_gets_mean, daily.base_regions_max), (0.0, 0));
+        assert_eq!(r.queries.kinds[1].rows_max, 1);
+        // An index salted by what the read does not know: one scan per bucket.
+        let salted = kind(2)?;
+        assert_eq!(salted.index_requests_mean, 4.0);
+        assert!((salted.base_gets_mean - salted.index_rows_mean).abs() < 1e-9);
+        // Rows read in each table add up to what the reads counted there.
+        let index_rows: u64 = r
+            .indexes
+            .iter()
+            .flat_map(|i| &i.regions)
+            .map(|g| g.reads)
+            .sum();
+        let expected: f64 = [&by_user, &daily, &salted]
+            .iter()
+            .zip(&r.queries.kinds)
+            .map(|(i, k)| i.index_rows_mean * k.count as f64)
+            .sum();
+        assert_eq!(index_rows as f64, expected.round());
+        // A zipfian user: the index's writes crowd the region of the popular users'
+        // keys; salted by the id, they spread over the index's regions.
+        let (hot, even) = (&r.indexes[0].skew.writes, &r.indexes[2].skew.writes);
+        assert!(hot.max_mean > 2.0 * even.max_mean, "{hot:?} vs {even:?}");
+        assert!(even.max_mean < 1.5, "{even:?}");
+
+        // A design without the indexes answers the same reads by scanning its own key:
+        // every salt bucket, all of its rows (fewer reads: each reads the table).
+        let plain = design("hashmod(id, 4) + pad(id, 6)", "")?;
+        let mut few = w.clone();
+        few.read_rate = 0.5;
+        let r = simulate(&plain, &few, &options, &mut |_, _| {})?;
+        let k = &r.queries.kinds[0];
+        assert_eq!(k.index.as_ref().map(|i| i.present), Some(false));
+        assert_eq!(k.requests_mean, 4.0);
+        assert!(k.rows_mean > 1_000.0, "{k:?}");
         Ok(())
     }
 }

@@ -40,6 +40,10 @@
 //! kind = "latest"              # the newest `limit` rows with `fields`' values (by `field`)
 //! fields = ["user"]
 //! limit = 10
+//! [[reads]]
+//! kind = "index"               # the rows with `fields`' values, found through the design's
+//! index = "by_user"            # index of this name (a design without it scans its table)
+//! fields = ["user"]
 //!
 //! [replay]                     # instead of generating keys: real ones, one a line
 //! file = "keys.txt"            # (`\xHH` escapes, as Bytes.toBytesBinary), or a CSV with
@@ -204,6 +208,14 @@ pub enum ReadKind {
         /// How many.
         limit: u64,
     },
+    /// The rows with the read's fields' values, looked up through the design's index of
+    /// this name: a scan (or get) of the index table, then gets of the base rows its
+    /// entries name; a summary index answers alone. A design without the index answers
+    /// it as a [`ReadKind::Scan`] of its own table.
+    Index {
+        /// The index's name (`[[index]] name` in the design).
+        index: String,
+    },
 }
 
 impl ReadKind {
@@ -214,6 +226,7 @@ impl ReadKind {
             ReadKind::Scan => "scan",
             ReadKind::Range { .. } => "range",
             ReadKind::Latest { .. } => "latest",
+            ReadKind::Index { .. } => "index",
         }
     }
 }
@@ -242,6 +255,7 @@ impl ReadSpec {
                 format!("range({fields}; {field} over {})", show_duration(*span_ms))
             }
             ReadKind::Latest { field, limit } => format!("latest {limit} ({fields}; by {field})"),
+            ReadKind::Index { index } => format!("index {index}({fields})"),
         }
     }
 }
@@ -272,6 +286,7 @@ struct ReadFile {
     span: Option<String>,
     limit: Option<u64>,
     weight: Option<u32>,
+    index: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -469,6 +484,7 @@ fn read_spec(r: ReadFile, known: &[&str]) -> Result<ReadSpec, String> {
             ("field", r.field.is_some()),
             ("span", r.span.is_some()),
             ("limit", r.limit.is_some()),
+            ("index", r.index.is_some()),
         ] {
             if present && !allowed.contains(&name) {
                 return Err(format!("a {} read takes no '{name}'", r.kind));
@@ -512,9 +528,19 @@ fn read_spec(r: ReadFile, known: &[&str]) -> Result<ReadSpec, String> {
                 limit: r.limit.unwrap_or(1).max(1),
             }
         }
+        "index" => {
+            only(&["index"])?;
+            needs_fields()?;
+            let index = r
+                .index
+                .clone()
+                .filter(|i| !i.is_empty())
+                .ok_or("an index read needs `index` (the design's index name)")?;
+            ReadKind::Index { index }
+        }
         other => {
             return Err(format!(
-                "unknown read kind '{other}' (get, scan, range, latest)"
+                "unknown read kind '{other}' (get, scan, range, latest, index)"
             ));
         }
     };
@@ -848,6 +874,26 @@ span = "5m"
     }
 
     #[test]
+    fn an_index_read_names_its_index() -> Result<(), WorkloadError> {
+        let w = Workload::parse(
+            "duration = \"1m\"\nrate = 1\nread_rate = 1\n[fields]\nu = { kind = \"uniform\", min = 0, max = 9 }\n\
+             [[reads]]\nkind = \"index\"\nindex = \"by_u\"\nfields = [\"u\"]\npick = \"random\"\n",
+            "w.toml",
+        )?;
+        assert_eq!(
+            w.reads[0].kind,
+            ReadKind::Index {
+                index: "by_u".into()
+            }
+        );
+        assert_eq!(
+            (w.reads[0].kind.name(), w.reads[0].label().as_str()),
+            ("index", "index by_u(u)")
+        );
+        Ok(())
+    }
+
+    #[test]
     fn read_mistakes_are_named() {
         for (reads, expected) in [
             ("[[reads]]\nkind = \"scan\"\n", "needs `fields`"),
@@ -862,6 +908,18 @@ span = "5m"
             ("[[reads]]\nkind = \"range\"\n", "span"),
             ("[[reads]]\nkind = \"get\"\nlimit = 3\n", "takes no 'limit'"),
             ("[[reads]]\nkind = \"peek\"\n", "unknown read kind"),
+            (
+                "[[reads]]\nkind = \"index\"\nfields = [\"u\"]\n",
+                "needs `index`",
+            ),
+            (
+                "[[reads]]\nkind = \"index\"\nindex = \"by_u\"\n",
+                "needs `fields`",
+            ),
+            (
+                "[[reads]]\nkind = \"scan\"\nfields = [\"u\"]\nindex = \"by_u\"\n",
+                "takes no 'index'",
+            ),
             ("", "read_rate without"),
         ] {
             let text = format!(
