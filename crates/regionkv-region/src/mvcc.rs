@@ -31,7 +31,7 @@
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
-use super::sync::{AtomicU64, Condvar, Mutex, Ordering};
+use super::sync::{AtomicU64, Condvar, Mutex, Ordering, relax_until};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -288,6 +288,11 @@ impl Mvcc {
     pub fn complete_and_wait(&self, entry: WriteEntry) {
         let n = entry.write_number;
         if self.complete(entry) {
+            return;
+        }
+        // The writes ahead of this one are usually microseconds from completing (their
+        // memstore insert): watch the read point before parking on `advanced`.
+        if relax_until(|| self.read_point() >= n) {
             return;
         }
         let mut q = self.queue.lock();

@@ -5,4 +5,5 @@
 //! `regionkv-models`, which explores their thread interleavings.
 
 pub use parking_lot::{Condvar, Mutex};
+pub use regionkv_wal::relax::relax_until;
 pub use std::sync::atomic::{AtomicU64, Ordering};

@@ -64,6 +64,12 @@ mod replay;
 #[cfg(all(feature = "shuttle", not(test)))]
 pub mod shuttle;
 mod sync;
+
+/// The short wait before parking that the WAL's group commit uses, for the region's MVCC
+/// to wait the same way.
+pub mod relax {
+    pub use crate::sync::relax_until;
+}
 mod wal;
 
 pub use config::{RecoveryMode, SyncMode, WalConfig};

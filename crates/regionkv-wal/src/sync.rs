@@ -6,7 +6,56 @@
 //! `regionkv-models`, which explores its thread interleavings.
 
 pub use parking_lot::{Condvar, Mutex, MutexGuard};
+pub use std::sync::atomic::{AtomicU64, Ordering};
 pub use std::time::Instant;
+
+/// Waits a little for `done` before the caller parks: a few busy spins, then yields of
+/// the CPU while they stay quick. Returns whether `done` came true.
+///
+/// A hand-off that completes within microseconds (a `SyncWal` round's `write(2)`, the
+/// memstore insert of the write ahead in the MVCC queue) costs a futex sleep and wake-up
+/// when parked, tens of microseconds on a busy 2-core machine, and the thread handed to
+/// wakes late. RocksDB's write thread waits the same way before blocking
+/// (`WriteThread::AwaitState`), and stops yielding the same way: a yield that takes long
+/// means other threads want the CPU (more threads than cores), and spinning would take it
+/// from the one being waited for.
+pub fn relax_until(done: impl Fn() -> bool) -> bool {
+    /// Busy spins first (each a few dozen `pause`s).
+    const SPINS: u32 = 20;
+    /// The longest the yields go on.
+    const YIELD_FOR: std::time::Duration = std::time::Duration::from_micros(100);
+    /// A yield this long means another thread ran meanwhile.
+    const SLOW_YIELD: std::time::Duration = std::time::Duration::from_micros(3);
+    /// Slow yields before giving up.
+    const SLOW_LIMIT: u32 = 3;
+    for step in 0..SPINS {
+        if done() {
+            return true;
+        }
+        for _ in 0..(1u32 << step.min(6)) {
+            std::hint::spin_loop();
+        }
+    }
+    let start = Instant::now();
+    let mut slow = 0;
+    loop {
+        if done() {
+            return true;
+        }
+        let before = Instant::now();
+        std::thread::yield_now();
+        let now = Instant::now();
+        if now - before > SLOW_YIELD {
+            slow += 1;
+            if slow >= SLOW_LIMIT {
+                return done();
+            }
+        }
+        if now - start > YIELD_FOR {
+            return done();
+        }
+    }
+}
 
 /// Threads: the background syncer's.
 pub mod thread {

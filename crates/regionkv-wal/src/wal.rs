@@ -25,6 +25,14 @@
 //! While a leader is inside `fdatasync` (about 1–2 ms on the work disk), new appenders pile
 //! into the buffer; the next leader writes and syncs them all with one call each.
 //!
+//! A `SyncWal` follower behind a round that only writes waits a few microseconds (the
+//! leader's `write(2)`), so before parking on the condition variable it releases the lock
+//! and watches a counter of finished rounds (`epoch`), spinning and then yielding while
+//! yields stay quick (`sync::relax_until`, RocksDB's adaptive wait). Parking there cost a
+//! futex sleep and wake-up per append: two writer threads made 156,000 context switches
+//! per million puts and wrote at 0.6-0.7x one thread's rate (issue 32; measured in
+//! docs/benchmarks.md, "Client threads").
+//!
 //! ## Gathering
 //!
 //! That alone does not batch a small closed loop. With two threads each doing `FsyncWal`
@@ -97,7 +105,7 @@ use regionkv_fs::{Fs, WritableFile};
 // it under shuttle's schedulers). Only `SystemTime`, a log header's creation stamp, comes
 // from std directly: no decision here depends on it.
 use super::sync::thread::{self, JoinHandle};
-use super::sync::{Condvar, Instant, Mutex, MutexGuard};
+use super::sync::{AtomicU64, Condvar, Instant, Mutex, MutexGuard, Ordering, relax_until};
 
 use crate::accounting::{Accounting, RoundRegions};
 use crate::config::{SyncMode, WalConfig};
@@ -284,6 +292,9 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when a leader publishes progress, fails, or stops being busy.
     progress: Condvar,
+    /// Counts those signals ([`Shared::announce`]), so a `SyncWal` waiter can watch for
+    /// the end of a round without the lock before it parks on `progress`.
+    epoch: AtomicU64,
     /// Wakes the background syncer (for shutdown).
     wake_syncer: Condvar,
     /// Wakes a gathering would-be leader when a record is enqueued.
@@ -479,6 +490,7 @@ impl Wal {
                 disowned,
             }),
             progress: Condvar::new(),
+            epoch: AtomicU64::new(0),
             wake_syncer: Condvar::new(),
             gather: Condvar::new(),
         });
@@ -722,6 +734,13 @@ impl Drop for Wal {
 }
 
 impl Shared {
+    /// Wakes the waiters on `progress` (a round ended, failed or published), and counts it
+    /// for those watching without the lock.
+    fn announce(&self) {
+        self.epoch.fetch_add(1, Ordering::Release);
+        self.progress.notify_all();
+    }
+
     /// `Ok` if the WAL accepts calls: not poisoned, not closed.
     fn check_open(&self, st: &State) -> Result<()> {
         if let Some(cause) = &st.failure {
@@ -746,6 +765,8 @@ impl Shared {
         // A waiter for `synced` must have asked for it, or no round would ever sync.
         debug_assert!(wait == Wait::Written || st.fsync_wanted >= target);
         let mut gathered = false;
+        // Relaxes once per wait: after that, parks like any waiter.
+        let mut relaxed = false;
         loop {
             if let Some(cause) = &st.failure {
                 return Err(Error::Poisoned {
@@ -760,6 +781,20 @@ impl Shared {
                 return Ok(());
             }
             if st.busy || st.gathering {
+                // A `SyncWal` waiter behind a round that only writes (no `fdatasync`)
+                // waits microseconds: it watches for the round's end before parking.
+                if wait == Wait::Written
+                    && !relaxed
+                    && !st.gathering
+                    && st.fsync_wanted <= st.synced
+                {
+                    relaxed = true;
+                    let epoch = self.epoch.load(Ordering::Acquire);
+                    MutexGuard::unlocked(st, || {
+                        relax_until(|| self.epoch.load(Ordering::Acquire) != epoch)
+                    });
+                    continue;
+                }
                 self.progress.wait(st);
                 continue;
             }
@@ -798,7 +833,7 @@ impl Shared {
         }
         st.gathering = false;
         // Whoever queued behind the gathering may lead now if this thread does not.
-        self.progress.notify_all();
+        self.announce();
     }
 
     /// One group-commit round (see the module docs). Requires `!busy` and a writer.
@@ -885,7 +920,7 @@ impl Shared {
         }
         if writer.file.len() >= self.config.roll_size && !st.closing {
             // Let the writers whose records are out go before rolling.
-            self.progress.notify_all();
+            self.announce();
             match self.roll_from(st, writer) {
                 Ok(deletable) => {
                     if let Err(e) = self.delete_logs(st, deletable) {
@@ -897,7 +932,7 @@ impl Shared {
         } else {
             st.writer = Some(writer);
             st.busy = false;
-            self.progress.notify_all();
+            self.announce();
         }
     }
 
@@ -952,7 +987,7 @@ impl Shared {
                 st.stats.rolls += 1;
                 st.writer = Some(new);
                 st.busy = false;
-                self.progress.notify_all();
+                self.announce();
                 Ok(st.accounting.take_deletable())
             }
             Err(e) => Err(self.poison(st, e)),
@@ -966,7 +1001,7 @@ impl Shared {
         let cause = st.failure.get_or_insert_with(|| Arc::new(e)).clone();
         st.busy = false;
         st.writer = None;
-        self.progress.notify_all();
+        self.announce();
         Error::Poisoned { cause }
     }
 

@@ -198,3 +198,16 @@ impl Add<Duration> for Instant {
 pub mod thread {
     pub use shuttle::thread::{Builder, JoinHandle, yield_now};
 }
+
+/// The engine's `sync::relax_until` under shuttle: a few yields (a busy spin would never
+/// let the thread waited for run), so the models explore waits that end while relaxing
+/// and waits that park, without multiplying every wait's schedule.
+pub fn relax_until(done: impl Fn() -> bool) -> bool {
+    for _ in 0..3 {
+        if done() {
+            return true;
+        }
+        shuttle::thread::yield_now();
+    }
+    done()
+}
