@@ -942,9 +942,14 @@ impl Region {
         let _flush = self.flush_lock.lock();
         let span = tracing::info_span!("flush", region = %self.encoded);
         let _enter = span.enter();
-        // HBase's preFlush: its error fails the flush before anything is taken. A closing
-        // flush runs no hook (nothing may keep a region from closing).
-        let hooks = self.hooks().filter(|_| !closing_flush);
+        // HBase's preFlush: its error fails the flush before anything is taken. No flush
+        // of a closing region runs a hook: nothing may keep a region from closing, HBase's
+        // close flushes through `internalFlushcache`, which skips the region's flush hooks,
+        // and a close may run under the Db's catalog lock (a split, an alter), where a hook
+        // calling the Db's Admin would wait on itself.
+        let hooks = self
+            .hooks()
+            .filter(|_| !closing_flush && !self.is_closing());
         if let Some(h) = hooks {
             h.pre_flush()?;
         }

@@ -1,12 +1,14 @@
 //! Secondary-index recipe 1: the client writes the index itself (HBase reference guide,
 //! "Dual-Write Secondary Index"). docs/secondary-indexes.md has the trade-offs.
 //!
-//! Setting a user's email is three writes in this order: the new index entry, the base
-//! row, then the delete of the old entry. The order is the recipe: whatever the process
-//! dies between, the index never misses a base row. It may hold entries that name a base
-//! row which does not carry that email (a new entry whose base write never came, or an
-//! old entry whose delete never came), so every lookup checks the base row and a read
-//! repair deletes what failed the check.
+//! Setting a user's email is three writes in this order, all at one timestamp `t`: the new
+//! index entry, the base row, then the delete of the old entry's versions before `t`. The
+//! order is the recipe: whatever the process dies between, the index never misses a base
+//! row. It may hold entries that name a base row which does not carry that email (a new
+//! entry whose base write never came, or an old entry whose delete never came), so every
+//! lookup checks the base row and a read repair deletes what failed the check. The one
+//! timestamp is what makes two writers of one row safe (see `users::index_delete_before`).
+//! A failed write is retried whole: each of its writes is idempotent.
 //!
 //! `cargo run -p regionkv --example index_dual_write [DIR]`
 
@@ -17,7 +19,7 @@ use regionkv::{Db, DbOptions, Put};
 use users::{Between, INFO};
 
 /// Sets `user`'s name and email: index entry first, then the base row, then the old
-/// entry's delete. `between` runs between the first two writes.
+/// entry's delete, all at one timestamp. `between` runs between the first two writes.
 pub fn set_email(
     db: &Db,
     user: &str,
@@ -25,17 +27,18 @@ pub fn set_email(
     email: &str,
     between: &Between,
 ) -> regionkv::Result<()> {
+    let t = users::now_ms(db);
     let old = users::current_email(db, user.as_bytes())?;
     let index = db.table(users::BY_EMAIL)?;
-    index.put(&users::index_put(email.as_bytes(), user.as_bytes()))?;
+    index.put(&users::index_put(email.as_bytes(), user.as_bytes(), t))?;
     between();
     db.table(users::USERS)?.put(
         &Put::new(user)
-            .add_column(INFO, users::NAME, name)
-            .add_column(INFO, users::EMAIL, email),
+            .add_column_at(INFO, users::NAME, t, name)
+            .add_column_at(INFO, users::EMAIL, t, email),
     )?;
     if let Some(old) = old.filter(|o| o != email.as_bytes()) {
-        index.delete(&users::index_delete(&old, user.as_bytes()))?;
+        index.delete(&users::index_delete_before(&old, user.as_bytes(), t))?;
     }
     Ok(())
 }
@@ -65,8 +68,11 @@ pub fn demo(dir: &std::path::Path) -> regionkv::Result<()> {
         users::lookup(&db, "ada@lovelace.org")?.users
     );
     // The state a crash after the first write leaves: an entry with no base row.
-    db.table(users::BY_EMAIL)?
-        .put(&users::index_put(b"ghost@example.com", b"u9"))?;
+    db.table(users::BY_EMAIL)?.put(&users::index_put(
+        b"ghost@example.com",
+        b"u9",
+        users::now_ms(&db),
+    ))?;
     let found = users::lookup(&db, "ghost@example.com")?;
     println!(
         "ghost@example.com: {} user(s), {} stale entr(y/ies)",

@@ -4,13 +4,19 @@
 //! The client writes only the base table. The observer, loaded on `users` by the spec
 //! `|com.example.EmailIndexObserver||index=users_by_email`, reads the row's old email in
 //! `pre_put` / `pre_delete` and, once the base write is durable, writes the new entry and
-//! deletes the old one in `post_put` / `post_delete`, through the Db's connection.
+//! deletes the old one in `post_put` / `post_delete`, through the Db's connection. The
+//! entry takes the timestamp the base cell was written with (`post_put` sees it, as in
+//! HBase), and the old entry's delete covers only versions before it, so two writers of
+//! one row cannot leave a missing entry (see `users::index_delete_before`).
 //!
 //! As in HBase the two writes are not atomic: the base write comes first, so a process
 //! that dies before the observer's writes leaves a base row the index misses (a lookup
 //! by the new email does not find it) and an old entry that names it (a lookup by the old
-//! email checks the base row and drops it). Read repair cleans the second; only a
-//! rebuild (`index_rebuild`) restores the first.
+//! email checks the base row and drops it). Read repair cleans the second; the first comes
+//! back when the client retries the put (the observer always writes the entry, which is
+//! idempotent) or from a rebuild (`index_rebuild`). A failed index write fails the
+//! client's put although the base row was written, as an IOException from HBase's
+//! `postPut` does: the client should retry it.
 //!
 //! `cargo run -p regionkv --example index_observer [DIR]`
 
@@ -33,9 +39,11 @@ pub const CLASS: &str = "com.example.EmailIndexObserver";
 pub struct EmailIndexObserver {
     index: String,
     /// The email each row had when its pre hook ran, for the post hook to delete. Keyed by
-    /// row: two writers of one row racing between their pre and post hooks can leave a
-    /// stale entry, which lookups drop and a rebuild removes (HBase's index coprocessors
-    /// share this race unless they hold the row lock over both hooks).
+    /// row: two writers of one row racing between their pre and post hooks may swap what
+    /// they delete, which leaves a stale entry (lookups drop it, a rebuild removes it) but
+    /// never removes the winner's entry, whose timestamp their deletes do not reach. A
+    /// write that fails after its pre hook leaves its row's note here until the row's
+    /// next write replaces it.
     old: Mutex<HashMap<Vec<u8>, Option<Vec<u8>>>>,
     between: Between,
 }
@@ -73,38 +81,41 @@ impl EmailIndexObserver {
         Ok(())
     }
 
-    /// Points the index at `new` for `row` (None: the row lost its email).
+    /// Points the index at `new` (the email and the timestamp it was written with) for
+    /// `row`; `None`: the row lost its email, at `at`.
     fn reindex(
         &self,
         ctx: &ObserverContext<'_>,
         row: &[u8],
-        new: Option<&[u8]>,
+        new: Option<(&[u8], i64)>,
+        at: i64,
     ) -> CoprocessorResult<()> {
         let old = self.old.lock().remove(row).flatten();
-        if old.as_deref() == new {
-            return Ok(());
-        }
         (self.between)();
         let index = Self::db(ctx)?.table(&self.index).map_err(failed)?;
-        if let Some(new) = new {
-            index.put(&users::index_put(new, row)).map_err(failed)?;
-        }
-        if let Some(old) = old {
+        if let Some((email, ts)) = new {
+            // Always, even when the email did not change: a retried put then restores an
+            // entry a failed or killed first attempt never wrote.
             index
-                .delete(&users::index_delete(&old, row))
+                .put(&users::index_put(email, row, ts))
+                .map_err(failed)?;
+        }
+        if let Some(old) = old.filter(|o| Some(o.as_slice()) != new.map(|(e, _)| e)) {
+            index
+                .delete(&users::index_delete_before(&old, row, at))
                 .map_err(failed)?;
         }
         Ok(())
     }
 }
 
-/// The email a put writes, if it writes one.
-fn written_email(put: &Put) -> Option<&[u8]> {
+/// The email a put writes, and the timestamp it was written with, if it writes one.
+fn written_email(put: &Put) -> Option<(&[u8], i64)> {
     put.entries()
         .iter()
         .rev()
         .find(|(family, qualifier, _, _)| family == INFO && qualifier == EMAIL)
-        .map(|(_, _, _, value)| value.as_slice())
+        .map(|(_, _, ts, value)| (value.as_slice(), *ts))
 }
 
 impl RegionObserver for EmailIndexObserver {
@@ -117,7 +128,7 @@ impl RegionObserver for EmailIndexObserver {
 
     fn post_put(&self, ctx: &mut ObserverContext<'_>, put: &Put) -> CoprocessorResult<()> {
         match written_email(put) {
-            Some(email) => self.reindex(ctx, put.row(), Some(email)),
+            Some((email, ts)) => self.reindex(ctx, put.row(), Some((email, ts)), ts),
             None => Ok(()),
         }
     }
@@ -128,8 +139,15 @@ impl RegionObserver for EmailIndexObserver {
 
     fn post_delete(&self, ctx: &mut ObserverContext<'_>, d: &Delete) -> CoprocessorResult<()> {
         // What the row still has after the delete (a delete of another column keeps it).
-        let now = users::current_email(&Self::db(ctx)?, d.row()).map_err(failed)?;
-        self.reindex(ctx, d.row(), now.as_deref())
+        let db = Self::db(ctx)?;
+        let now = users::email_cell(&db, d.row()).map_err(failed)?;
+        let at = users::now_ms(&db) + 1;
+        self.reindex(
+            ctx,
+            d.row(),
+            now.as_ref().map(|(e, ts)| (e.as_slice(), *ts)),
+            at,
+        )
     }
 }
 

@@ -8,9 +8,11 @@
 //! The event and the counter are two writes in two tables. The event goes first, so a
 //! process that dies between them leaves a counter one short (never one too many), and
 //! a retried view is idempotent on the event row (its id is in the key) but not on the
-//! counter (an increment whose answer was lost and is sent again counts twice). The
-//! repair is [`recount`]: scan the day's events and put the exact counts, for a day
-//! nobody writes to any more (a recount racing increments of the same day loses them).
+//! counter: an increment the application sends again after losing its answer counts
+//! twice (HBase's client de-duplicates its own RPC retries with nonces; an application's
+//! resend is a new increment). The repair is [`recount`]: scan the day's events and put
+//! the exact counts, for a day nobody writes to any more (a recount racing increments of
+//! the same day loses them).
 //!
 //! `cargo run -p regionkv --example summary_table [DIR]`
 
@@ -89,7 +91,11 @@ pub fn count_events(db: &Db, day: &str) -> regionkv::Result<BTreeMap<String, i64
 /// working), and returns the counters that changed: (page, before, after).
 pub fn recount(db: &Db, day: &str) -> regionkv::Result<Vec<(String, i64, i64)>> {
     let before = daily(db, day)?;
-    let after = count_events(db, day)?;
+    let mut after = count_events(db, day)?;
+    // A counter with no event left (an increment sent twice, say) goes to 0.
+    for page in before.keys() {
+        after.entry(page.clone()).or_insert(0);
+    }
     let mut put = Put::new(day);
     let mut changed = Vec::new();
     for (page, n) in &after {

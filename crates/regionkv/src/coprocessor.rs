@@ -81,19 +81,22 @@ pub struct RegionEnvironment {
     pub end_key: Vec<u8>,
     /// The spec that loaded the observer (its priority and `k=v` parameters).
     pub spec: CoprocessorSpec,
-    /// The Db the region belongs to, held weakly (an observer lives inside the Db).
-    connection: Weak<crate::db::OpenHandle>,
+    /// The Db the region belongs to, held weakly (an observer lives inside the Db), in the
+    /// cell the Db fills once it is built: a region may load its observers before that
+    /// (a flush or compaction while the Db opens), so the cell is read per call.
+    connection: Arc<OnceLock<Weak<crate::db::RegionServer>>>,
 }
 
 impl RegionEnvironment {
     /// A handle on the Db the region belongs to, for an observer that writes or reads
-    /// other tables (HBase's `env.getConnection()`); `None` once the Db is closing. Take
-    /// it in the hook and let it go there: an observer that keeps it in a field keeps
-    /// the Db open.
+    /// other tables (HBase's `env.getConnection()`); `None` once the Db is closed or
+    /// closing (and while it is still opening). The handle does not keep the Db open:
+    /// when the program's last handle drops, the Db closes and calls through this one
+    /// fail with [`crate::Error::Closed`].
     pub fn connection(&self) -> Option<crate::Db> {
-        self.connection
-            .upgrade()
-            .map(crate::db::Db::from_open_handle)
+        let server = self.connection.get()?.upgrade()?;
+        let db = crate::db::Db::connection_to(server);
+        (!db.is_closed()).then_some(db)
     }
 }
 
@@ -317,9 +320,9 @@ pub type ObserverFactory = Arc<dyn Fn(&RegionEnvironment) -> Arc<dyn RegionObser
 pub struct CoprocessorRegistry {
     classes: BTreeMap<String, ObserverFactory>,
     pub(crate) constraints: BTreeMap<String, crate::constraint::ConstraintFactory>,
-    /// The Db this registry serves, set once it is open ([`Self::for_db`] gives each
+    /// The Db this registry serves, set once it is built ([`Self::for_db`] gives each
     /// open its own cell, so options reused for a second Db do not reach the first).
-    link: Arc<OnceLock<Weak<crate::db::OpenHandle>>>,
+    link: Arc<OnceLock<Weak<crate::db::RegionServer>>>,
 }
 
 impl std::fmt::Debug for CoprocessorRegistry {
@@ -340,9 +343,9 @@ impl CoprocessorRegistry {
         }
     }
 
-    /// Links the registry to the Db's handle (once, when the Db is open).
-    pub(crate) fn link(&self, open: &Arc<crate::db::OpenHandle>) {
-        let _ = self.link.set(Arc::downgrade(open));
+    /// Links the registry to its Db (once, when the Db is built).
+    pub(crate) fn link(&self, server: &Arc<crate::db::RegionServer>) {
+        let _ = self.link.set(Arc::downgrade(server));
     }
 
     /// Registers `class_name` (replacing an earlier registration of it).
@@ -391,7 +394,7 @@ impl CoprocessorRegistry {
                     start_key: info.start_key.clone(),
                     end_key: info.end_key.clone(),
                     spec,
-                    connection: self.link.get().cloned().unwrap_or_default(),
+                    connection: self.link.clone(),
                 };
                 let observer = match factory {
                     Some(factory) => factory(&env),

@@ -157,8 +157,10 @@ pub(crate) struct RegionServer {
 #[derive(Debug, Clone)]
 pub struct Db {
     pub(crate) inner: Arc<RegionServer>,
-    /// The last user handle to drop closes the Db (see [`OpenHandle`]).
-    _open: Arc<OpenHandle>,
+    /// The last user handle to drop closes the Db (see [`OpenHandle`]). `None` for an
+    /// observer's connection, which must not keep the Db open
+    /// ([`crate::coprocessor::RegionEnvironment::connection`]).
+    _open: Option<Arc<OpenHandle>>,
 }
 
 /// `ns:qualifier` as HBase prints it: the `default:` namespace is left out.
@@ -503,7 +505,7 @@ impl RegionServer {
 /// whichever drops last would otherwise run the close — on a background thread, after the
 /// user's drop had returned, so an immediate reopen of the directory found it still locked.
 #[derive(Debug)]
-pub(crate) struct OpenHandle(Arc<RegionServer>);
+struct OpenHandle(Arc<RegionServer>);
 
 impl Drop for OpenHandle {
     fn drop(&mut self) {
@@ -873,6 +875,9 @@ impl Db {
         }
         *inner.tables.write() = tables;
         let inner = Arc::new(inner);
+        // Observers that load from here on (the background workers already run) reach
+        // the Db through their connection.
+        inner.coprocessors.link(&inner);
         inner.reconcile_table_dirs(&catalog)?;
         // Directories of split or merge parents nothing refers to any more, and children
         // of a split or merge that did not commit before a crash.
@@ -890,17 +895,23 @@ impl Db {
 
     /// The user handle onto an opened region server (the last one to drop closes it).
     pub(crate) fn from_server(inner: Arc<RegionServer>) -> Self {
-        let open = Arc::new(OpenHandle(inner.clone()));
-        inner.coprocessors.link(&open);
-        Self { _open: open, inner }
+        inner.coprocessors.link(&inner);
+        Self {
+            _open: Some(Arc::new(OpenHandle(inner.clone()))),
+            inner,
+        }
     }
 
-    /// Another user handle onto the Db `open` keeps open (an observer's connection).
-    pub(crate) fn from_open_handle(open: Arc<OpenHandle>) -> Self {
-        Self {
-            inner: open.0.clone(),
-            _open: open,
-        }
+    /// A handle onto `inner` that does not keep it open: when the user's last handle drops,
+    /// the Db closes and calls through this one fail with [`Error::Closed`] (an observer's
+    /// connection).
+    pub(crate) fn connection_to(inner: Arc<RegionServer>) -> Self {
+        Self { inner, _open: None }
+    }
+
+    /// True once the Db is closed or closing.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.inner.check_open().is_err()
     }
 
     /// The administrative handle (tables, namespaces, flush, compaction, splits).
@@ -1086,7 +1097,17 @@ impl Db {
     /// assert_eq!(r.value(b"cf", b"q"), Some(&b"v"[..]));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// An observer's connection
+    /// ([`RegionEnvironment::connection`](crate::coprocessor::RegionEnvironment::connection))
+    /// cannot close the Db: its `close` fails with [`Error::InvalidArgument`], as HBase's
+    /// shared coprocessor connection throws on `close()`.
     pub fn close(&self) -> Result<()> {
+        if self._open.is_none() {
+            return Err(Error::InvalidArgument(
+                "an observer's connection cannot close the Db (Shared connection)".into(),
+            ));
+        }
         self.inner.shutdown()
     }
 }

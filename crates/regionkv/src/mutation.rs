@@ -228,6 +228,16 @@ impl Put {
         &self.cells
     }
 
+    /// Gives the entries left at `LATEST_TIMESTAMP` the time the server wrote them with,
+    /// as HBase's region stamps a Put's cells in place before `postPut` sees them.
+    pub(crate) fn stamp_latest(&mut self, now: i64) {
+        for (_, _, ts, _) in &mut self.cells {
+            if *ts == LATEST_TIMESTAMP {
+                *ts = now;
+            }
+        }
+    }
+
     /// The cells this put writes, as a bulk load takes them ([`crate::FamilyCells`]): each
     /// with its own timestamp (`now` for one left at `LATEST_TIMESTAMP`, as the server
     /// stamps it) and the put's TTL as HBase's TTL tag, in the order added.

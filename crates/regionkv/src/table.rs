@@ -659,7 +659,12 @@ impl Table {
             let bypassed = host.exec(Bypass::Allowed, |o, c| o.pre_put(c, &mut p))?;
             same_row(&p.row, &put.row)?;
             if !bypassed {
-                Self::write_cells(r, &p.row, put_cells(&p)?, p.durability, 1)?;
+                let cells = put_cells(&p)?;
+                let (_, now) = r.mutate_row_counted(&p.row, p.durability, 1, |_, now| {
+                    Ok::<_, Error>((cells, now))
+                })?;
+                // postPut sees the timestamps the cells were written with.
+                p.stamp_latest(now);
             }
             host.exec(Bypass::Refused, |o, c| o.post_put(c, &p))?;
             Ok(())
@@ -819,8 +824,16 @@ impl Table {
                     cells.extend(mutation_cells(m, &desc)?);
                 }
             }
-            Self::write_cells(r, &rm.row, cells, durability, n)?;
+            let (_, now) = r.mutate_row_counted(&rm.row, durability, n, |_, now| {
+                Ok::<_, Error>((cells, now))
+            })?;
             if let Some(h) = &host {
+                for (m, _) in &mut kept {
+                    if let Mutation::Put(p) = m {
+                        // postPut sees the timestamps the cells were written with.
+                        p.stamp_latest(now);
+                    }
+                }
                 for (m, _) in &kept {
                     match m {
                         Mutation::Put(p) => h.exec(Bypass::Refused, |o, c| o.post_put(c, p))?,
@@ -1173,6 +1186,10 @@ impl Table {
                             }
                         };
                         same_row(m.row(), &cam.row)?;
+                        if let Mutation::Put(p) = &mut m {
+                            // What `stamp` gives its cells, for postPut to see.
+                            p.stamp_latest(put_ts);
+                        }
                         applied.push(m.clone());
                         Ok((!bypassed).then_some(m))
                     };

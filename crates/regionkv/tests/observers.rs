@@ -515,6 +515,8 @@ fn flush_and_compaction_hooks_refuse_flushes_and_rewrite_what_compactions_write(
 /// refuses splits at row "x", records what splits and merges did in table "audit".
 struct Lifecycle {
     log: Log,
+    /// Refuse merges while set.
+    refuse_merges: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Lifecycle {
@@ -568,6 +570,9 @@ impl RegionObserver for Lifecycle {
         _: &mut ObserverContext<'_>,
         regions: &[regionkv::RegionInfo],
     ) -> CoprocessorResult<()> {
+        if self.refuse_merges.load(Ordering::SeqCst) {
+            return Err(CoprocessorError::new("no merges now"));
+        }
         let what: Vec<String> = regions.iter().map(range).collect();
         self.log
             .lock()
@@ -589,11 +594,17 @@ fn split_and_merge_hooks_may_refuse_and_reach_other_tables_through_the_connectio
     let dir = tempfile::tempdir().unwrap();
     let log: Log = Arc::default();
     let l = log.clone();
-    let options = DbOptions::default()
-        .background(false)
-        .coprocessor("com.example.Lifecycle", move |_: &RegionEnvironment| {
-            Arc::new(Lifecycle { log: l.clone() })
-        });
+    let refuse_merges = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let r = refuse_merges.clone();
+    let options = DbOptions::default().background(false).coprocessor(
+        "com.example.Lifecycle",
+        move |_: &RegionEnvironment| {
+            Arc::new(Lifecycle {
+                log: l.clone(),
+                refuse_merges: r.clone(),
+            })
+        },
+    );
     let db = Db::open(dir.path(), options).unwrap();
     let f = || vec![ColumnFamilyDescriptor::new(b"f").unwrap()];
     db.admin()
@@ -632,6 +643,17 @@ fn split_and_merge_hooks_may_refuse_and_reach_other_tables_through_the_connectio
     assert!(matches!(e, Error::Coprocessor { .. }), "{e:?}");
 
     let names: Vec<String> = regions.iter().map(|r| r.encoded_name.clone()).collect();
+    refuse_merges.store(true, Ordering::SeqCst);
+    let e = db
+        .admin()
+        .merge_regions(&[&names[1], &names[0]], false)
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Coprocessor { message, .. } if message == "no merges now"),
+        "{e:?}"
+    );
+    assert_eq!(db.admin().regions("t").unwrap().len(), 2);
+    refuse_merges.store(false, Ordering::SeqCst);
     db.admin()
         .merge_regions(&[&names[1], &names[0]], false)
         .unwrap();
@@ -652,4 +674,45 @@ fn split_and_merge_hooks_may_refuse_and_reach_other_tables_through_the_connectio
     );
     // Every row is still there.
     assert_eq!(t.scan(&Scan::new()).unwrap().count(), 4);
+}
+
+/// An observer that keeps its environment, to reach the Db later.
+struct Keeper;
+
+impl RegionObserver for Keeper {}
+
+#[test]
+fn an_observers_connection_does_not_keep_the_db_open_and_cannot_close_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let envs: Arc<Mutex<Vec<RegionEnvironment>>> = Arc::default();
+    let e = envs.clone();
+    let options = move || {
+        let e = e.clone();
+        DbOptions::default()
+            .background(false)
+            .coprocessor("com.example.Keeper", move |env: &RegionEnvironment| {
+                e.lock().push(env.clone());
+                Arc::new(Keeper)
+            })
+    };
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut desc =
+        TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"f").unwrap()]).unwrap();
+    desc.add_coprocessor("|com.example.Keeper||").unwrap();
+    db.admin().create_table(&desc).unwrap();
+    db.table("t")
+        .unwrap()
+        .put(&Put::new("r").add_column("f", "q", "1"))
+        .unwrap();
+    let env = envs.lock()[0].clone();
+    let conn = env.connection().unwrap();
+    assert_eq!(conn.table("t").unwrap().get(&Get::new("r")).unwrap().len(), 1);
+    assert!(matches!(conn.close(), Err(Error::InvalidArgument(_))));
+    // The program's last handle closes the Db although the connection lives on.
+    drop(db);
+    assert!(env.connection().is_none());
+    assert!(matches!(conn.table("t"), Err(Error::Closed)));
+    let again = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(again.table("t").unwrap().get(&Get::new("r")).unwrap().len(), 1);
+    drop(conn);
 }

@@ -47,12 +47,15 @@ fn pause() -> Between {
 
 /// Runs `scenario` in a child process until it reaches `BETWEEN`, then kills it.
 fn run_until_between_and_kill(scenario: &str, dir: &Path) {
+    // The child's stderr goes to a file beside its directory (a pipe nobody reads could
+    // fill and stall it).
+    let log = dir.with_extension("stderr");
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "recipe_child", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, scenario)
         .env(DIR_ENV, dir)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
@@ -69,11 +72,11 @@ fn run_until_between_and_kill(scenario: &str, dir: &Path) {
     });
     let reached = rx.recv_timeout(Duration::from_secs(120));
     child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.wait().unwrap();
     assert!(
         reached.is_ok(),
         "{scenario}: the child never reached its pause: {}",
-        String::from_utf8_lossy(&out.stderr)
+        std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
 
@@ -120,7 +123,7 @@ fn recipe_child() {
         }
         "rebuild" => {
             let db = Db::open(&dir, DbOptions::default()).unwrap();
-            rebuild::rebuild(&db, &pause(), false).unwrap();
+            rebuild::rebuild(&db, &pause(), 0, false).unwrap();
         }
         other => panic!("unknown scenario {other}"),
     }
@@ -204,7 +207,7 @@ fn dual_write_killed_after_the_index_write_leaves_an_entry_lookups_drop_and_repa
 }
 
 #[test]
-fn observer_killed_after_the_base_write_leaves_a_missing_entry_only_a_rebuild_restores() {
+fn observer_killed_after_the_base_write_leaves_a_missing_entry_a_retry_or_a_rebuild_restores() {
     let dir = tempfile::tempdir().unwrap();
     run_until_between_and_kill("observer-change", dir.path());
     let db = observer::open(dir.path(), users::no_pause()).unwrap();
@@ -228,8 +231,45 @@ fn observer_killed_after_the_base_write_leaves_a_missing_entry_only_a_rebuild_re
         [],
         "read repair cannot restore a missing entry"
     );
-    let report = rebuild::rebuild(&db, &users::no_pause(), false).unwrap();
+    let report = rebuild::rebuild(&db, &users::no_pause(), 0, false).unwrap();
     assert_eq!((report.base_rows, report.added, report.removed), (2, 1, 0));
+    assert_eq!(
+        users::lookup(&db, "ada@lovelace.org").unwrap().users[0].id,
+        "u1"
+    );
+    // The entry carries the base cell's timestamp (post_put sees it, as in HBase).
+    let (_, base_ts) = users::email_cell(&db, b"u1").unwrap().unwrap();
+    let entry = db
+        .table(users::BY_EMAIL)
+        .unwrap()
+        .get(&regionkv::Get::new(users::index_row(
+            b"ada@lovelace.org",
+            b"u1",
+        )))
+        .unwrap();
+    assert_eq!(
+        entry.latest_cell(users::I, users::R).unwrap().timestamp(),
+        base_ts
+    );
+    // A retried put restores a lost entry too: the observer writes it even when the
+    // email did not change.
+    db.table(users::BY_EMAIL)
+        .unwrap()
+        .delete(
+            &regionkv::Delete::new(users::index_row(b"ada@lovelace.org", b"u1")).add_column_at(
+                users::I,
+                users::R,
+                base_ts,
+            ),
+        )
+        .unwrap();
+    assert!(
+        users::lookup(&db, "ada@lovelace.org")
+            .unwrap()
+            .users
+            .is_empty()
+    );
+    observer::set_email(&db, "u1", "Ada", "ada@lovelace.org").unwrap();
     assert_eq!(
         users::lookup(&db, "ada@lovelace.org").unwrap().users[0].id,
         "u1"
@@ -289,8 +329,13 @@ fn rebuild_killed_between_its_passes_leaves_stale_entries_the_next_run_removes()
         db.table(users::USERS).unwrap().put_all(&puts).unwrap();
         // Entries no base row backs: a gone user and an old address.
         let index = db.table(users::BY_EMAIL).unwrap();
-        index.put(&users::index_put(b"gone@x", b"u99999")).unwrap();
-        index.put(&users::index_put(b"old@x", b"u00001")).unwrap();
+        let t = users::now_ms(&db);
+        index
+            .put(&users::index_put(b"gone@x", b"u99999", t))
+            .unwrap();
+        index
+            .put(&users::index_put(b"old@x", b"u00001", t))
+            .unwrap();
         db.close().unwrap();
     }
     run_until_between_and_kill("rebuild", dir.path());
@@ -307,7 +352,7 @@ fn rebuild_killed_between_its_passes_leaves_stale_entries_the_next_run_removes()
         "a reader never sees the stale entry's user"
     );
     assert_eq!(old.stale.len(), 1);
-    let report = rebuild::rebuild(&db, &users::no_pause(), false).unwrap();
+    let report = rebuild::rebuild(&db, &users::no_pause(), 0, false).unwrap();
     assert_eq!(
         report,
         rebuild::RebuildReport {
@@ -320,7 +365,85 @@ fn rebuild_killed_between_its_passes_leaves_stale_entries_the_next_run_removes()
     );
     assert_eq!(users::index_entries(&db).unwrap().len(), 1_200);
     // Idempotent: a third run finds nothing to do.
-    let again = rebuild::rebuild(&db, &users::no_pause(), false).unwrap();
+    let again = rebuild::rebuild(&db, &users::no_pause(), 0, false).unwrap();
     assert_eq!((again.added, again.removed), (0, 0));
+    db.close().unwrap();
+}
+
+#[test]
+fn two_writers_of_one_row_never_leave_the_winning_value_without_its_entry() {
+    // The race a reviewer found: W1 changes X -> Y and stalls before deleting X's entry;
+    // W2 changes Y -> X meanwhile. With one timestamp per change, W1's late delete of X
+    // covers only versions before W1's time and cannot hide W2's newer X entry.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dual_write::open(dir.path()).unwrap();
+    let index = db.table(users::BY_EMAIL).unwrap();
+    let base = db.table(users::USERS).unwrap();
+    let write = |email: &[u8], t: i64| {
+        index.put(&users::index_put(email, b"u1", t)).unwrap();
+        base.put(&Put::new("u1").add_column_at(INFO, users::EMAIL, t, email))
+            .unwrap();
+    };
+    write(b"x@", 100);
+    write(b"y@", 200); // W1's first two writes
+    write(b"x@", 300); // W2's first two writes
+    index
+        .delete(&users::index_delete_before(b"y@", b"u1", 300))
+        .unwrap(); // W2's delete
+    index
+        .delete(&users::index_delete_before(b"x@", b"u1", 200))
+        .unwrap(); // W1's late delete
+    assert_eq!(
+        users::current_email(&db, b"u1").unwrap().as_deref(),
+        Some(&b"x@"[..])
+    );
+    assert_eq!(users::lookup(&db, "x@").unwrap().users[0].id, "u1");
+    assert_eq!(
+        users::index_entries(&db).unwrap(),
+        [("x@".to_string(), "u1".to_string())]
+    );
+
+    // A tie (one millisecond for both) leaves an extra entry, never a missing one.
+    write(b"p@", 400);
+    write(b"q@", 400);
+    index
+        .delete(&users::index_delete_before(b"p@", b"u1", 400))
+        .unwrap();
+    index
+        .delete(&users::index_delete_before(b"x@", b"u1", 400))
+        .unwrap();
+    assert_eq!(
+        users::current_email(&db, b"u1").unwrap().as_deref(),
+        Some(&b"q@"[..])
+    );
+    assert_eq!(users::lookup(&db, "q@").unwrap().users.len(), 1);
+    let extra = users::lookup(&db, "p@").unwrap();
+    assert_eq!((extra.users.len(), extra.stale.len()), (0, 1));
+    db.close().unwrap();
+}
+
+#[test]
+fn the_rebuild_keeps_young_stale_looking_entries_for_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dual_write::open(dir.path()).unwrap();
+    // A dual writer between its two writes: the entry is there, the base row not yet.
+    let now = users::now_ms(&db);
+    let index = db.table(users::BY_EMAIL).unwrap();
+    index.put(&users::index_put(b"new@", b"u7", now)).unwrap();
+    index
+        .put(&users::index_put(b"old@", b"u8", now - 120_000))
+        .unwrap();
+    let report = rebuild::rebuild(&db, &users::no_pause(), 60_000, false).unwrap();
+    assert_eq!(
+        (report.entries, report.removed, report.kept_young),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        users::index_entries(&db).unwrap(),
+        [("new@".to_string(), "u7".to_string())]
+    );
+    // The writer's base write lands: the entry was right.
+    dual_write::set_email(&db, "u7", "Kim", "new@", &users::no_pause()).unwrap();
+    assert_eq!(users::lookup(&db, "new@").unwrap().users[0].id, "u7");
     db.close().unwrap();
 }

@@ -79,14 +79,19 @@ pub fn index_prefix(email: &[u8]) -> Vec<u8> {
     p
 }
 
-/// The put of the index entry (`email`, `user`).
-pub fn index_put(email: &[u8], user: &[u8]) -> Put {
-    Put::new(index_row(email, user)).add_column(I, R, user)
+/// The put of the index entry (`email`, `user`) at `ts`: the timestamp of the base cell it
+/// indexes, so that a later change's delete of it (below) cannot hide a newer entry.
+pub fn index_put(email: &[u8], user: &[u8], ts: i64) -> Put {
+    Put::new(index_row(email, user)).add_column_at(I, R, ts, user)
 }
 
-/// The delete of every version of the index entry (`email`, `user`).
-pub fn index_delete(email: &[u8], user: &[u8]) -> Delete {
-    Delete::new(index_row(email, user))
+/// The delete of the entry (`email`, `user`) that a change written at `ts` makes: every
+/// version before `ts`. Two writers changing one row race; with one timestamp per change,
+/// the change with the newer timestamp wins the base row, and its entry is at that
+/// timestamp, which no older change's delete reaches. A tie leaves an extra entry (which
+/// lookups drop), never a missing one.
+pub fn index_delete_before(email: &[u8], user: &[u8], ts: i64) -> Delete {
+    Delete::new(index_row(email, user)).add_columns_at(I, R, ts - 1)
 }
 
 /// A user as the base table has it.
@@ -121,12 +126,19 @@ pub struct Lookup {
     pub stale: Vec<StaleEntry>,
 }
 
-/// The current email of `user`, from the base table.
-pub fn current_email(db: &Db, user: &[u8]) -> regionkv::Result<Option<Vec<u8>>> {
+/// The current email of `user` and its timestamp, from the base table.
+pub fn email_cell(db: &Db, user: &[u8]) -> regionkv::Result<Option<(Vec<u8>, i64)>> {
     let row = db
         .table(USERS)?
         .get(&Get::new(user).add_column(INFO, EMAIL))?;
-    Ok(row.value(INFO, EMAIL).map(<[u8]>::to_vec))
+    Ok(row
+        .latest_cell(INFO, EMAIL)
+        .map(|c| (c.value().to_vec(), c.timestamp())))
+}
+
+/// The current email of `user`, from the base table.
+pub fn current_email(db: &Db, user: &[u8]) -> regionkv::Result<Option<Vec<u8>>> {
+    Ok(email_cell(db, user)?.map(|(email, _)| email))
 }
 
 /// Looks `email` up: a prefix scan of the index, then one multiget of the base rows it

@@ -170,15 +170,34 @@ impl RegionServer {
     pub(crate) fn merge_regions(&self, encoded: &[&str], force: bool) -> Result<RegionInfo> {
         let mut catalog = self.catalog.lock();
         let mut merge = MergeTableRegions::prepare(self, &catalog, encoded, force)?;
-        let host = self.observers_of(&merge.parents[0]);
+        // The pre hook runs without the catalog lock (it may use the Db), so the merge is
+        // checked again afterwards; if a region was reopened meanwhile (an alter), the
+        // first region's new observers are asked in turn.
         let regions: Vec<RegionInfo> = merge.parents.iter().map(|p| p.info().clone()).collect();
-        if let Some(host) = &host {
-            // The hook runs without the catalog lock (it may use the Db), so the merge is
-            // checked again afterwards.
+        let mut host = self.observers_of(&merge.parents[0]);
+        let mut attempts = 0;
+        while let Some(h) = host.clone() {
+            attempts += 1;
+            let asked = merge.parents.clone();
             drop(catalog);
-            host.exec(Bypass::Refused, |o, c| o.pre_merge(c, &regions))?;
+            h.exec(Bypass::Refused, |o, c| o.pre_merge(c, &regions))?;
             catalog = self.catalog.lock();
             merge = MergeTableRegions::prepare(self, &catalog, encoded, force)?;
+            if merge
+                .parents
+                .iter()
+                .zip(&asked)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+            {
+                break;
+            }
+            if attempts == 3 {
+                return Err(Error::InvalidArgument(format!(
+                    "merge of {}: the regions kept reopening while pre_merge ran",
+                    encoded.join(", ")
+                )));
+            }
+            host = self.observers_of(&merge.parents[0]);
         }
         let span = tracing::info_span!("merge", regions = %encoded.join(", "));
         let _enter = span.enter();

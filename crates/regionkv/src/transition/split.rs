@@ -207,18 +207,30 @@ impl RegionServer {
         else {
             return Ok(None);
         };
-        let host = self.observers_of(&split.parent);
-        if let Some(host) = &host {
-            // The hook runs without the catalog lock (it may use the Db), so the split is
-            // checked again at the row it saw.
-            let row = split.row.clone();
+        // The pre hook runs without the catalog lock (it may use the Db), so the split is
+        // checked again at the row it saw; if the region was reopened meanwhile (an alter),
+        // its new observers are asked in turn.
+        let mut host = self.observers_of(&split.parent);
+        let mut attempts = 0;
+        while let Some(h) = host.clone() {
+            attempts += 1;
+            let (row, asked) = (split.row.clone(), split.parent.clone());
             drop(catalog);
-            host.exec(Bypass::Refused, |o, c| o.pre_split(c, &row))?;
+            h.exec(Bypass::Refused, |o, c| o.pre_split(c, &row))?;
             catalog = self.catalog.lock();
             match SplitTableRegion::prepare(self, &catalog, table, encoded, Some(&row), user)? {
                 Some(again) => split = again,
                 None => return Ok(None),
             }
+            if Arc::ptr_eq(&split.parent, &asked) {
+                break;
+            }
+            if attempts == 3 {
+                return Err(Error::InvalidArgument(format!(
+                    "split of {encoded}: the region kept reopening while pre_split ran"
+                )));
+            }
+            host = self.observers_of(&split.parent);
         }
         let span = tracing::info_span!("split", region = %encoded, split_row = %to_string_binary(split.row()));
         let _enter = span.enter();
