@@ -688,12 +688,13 @@ fn an_observers_connection_does_not_keep_the_db_open_and_cannot_close_it() {
     let e = envs.clone();
     let options = move || {
         let e = e.clone();
-        DbOptions::default()
-            .background(false)
-            .coprocessor("com.example.Keeper", move |env: &RegionEnvironment| {
+        DbOptions::default().background(false).coprocessor(
+            "com.example.Keeper",
+            move |env: &RegionEnvironment| {
                 e.lock().push(env.clone());
                 Arc::new(Keeper)
-            })
+            },
+        )
     };
     let db = Db::open(dir.path(), options()).unwrap();
     let mut desc =
@@ -706,13 +707,19 @@ fn an_observers_connection_does_not_keep_the_db_open_and_cannot_close_it() {
         .unwrap();
     let env = envs.lock()[0].clone();
     let conn = env.connection().unwrap();
-    assert_eq!(conn.table("t").unwrap().get(&Get::new("r")).unwrap().len(), 1);
+    assert_eq!(
+        conn.table("t").unwrap().get(&Get::new("r")).unwrap().len(),
+        1
+    );
     assert!(matches!(conn.close(), Err(Error::InvalidArgument(_))));
     // The program's last handle closes the Db although the connection lives on.
     drop(db);
     assert!(env.connection().is_none());
     assert!(matches!(conn.table("t"), Err(Error::Closed)));
     let again = Db::open(dir.path(), options()).unwrap();
-    assert_eq!(again.table("t").unwrap().get(&Get::new("r")).unwrap().len(), 1);
+    assert_eq!(
+        again.table("t").unwrap().get(&Get::new("r")).unwrap().len(),
+        1
+    );
     drop(conn);
 }
