@@ -61,7 +61,10 @@ struct Queue {
 pub struct Mvcc {
     read_point: AtomicU64,
     queue: Mutex<Queue>,
-    advanced: Condvar,
+    /// Signalled when the read point passes a waiting writer's number: the waiter for
+    /// number `n` waits on `advanced[n % WAKE_SLOTS]`, so an advance wakes the writers it
+    /// made visible and (rarely) one sharing a slot, not every parked writer.
+    advanced: Box<[Condvar]>,
     /// Read points of open readers with their counts, ascending (a reader registers the
     /// current read point, which never goes back, so new entries go at the end): the
     /// readers that found every slot taken.
@@ -69,6 +72,9 @@ pub struct Mvcc {
     /// Lock-free reader slots: 0 when free, else the reader's read point + 1.
     slots: Box<[AtomicU64]>,
 }
+
+/// Condition variables a region's parked writers spread over (see `Mvcc::advanced`).
+const WAKE_SLOTS: u64 = 64;
 
 /// Reader slots of a region: open scanners and Gets in flight at once before the locked
 /// list is used.
@@ -150,7 +156,7 @@ impl Mvcc {
                 entries: VecDeque::new(),
                 next: start + 1,
             }),
-            advanced: Condvar::new(),
+            advanced: (0..WAKE_SLOTS).map(|_| Condvar::new()).collect(),
             readers: Mutex::new(VecDeque::new()),
         }
     }
@@ -277,10 +283,19 @@ impl Mvcc {
             advanced_to = Some(n);
         }
         if let Some(n) = advanced_to {
-            self.read_point.store(n, Ordering::SeqCst);
-            self.advanced.notify_all();
+            let from = self.read_point.swap(n, Ordering::SeqCst);
+            // Wake the writers of the numbers now visible (under the queue lock, which
+            // each waiter holds from its check to its wait: no wake-up is lost).
+            for waiter in (from + 1..=n).take(WAKE_SLOTS as usize) {
+                self.wake_slot(waiter).notify_all();
+            }
         }
         self.read_point() >= entry.write_number
+    }
+
+    /// The condition variable the writer of number `n` parks on.
+    fn wake_slot(&self, n: u64) -> &Condvar {
+        &self.advanced[(n % WAKE_SLOTS) as usize]
     }
 
     /// Completes `entry` and waits until the read point covers it, so the writer reads
@@ -297,7 +312,7 @@ impl Mvcc {
         }
         let mut q = self.queue.lock();
         while self.read_point() < n {
-            self.advanced.wait(&mut q);
+            self.wake_slot(n).wait(&mut q);
         }
     }
 

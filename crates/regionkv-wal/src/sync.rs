@@ -20,6 +20,57 @@ pub use std::time::Instant;
 /// means other threads want the CPU (more threads than cores), and spinning would take it
 /// from the one being waited for.
 pub fn relax_until(done: impl Fn() -> bool) -> bool {
+    // At most one waiter fewer than there are cores relaxes at a time; the others park at
+    // once. With more threads than cores, spinners would otherwise take turns on the
+    // CPUs while the thread they wait for waits for one.
+    let _slot = match SpinSlot::take() {
+        Some(slot) => slot,
+        None => return done(),
+    };
+    relax_in_slot(done)
+}
+
+/// The waiters relaxing now.
+static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many may relax at once: one fewer than the cores, at least one.
+fn spin_slots() -> usize {
+    static SLOTS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *SLOTS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .max(1)
+    })
+}
+
+/// A place among the relaxing waiters, given back on drop.
+struct SpinSlot;
+
+impl SpinSlot {
+    fn take() -> Option<Self> {
+        let slots = spin_slots();
+        let mut now = SPINNING.load(Ordering::Relaxed);
+        loop {
+            if now >= slots {
+                return None;
+            }
+            match SPINNING.compare_exchange_weak(now, now + 1, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => return Some(Self),
+                Err(seen) => now = seen,
+            }
+        }
+    }
+}
+
+impl Drop for SpinSlot {
+    fn drop(&mut self) {
+        SPINNING.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// [`relax_until`] once a slot is taken.
+fn relax_in_slot(done: impl Fn() -> bool) -> bool {
     /// Busy spins first (each a few dozen `pause`s).
     const SPINS: u32 = 20;
     /// The longest the yields go on.
