@@ -6,6 +6,7 @@
 #   benches/compare.sh --profile defaults    # each engine as a user creates it (regionkv:
 #                                            # HBase's 64 KiB blocks, 128 MiB memstores)
 #   benches/compare.sh --num 10000000 --benchmarks fillrandom,readrandom
+#   benches/compare.sh --threads 1,2,4,8     # and again with 2, 4 and 8 client threads
 #   benches/compare.sh --json > run.json
 #
 # Arguments go to `regionkv bench compare` (`--help` lists them). The peers are compiled in

@@ -25,10 +25,12 @@
 //! While a leader is inside `fdatasync` (about 1–2 ms on the work disk), new appenders pile
 //! into the buffer; the next leader writes and syncs them all with one call each.
 //!
-//! A `SyncWal` follower behind a round that only writes waits a few microseconds (the
-//! leader's `write(2)`), so before parking on the condition variable it releases the lock
-//! and watches a counter of finished rounds (`epoch`), spinning and then yielding while
-//! yields stay quick (`sync::relax_until`, RocksDB's adaptive wait). Parking there cost a
+//! A follower behind a round waits a few microseconds (the leader's `write(2)`), or one
+//! `fdatasync` (tens to hundreds of microseconds, the leader asleep in the kernel), so
+//! before parking on the condition variable it releases the lock and watches a counter of
+//! finished rounds (`epoch`), spinning and then yielding while yields stay quick, for at
+//! most 100 µs (`sync::relax_until`, RocksDB's adaptive wait). Released together, the
+//! writers of one round come back together and share the next one. Parking there cost a
 //! futex sleep and wake-up per append: two writer threads made 156,000 context switches
 //! per million puts and wrote at 0.6-0.7x one thread's rate (issue 32; measured in
 //! docs/benchmarks.md, "Client threads").
@@ -781,13 +783,12 @@ impl Shared {
                 return Ok(());
             }
             if st.busy || st.gathering {
-                // A `SyncWal` waiter behind a round that only writes (no `fdatasync`)
-                // waits microseconds: it watches for the round's end before parking.
-                if wait == Wait::Written
-                    && !relaxed
-                    && !st.gathering
-                    && st.fsync_wanted <= st.synced
-                {
+                // A waiter behind a round watches for the round's end before parking. A
+                // round that only writes takes microseconds; one that syncs takes the
+                // disk's `fdatasync` (~90 µs on the work disk), with the leader asleep in
+                // the kernel and the CPU free. `relax_until` gives up after 100 µs, or
+                // sooner when other threads want the CPU.
+                if !relaxed && !st.gathering {
                     relaxed = true;
                     let epoch = self.epoch.load(Ordering::Acquire);
                     MutexGuard::unlocked(st, || {
