@@ -366,25 +366,8 @@ impl Design {
         }
         let mut descriptor = TableDescriptor::new(&f.table, families)
             .map_err(|e| invalid(format!("table '{}': {e}", f.table)))?;
-        for (key, value) in &f.table_options {
-            let v = scalar(value)
-                .ok_or_else(|| invalid(format!("{key} must be a string, number or boolean")))?;
-            descriptor
-                .set_attribute(key, &v)
-                .map_err(|e| invalid(e.to_string()))?;
-        }
-        descriptor
-            .check_hbase_limits()
-            .map_err(|e| invalid(e.to_string()))?;
-        // The split policy the region server would load (an unknown class, a prefix policy
-        // without its length), refused here as HBase's table creation would.
-        descriptor
-            .split_policy()
-            .map_err(|e| invalid(e.to_string()))?;
-        let presplit = match f.presplit {
-            None => PreSplit::None,
-            Some(p) => presplit(p, dir).map_err(invalid)?,
-        };
+        let presplit =
+            table_settings(&mut descriptor, &f.table_options, f.presplit, dir).map_err(invalid)?;
         let mut indexes: Vec<IndexDesign> = Vec::new();
         for ix in f.index {
             let index = index_design(ix, &descriptor, file, dir)?;
@@ -443,6 +426,31 @@ impl PreSplit {
     }
 }
 
+/// Applies a table's `table_options` to `descriptor`, checks it as HBase's table creation
+/// would (HBase's limits, and the split policy the region server would load: an unknown
+/// class, a prefix policy without its length), and reads its pre-splits. The error is the
+/// message, for the caller to name its file.
+fn table_settings(
+    descriptor: &mut TableDescriptor,
+    options: &BTreeMap<String, toml::Value>,
+    splits: Option<PreSplitFile>,
+    dir: &Path,
+) -> Result<PreSplit, String> {
+    for (key, value) in options {
+        let v =
+            scalar(value).ok_or_else(|| format!("{key} must be a string, number or boolean"))?;
+        descriptor
+            .set_attribute(key, &v)
+            .map_err(|e| e.to_string())?;
+    }
+    descriptor.check_hbase_limits().map_err(|e| e.to_string())?;
+    descriptor.split_policy().map_err(|e| e.to_string())?;
+    match splits {
+        None => Ok(PreSplit::None),
+        Some(p) => presplit(p, dir),
+    }
+}
+
 /// One `[[index]]` entry: its table inherits the base table's sizes and split policy (the
 /// lab's designs are scaled down, and an index at HBase's 10 GiB default would never split
 /// here), then takes its own `table_options`.
@@ -490,23 +498,8 @@ fn index_design(
     // The policy and its settings (a prefix policy's length lives in the configuration).
     descriptor.split_policy = base.split_policy.clone();
     descriptor.configuration = base.configuration.clone();
-    for (key, value) in &ix.table_options {
-        let v = scalar(value)
-            .ok_or_else(|| invalid(format!("{key} must be a string, number or boolean")))?;
-        descriptor
-            .set_attribute(key, &v)
-            .map_err(|e| invalid(e.to_string()))?;
-    }
-    descriptor
-        .check_hbase_limits()
-        .map_err(|e| invalid(e.to_string()))?;
-    descriptor
-        .split_policy()
-        .map_err(|e| invalid(e.to_string()))?;
-    let presplit = match ix.presplit {
-        None => PreSplit::None,
-        Some(p) => presplit(p, dir).map_err(invalid)?,
-    };
+    let presplit =
+        table_settings(&mut descriptor, &ix.table_options, ix.presplit, dir).map_err(invalid)?;
     Ok(IndexDesign {
         name: ix.name,
         kind,
