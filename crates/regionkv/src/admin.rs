@@ -767,6 +767,41 @@ impl Admin {
         Ok((**self.inner().table(name)?.descriptor.load()).clone())
     }
 
+    /// The coprocessors the enabled tables' regions load, by simple class name, sorted and
+    /// each once (HBase's `ServerMetrics#getCoprocessorNames`, which `status 'detailed'`
+    /// prints): each `coprocessor$N` spec whose class regionkv ships or the program
+    /// registered.
+    ///
+    /// ```
+    /// use regionkv::{ColumnFamilyDescriptor, TableDescriptor};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let options = regionkv::DbOptions::default().background(false);
+    /// # let db = regionkv::Db::open(dir.path(), options)?;
+    /// let mut desc = TableDescriptor::new("t", vec![ColumnFamilyDescriptor::new(b"cf")?])?;
+    /// assert!(db.admin().coprocessor_names()?.is_empty());
+    /// desc.add_coprocessor("|org.apache.hadoop.hbase.coprocessor.AggregateImplementation||")?;
+    /// db.admin().create_table(&desc)?;
+    /// assert_eq!(db.admin().coprocessor_names()?, ["AggregateImplementation"]);
+    /// db.admin().disable_table("t")?;
+    /// assert!(db.admin().coprocessor_names()?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn coprocessor_names(&self) -> Result<Vec<String>> {
+        let mut names = std::collections::BTreeSet::new();
+        for table in self.list_tables()? {
+            if !self.is_table_enabled(&table)? {
+                continue;
+            }
+            for (_, spec) in self.describe(&table)?.coprocessors() {
+                if self.inner().coprocessors.is_loadable(&spec.class_name) {
+                    let simple = spec.class_name.rsplit('.').next().unwrap_or_default();
+                    names.insert(simple.to_string());
+                }
+            }
+        }
+        Ok(names.into_iter().collect())
+    }
+
     /// Every table name, sorted.
     ///
     /// ```

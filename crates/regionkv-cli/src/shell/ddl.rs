@@ -1580,7 +1580,8 @@ impl Engine {
         regions.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         let server = SERVER_NAME.replacen(',', ":", 1).replacen(',', " ", 1);
         let loads: Vec<RegionLoad> = regions.iter().map(RegionLoad::of).collect();
-        let server_load = server_load(&loads);
+        let coprocessors = admin.coprocessor_names().map_err(|e| hbase_error(e, ""))?;
+        let server_load = server_load(&loads, &coprocessors);
         match format.as_str() {
             "simple" => {
                 out.line(&format!("active master:  {server}"))?;
@@ -1939,10 +1940,11 @@ impl RegionLoad {
     }
 }
 
-/// HBase 2.x's `ServerLoad.toString` for the one server, summing its regions' loads.
+/// HBase 2.x's `ServerLoad.toString` for the one server, summing its regions' loads, with
+/// the coprocessors its regions load (simple class names, sorted).
 /// requestsPerSecond, usedHeapMB and maxHeapMB are a JVM region server's samples, which an
 /// embedded engine has not (0).
-fn server_load(loads: &[RegionLoad]) -> String {
+fn server_load(loads: &[RegionLoad], coprocessors: &[String]) -> String {
     let sum = |f: fn(&RegionLoad) -> u64| loads.iter().map(f).sum::<u64>();
     let uncompressed = sum(|l| l.uncompressed_mb);
     let storefile = sum(|l| l.storefile_mb);
@@ -1960,7 +1962,7 @@ fn server_load(loads: &[RegionLoad]) -> String {
         ", memstoreSizeMB={}, storefileIndexSizeKB={}, readRequestsCount={}, \
          filteredReadRequestsCount={}, writeRequestsCount={}, rootIndexSizeKB={}, \
          totalStaticIndexSizeKB={}, totalStaticBloomSizeKB={}, totalCompactingKVs={compacted}, \
-         currentCompactedKVs={compacted}, compactionProgressPct={}, coprocessors=[]",
+         currentCompactedKVs={compacted}, compactionProgressPct={}, coprocessors=[{}]",
         sum(|l| l.memstore_mb),
         sum(|l| l.index_kb),
         sum(|l| l.reads),
@@ -1969,7 +1971,8 @@ fn server_load(loads: &[RegionLoad]) -> String {
         sum(|l| l.index_kb),
         sum(|l| l.index_kb),
         sum(|l| l.bloom_kb),
-        progress_pct(compacted, compacted)
+        progress_pct(compacted, compacted),
+        coprocessors.join(", ")
     ));
     s
 }

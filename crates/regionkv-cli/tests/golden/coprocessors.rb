@@ -1,7 +1,8 @@
 # coprocessors: alter's 'coprocessor' specs (stored as typed, numbered coprocessor$N, listed
 # by describe), HBase's refusals (pattern, duplicate class, a class regionkv does not
 # ship), unset and remove; and regionkv's `aggregate` command over the
-# AggregateImplementation endpoint, before and after it is loaded, across two regions.
+# AggregateImplementation endpoint, before and after it is loaded (status lists it among
+# the server's coprocessors, by simple name), across two regions.
 # exit: 1
 clock 1700000000000
 create 't1', 'f', SPLITS => ['m']
@@ -12,6 +13,7 @@ put 't1', 'q', 'f:n', 'text'
 aggregate 't1', 'sum', {COLUMNS => 'f:n'}
 alter 't1', METHOD => 'table_att', 'coprocessor' => '|org.apache.hadoop.hbase.coprocessor.AggregateImplementation|1001|'
 describe 't1'
+status 'simple'
 aggregate 't1', 'rowcount'
 aggregate 't1', 'sum', {COLUMNS => 'f:n'}
 aggregate 't1', 'min', {COLUMNS => 'f:n'}
