@@ -7,7 +7,8 @@
 //!   compiled by that crate a second time against shuttle-backed primitives ([`sync`])
 //!   under its additive `shuttle` feature. Its file I/O is a `MemFs` behind a `FaultFs`
 //!   ([`wal_disk`]); its clock is the execution's progress (see `regionkv_wal::shuttle::sync`).
-//! * [`mvcc`] is the engine's own MVCC, compiled the same way by `regionkv-region`.
+//! * [`mvcc`] is the engine's own MVCC, compiled the same way by `regionkv-region`, and
+//!   [`commit_slots`] its limit on the writers inside a region's write path.
 //! * [`region`] restates the write/flush/read interplay of a region — updates lock, MVCC
 //!   (the real [`mvcc`]), two stores' memstore snapshot swap, file commit — to check that a
 //!   flush cuts at a read point and that readers never miss or tear a row across it.
@@ -18,6 +19,8 @@
 pub mod region;
 pub mod wal_disk;
 
+/// The engine's commit slots over shuttle's primitives (regionkv-region's `shuttle` feature).
+pub use regionkv_region::shuttle::commit_slots;
 /// The engine's MVCC over shuttle's primitives (regionkv-region's `shuttle` feature).
 pub use regionkv_region::shuttle::mvcc;
 /// parking_lot-shaped primitives, threads and a clock over shuttle's.

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bulk_load;
+pub mod commit_slots;
 pub mod compaction;
 pub mod coprocessor;
 pub mod descriptor;

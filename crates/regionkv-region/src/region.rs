@@ -25,6 +25,7 @@
 //! 3. A failed WAL write, flush or manifest update poisons the region: later writes fail
 //!    until it is reopened (the memstore still holds the data, so reads stay correct).
 
+use crate::commit_slots::CommitSlots;
 use crate::descriptor::TableDescriptor;
 use crate::durability::Durability;
 use crate::error::{Error, RequestProblem, Result};
@@ -60,6 +61,28 @@ fn stamp(cells: &mut [Cell], now: i64, seq: u64) {
             c.set_timestamp(now);
         }
         c.set_seq_id(seq);
+    }
+}
+
+/// How often a writer blocked on a full memstore asks for a flush again (HBase's
+/// `hbase.server.thread.wakefrequency`, 10 s).
+const BLOCKED_WRITER_WAKE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Clears a flag when dropped, unless it was cleared already.
+struct ClearOnDrop<'a>(Option<&'a AtomicBool>);
+
+impl ClearOnDrop<'_> {
+    /// Clears the flag now, and not again on drop.
+    fn clear(&mut self) {
+        if let Some(flag) = self.0.take() {
+            flag.store(false, Ordering::Release);
+        }
+    }
+}
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 
@@ -128,12 +151,19 @@ pub struct Region {
     stores: BTreeMap<Vec<u8>, Arc<Store>>,
     mvcc: Arc<Mvcc>,
     row_locks: RowLocks,
+    /// Writers between their MVCC entry and its completion, at most as many as the
+    /// machine has cores (`commit_slots` module docs).
+    commit_slots: CommitSlots,
     services: RegionServices,
     manifest: Mutex<Manifest>,
     /// Writers hold it shared; a flush takes it exclusively to snapshot (HBase's
     /// `updatesLock`).
     updates: RwLock<()>,
     flush_lock: Mutex<()>,
+    /// A flush was asked of the flusher and has not run yet (HBase's
+    /// `writestate.flushRequested`): writes past the flush size ask once, not once each
+    /// while the flush they asked for runs. Cleared when a flush ends.
+    flush_requested: AtomicBool,
     compaction_lock: Mutex<()>,
     /// Sum of the stores' memstore data sizes (cell bytes: what a flush writes).
     memstore_size: AtomicU64,
@@ -327,10 +357,12 @@ impl Region {
             stores,
             mvcc: Arc::new(Mvcc::new(max_seq)),
             row_locks: RowLocks::new(),
+            commit_slots: CommitSlots::for_this_machine(),
             services,
             manifest: Mutex::new(manifest),
             updates: RwLock::new(()),
             flush_lock: Mutex::new(()),
+            flush_requested: AtomicBool::new(false),
             compaction_lock: Mutex::new(()),
             memstore_size: AtomicU64::new(0),
             memstore_heap_size: AtomicU64::new(0),
@@ -656,13 +688,24 @@ impl Region {
                 limit,
                 "blocking updates: memstore above the blocking limit"
             );
-            self.request_flush();
             let deadline = Instant::now() + self.services.config.busy_wait;
-            let mut g = self.flushed.0.lock();
-            while self.memstore_hbase_heap_size() > limit {
-                if self.flushed.1.wait_until(&mut g, deadline).timed_out()
-                    && self.memstore_hbase_heap_size() > limit
-                {
+            loop {
+                // Asked again at every wake-up, as HBase's `checkResources` does (every
+                // `hbase.server.thread.wakefrequency`): a flush that ended without
+                // freeing enough leaves no request behind.
+                self.request_flush();
+                let step = (Instant::now() + BLOCKED_WRITER_WAKE).min(deadline);
+                let mut g = self.flushed.0.lock();
+                while self.memstore_hbase_heap_size() > limit {
+                    if self.flushed.1.wait_until(&mut g, step).timed_out() {
+                        break;
+                    }
+                }
+                drop(g);
+                if self.memstore_hbase_heap_size() <= limit {
+                    break;
+                }
+                if Instant::now() >= deadline {
                     return Err(Error::RegionTooBusy {
                         region: self.encoded.clone(),
                         size: self.memstore_hbase_heap_size(),
@@ -705,16 +748,26 @@ impl Region {
     /// deterministically. REQUIRES: no row lock or updates lock held (the flush takes the
     /// updates lock).
     fn request_flush(self: &Arc<Self>) {
+        // HBase's `requestFlush0`: a region asks once until the flush it asked for has run
+        // (any flush ending clears the flag). Without it, every write during a flush asked
+        // again, and the second flush thread flushed the few MB written meanwhile as soon
+        // as the first was done: three flushes and files where HBase makes one.
+        if self.flush_requested.swap(true, Ordering::AcqRel) {
+            return;
+        }
         let queued = self
             .services
             .server
             .as_ref()
             .is_some_and(|s| s.request_flush(self));
-        if !queued
-            && self.services.config.inline_flush
-            && let Err(e) = self.flush()
-        {
-            tracing::warn!(region = %self.encoded, error = %e, "inline flush failed");
+        if !queued {
+            // No flusher will run it later: the request ends here, flushed or not.
+            self.flush_requested.store(false, Ordering::Release);
+            if self.services.config.inline_flush
+                && let Err(e) = self.flush()
+            {
+                tracing::warn!(region = %self.encoded, error = %e, "inline flush failed");
+            }
         }
     }
 
@@ -763,6 +816,10 @@ impl Region {
         self.check_row_of_region(row)?;
         self.check_resources()?;
         let durability = self.table.effective_durability(durability);
+        let mode = durability.sync_mode();
+        // A commit slot before the row lock (`commit_slots` module docs); an FSYNC_WAL
+        // write takes none: it waits for the disk, sharing syncs with other writers.
+        let slot = (mode != Some(SyncMode::Fsync)).then(|| self.commit_slots.acquire());
         let _row = self
             .row_locks
             .lock(row, self.services.config.row_lock_wait)
@@ -782,22 +839,31 @@ impl Region {
         let updates = self.updates.read();
         self.check_open()?;
         self.prepare_delete_timestamps(row, &mut cells, now)?;
+        let seq = self.commit(cells, now, mode)?;
+        drop(updates);
+        drop(_row);
+        drop(slot);
+        self.after_write();
+        Ok((seq, out))
+    }
+
+    /// Commits one row mutation: an MVCC entry, a WAL record at `mode` (none: SKIP_WAL),
+    /// the memstore insert, the wait for visibility. Returns its sequence id. REQUIRES:
+    /// the row lock and the updates lock (shared) held, the region checked open.
+    fn commit(&self, mut cells: Vec<Cell>, now: i64, mode: Option<SyncMode>) -> Result<u64> {
         let entry = self.mvcc.begin();
         let seq = entry.write_number();
         stamp(&mut cells, now, seq);
-        if let Some(mode) = durability.sync_mode()
+        if let Some(mode) = mode
             && let Err(e) = self.append_to_wal(seq, now, &cells, mode)
         {
             // Nothing of this write reached the memstore: complete the entry as empty.
             self.mvcc.complete(entry);
-            return Err(e.into());
+            return Err(e);
         }
         self.add_to_memstore(&cells, now);
         self.mvcc.complete_and_wait(entry);
-        drop(updates);
-        drop(_row);
-        self.after_write();
-        Ok((seq, out))
+        Ok(seq)
     }
 
     /// The checks of a mutation's row before anything is locked: a legal row, and one of
@@ -940,6 +1006,11 @@ impl Region {
         }
         self.check_writable("flush")?;
         let _flush = self.flush_lock.lock();
+        // However the flush ends, a flush asked for before it has run (HBase clears
+        // `flushRequested` in `flushcache`'s finally block). A flush that frees memory
+        // clears it before waking the writers blocked on a full memstore, so that one
+        // that finds the memstore full again asks anew.
+        let mut requested = ClearOnDrop(Some(&self.flush_requested));
         let span = tracing::info_span!("flush", region = %self.encoded);
         let _enter = span.enter();
         // HBase's preFlush: its error fails the flush before anything is taken. No flush
@@ -1102,6 +1173,7 @@ impl Region {
             store.memstore().clear_snapshot(seg.id());
         }
         self.account_sub(freed, released);
+        requested.clear();
         if !result.files.is_empty() {
             self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
         }

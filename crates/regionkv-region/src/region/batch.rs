@@ -165,6 +165,8 @@ impl Region {
         self.check_open()?;
         self.check_writable("write")?;
         self.check_resources()?;
+        // A commit slot before any row lock, as `mutate_row` takes one (`commit_slots`).
+        let slot = (mode != Some(SyncMode::Fsync)).then(|| self.commit_slots.acquire());
         let mut guards: Vec<RowLockGuard<'_>> = Vec::new();
         // Rows this mini-batch holds the lock of: a repeated row reuses its lock.
         let mut held: FxHashSet<&[u8]> = FxHashSet::default();
@@ -310,6 +312,7 @@ impl Region {
         self.mvcc.complete_and_wait(entry);
         drop(updates);
         drop(guards);
+        drop(slot);
         for &i in &taken {
             writes[i].outcome = Some(Ok(seq));
         }

@@ -15,3 +15,8 @@ pub use regionkv_wal::shuttle::sync;
 #[path = "../mvcc.rs"]
 #[allow(missing_docs, clippy::duplicate_mod)] // the second compilation is the point
 pub mod mvcc;
+
+// `crate::commit_slots`, over `sync`, the same way.
+#[path = "../commit_slots.rs"]
+#[allow(missing_docs, clippy::duplicate_mod)]
+pub mod commit_slots;

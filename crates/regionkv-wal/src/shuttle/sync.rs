@@ -23,6 +23,8 @@ use std::time::Duration;
 
 pub use shuttle::sync::RwLock;
 pub use shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+/// Thread-locals of shuttle's threads (the engine's `sync` modules name std's).
+pub use shuttle::thread_local;
 
 /// A mutex whose `lock` cannot fail (a poisoned lock is taken over, as parking_lot has no
 /// poisoning).
