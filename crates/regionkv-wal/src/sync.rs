@@ -20,14 +20,23 @@ pub use std::time::Instant;
 /// means other threads want the CPU (more threads than cores), and spinning would take it
 /// from the one being waited for.
 pub fn relax_until(done: impl Fn() -> bool) -> bool {
-    // At most one waiter fewer than there are cores relaxes at a time; the others park at
+    relax_for(RELAX_FOR, done)
+}
+
+/// The yields of [`relax_until`] go on for at most this long.
+const RELAX_FOR: std::time::Duration = std::time::Duration::from_micros(100);
+
+/// [`relax_until`] with the yields going on for at most `limit` (a wait whose expected
+/// length is known: an `fdatasync` that takes longer than the default).
+pub fn relax_for(limit: std::time::Duration, done: impl Fn() -> bool) -> bool {
+    // At most as many waiters relax at a time as there are cores; the others park at
     // once. With more threads than cores, spinners would otherwise take turns on the
     // CPUs while the thread they wait for waits for one.
     let _slot = match SpinSlot::take() {
         Some(slot) => slot,
         None => return done(),
     };
-    relax_in_slot(done)
+    relax_in_slot(limit, done)
 }
 
 /// The waiters relaxing now.
@@ -70,11 +79,9 @@ impl Drop for SpinSlot {
 }
 
 /// [`relax_until`] once a slot is taken.
-fn relax_in_slot(done: impl Fn() -> bool) -> bool {
+fn relax_in_slot(yield_for: std::time::Duration, done: impl Fn() -> bool) -> bool {
     /// Busy spins first (each a few dozen `pause`s).
     const SPINS: u32 = 20;
-    /// The longest the yields go on.
-    const YIELD_FOR: std::time::Duration = std::time::Duration::from_micros(100);
     /// A yield this long means another thread ran meanwhile.
     const SLOW_YIELD: std::time::Duration = std::time::Duration::from_micros(3);
     /// Slow yields before giving up.
@@ -102,7 +109,7 @@ fn relax_in_slot(done: impl Fn() -> bool) -> bool {
                 return done();
             }
         }
-        if now - start > YIELD_FOR {
+        if now - start > yield_for {
             return done();
         }
     }

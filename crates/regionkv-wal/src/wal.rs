@@ -28,12 +28,14 @@
 //! A follower behind a round waits a few microseconds (the leader's `write(2)`), or one
 //! `fdatasync` (tens to hundreds of microseconds, the leader asleep in the kernel), so
 //! before parking on the condition variable it releases the lock and watches a counter of
-//! finished rounds (`epoch`), spinning and then yielding while yields stay quick, for at
-//! most 100 µs (`sync::relax_until`, RocksDB's adaptive wait). Released together, the
-//! writers of one round come back together and share the next one. Parking there cost a
-//! futex sleep and wake-up per append: two writer threads made 156,000 context switches
-//! per million puts and wrote at 0.6-0.7x one thread's rate (issue 32; measured in
-//! docs/benchmarks.md, "Client threads").
+//! finished rounds (`epoch`), spinning and then yielding while yields stay quick
+//! (`sync::relax_for`, RocksDB's adaptive wait): for at most 100 µs behind a round that
+//! only writes, and for a little longer than the last `fdatasync` took (at most 1 ms)
+//! behind one that syncs. It relaxes again after each round or gathering it saw end, and
+//! parks once a relax ends without one. Released together, the writers of one round come
+//! back together and share the next one. Parking there cost a futex sleep and wake-up per
+//! append: two writer threads made 156,000 context switches per million puts and wrote at
+//! 0.6-0.7x one thread's rate (issue 32; measured in docs/benchmarks.md, "Client threads").
 //!
 //! ## Gathering
 //!
@@ -45,7 +47,9 @@
 //! a round that will `fdatasync` first *gathers*: it waits, at most a quarter of the last
 //! sync's duration (capped at 500 µs), until as many records are pending as the last round
 //! wrote plus those left waiting at its end, i.e. until the writers the last round released
-//! are back. Others arriving meanwhile only enqueue and wake it. A lone writer never waits
+//! are back. It watches a count of enqueued records before it parks, as a follower
+//! watches rounds (a wake-up from a park cost two writers' rounds 10 µs more of the
+//! ~100 µs sync). Others arriving meanwhile only enqueue and wake it. A lone writer never waits
 //! (the estimate is its own one record), nor does anyone when syncs are instant (in-memory
 //! file systems) or the last round is long past. This is PostgreSQL's `commit_delay` /
 //! `commit_siblings`, made adaptive. Two threads then share every sync (measured: see
@@ -107,7 +111,7 @@ use regionkv_fs::{Fs, WritableFile};
 // it under shuttle's schedulers). Only `SystemTime`, a log header's creation stamp, comes
 // from std directly: no decision here depends on it.
 use super::sync::thread::{self, JoinHandle};
-use super::sync::{AtomicU64, Condvar, Instant, Mutex, MutexGuard, Ordering, relax_until};
+use super::sync::{AtomicU64, Condvar, Instant, Mutex, MutexGuard, Ordering, relax_for};
 
 use crate::accounting::{Accounting, RoundRegions};
 use crate::config::{SyncMode, WalConfig};
@@ -126,6 +130,10 @@ const ASYNC_BUFFER_LIMIT: usize = 1 << 20;
 const RECYCLE_LIMIT: usize = 4 << 20;
 /// The longest a leader gathers before an `fdatasync` round (see "Gathering").
 const MAX_GATHER: Duration = Duration::from_micros(500);
+/// How long a waiter behind a round that only writes relaxes before it parks.
+const RELAX_FOR_WRITE: Duration = Duration::from_micros(100);
+/// The longest a waiter for an `fdatasync` relaxes before it parks (slower disks: park).
+const MAX_RELAX_FOR_SYNC: Duration = Duration::from_millis(1);
 
 /// Counters of one [`Wal`] since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -301,6 +309,8 @@ struct Shared {
     wake_syncer: Condvar,
     /// Wakes a gathering would-be leader when a record is enqueued.
     gather: Condvar,
+    /// Records enqueued so far, for a gathering leader to watch without the lock.
+    enqueued: AtomicU64,
 }
 
 /// The write-ahead log of one Db: one log file at a time, shared by every region.
@@ -493,6 +503,7 @@ impl Wal {
             }),
             progress: Condvar::new(),
             epoch: AtomicU64::new(0),
+            enqueued: AtomicU64::new(0),
             wake_syncer: Condvar::new(),
             gather: Condvar::new(),
         });
@@ -553,6 +564,7 @@ impl Wal {
         let mut st = guard;
         st.appended += record_len as u64;
         st.pending_records += 1;
+        shared.enqueued.fetch_add(1, Ordering::Release);
         if st.gathering {
             shared.gather.notify_one();
         }
@@ -767,8 +779,9 @@ impl Shared {
         // A waiter for `synced` must have asked for it, or no round would ever sync.
         debug_assert!(wait == Wait::Written || st.fsync_wanted >= target);
         let mut gathered = false;
-        // Relaxes once per wait: after that, parks like any waiter.
-        let mut relaxed = false;
+        // Relaxes while relaxing ends in progress (a round or a gathering ended); a relax
+        // that ends without it parks, and a park ends in progress.
+        let mut may_relax = true;
         loop {
             if let Some(cause) = &st.failure {
                 return Err(Error::Poisoned {
@@ -786,17 +799,23 @@ impl Shared {
                 // A waiter behind a round watches for the round's end before parking. A
                 // round that only writes takes microseconds; one that syncs takes the
                 // disk's `fdatasync` (~90 µs on the work disk), with the leader asleep in
-                // the kernel and the CPU free. `relax_until` gives up after 100 µs, or
+                // the kernel and the CPU free, and a waiter for the sync relaxes through
+                // it (a little longer than the last one took). `relax_for` gives up
                 // sooner when other threads want the CPU.
-                if !relaxed && !st.gathering {
-                    relaxed = true;
+                if may_relax {
+                    let limit = match wait {
+                        Wait::Written => RELAX_FOR_WRITE,
+                        Wait::Synced | Wait::SyncedGathering => (st.last_sync + st.last_sync / 4)
+                            .clamp(RELAX_FOR_WRITE, MAX_RELAX_FOR_SYNC),
+                    };
                     let epoch = self.epoch.load(Ordering::Acquire);
-                    MutexGuard::unlocked(st, || {
-                        relax_until(|| self.epoch.load(Ordering::Acquire) != epoch)
+                    may_relax = MutexGuard::unlocked(st, || {
+                        relax_for(limit, || self.epoch.load(Ordering::Acquire) != epoch)
                     });
                     continue;
                 }
                 self.progress.wait(st);
+                may_relax = true;
                 continue;
             }
             if st.writer.is_none() {
@@ -827,6 +846,16 @@ impl Shared {
         }
         let deadline = Instant::now() + patience;
         st.gathering = true;
+        // The writers the last round released are usually microseconds away: watch for
+        // their records before parking (a park's wake-up would cost the round more than
+        // the wait it ends).
+        let missing = expected - st.pending_records;
+        let seen = self.enqueued.load(Ordering::Acquire);
+        MutexGuard::unlocked(st, || {
+            relax_for(patience, || {
+                self.enqueued.load(Ordering::Acquire) >= seen + missing
+            })
+        });
         while st.pending_records < expected && st.failure.is_none() {
             if self.gather.wait_until(st, deadline).timed_out() {
                 break;

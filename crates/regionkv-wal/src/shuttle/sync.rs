@@ -205,6 +205,11 @@ pub mod thread {
 /// let the thread waited for run), so the models explore waits that end while relaxing
 /// and waits that park, without multiplying every wait's schedule.
 pub fn relax_until(done: impl Fn() -> bool) -> bool {
+    relax_for(Duration::ZERO, done)
+}
+
+/// The engine's `sync::relax_for` under shuttle: as [`relax_until`], whatever the limit.
+pub fn relax_for(_limit: Duration, done: impl Fn() -> bool) -> bool {
     for _ in 0..3 {
         if done() {
             return true;
