@@ -34,6 +34,7 @@
 // shuttle's primitives.
 use super::sync::{Condvar, Mutex};
 use std::cell::Cell;
+use std::marker::PhantomData;
 
 super::sync::thread_local! {
     /// Slots this thread holds (0 or 1: nested writes take none).
@@ -47,11 +48,13 @@ pub struct CommitSlots {
     released: Condvar,
 }
 
-/// A held slot, released on drop; or, for a nested write, nothing.
+/// A held slot, released on drop; or, for a nested write, nothing. Not `Send`: the
+/// thread that took it marks itself as holding one, and releases it.
 #[derive(Debug)]
 #[must_use = "the slot is released when the guard drops"]
 pub struct CommitSlot<'a> {
     slots: Option<&'a CommitSlots>,
+    _this_thread: PhantomData<*const ()>,
 }
 
 impl Drop for CommitSlot<'_> {
@@ -82,7 +85,10 @@ impl CommitSlots {
     /// already holds one.
     pub fn acquire(&self) -> CommitSlot<'_> {
         if HELD.with(Cell::get) > 0 {
-            return CommitSlot { slots: None };
+            return CommitSlot {
+                slots: None,
+                _this_thread: PhantomData,
+            };
         }
         let mut free = self.free.lock();
         while *free == 0 {
@@ -91,7 +97,10 @@ impl CommitSlots {
         *free -= 1;
         drop(free);
         HELD.with(|h| h.set(1));
-        CommitSlot { slots: Some(self) }
+        CommitSlot {
+            slots: Some(self),
+            _this_thread: PhantomData,
+        }
     }
 
     /// Slots free now.

@@ -151,7 +151,7 @@ pub struct Region {
     stores: BTreeMap<Vec<u8>, Arc<Store>>,
     mvcc: Arc<Mvcc>,
     row_locks: RowLocks,
-    /// Writers between their MVCC entry and its completion, at most as many as the
+    /// Writers inside the write path (row lock to visibility), at most as many as the
     /// machine has cores (`commit_slots` module docs).
     commit_slots: CommitSlots,
     services: RegionServices,
