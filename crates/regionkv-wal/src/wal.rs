@@ -309,7 +309,8 @@ struct Shared {
     wake_syncer: Condvar,
     /// Wakes a gathering would-be leader when a record is enqueued.
     gather: Condvar,
-    /// Records enqueued so far, for a gathering leader to watch without the lock.
+    /// Records enqueued while a leader gathers (counted only then: off the lone
+    /// writer's path), for the gathering leader to watch without the lock.
     enqueued: AtomicU64,
 }
 
@@ -564,8 +565,8 @@ impl Wal {
         let mut st = guard;
         st.appended += record_len as u64;
         st.pending_records += 1;
-        shared.enqueued.fetch_add(1, Ordering::Release);
         if st.gathering {
+            shared.enqueued.fetch_add(1, Ordering::Release);
             shared.gather.notify_one();
         }
         st.stats.appends += 1;
