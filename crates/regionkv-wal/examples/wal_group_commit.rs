@@ -59,13 +59,14 @@ fn run(dir: &Path, threads: usize, mode: SyncMode, seconds: f64) {
     let stats = wal.stats();
     let n = done.load(Ordering::Relaxed);
     println!(
-        "{:<9} threads={threads}  appends/s={:>8.0}  appends={:>7}  syncs={:>6}  appends/sync={:>5.2}  writes={:>6}",
+        "{:<9} threads={threads}  appends/s={:>8.0}  appends={:>7}  syncs={:>6}  appends/sync={:>5.2}  writes={:>6}  handoffs={:>6}",
         mode.name(),
         n as f64 / elapsed,
         stats.appends,
         stats.syncs,
         stats.appends as f64 / stats.syncs.max(1) as f64,
         stats.writes,
+        stats.handoffs,
     );
     Arc::into_inner(wal).unwrap().close().unwrap();
 }

@@ -119,3 +119,17 @@ fn relax_in_slot(yield_for: std::time::Duration, done: impl Fn() -> bool) -> boo
 pub mod thread {
     pub use std::thread::{Builder, JoinHandle};
 }
+
+/// The CPU the calling thread runs on now, where the platform tells (Linux's
+/// `sched_getcpu`, a vDSO call): what the group commit's leader choice keys sync times by
+/// (see "The syncing CPU" in [`crate::wal`]).
+pub fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        Some(rustix::thread::sched_getcpu())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}

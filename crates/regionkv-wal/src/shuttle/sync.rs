@@ -218,3 +218,9 @@ pub fn relax_for(_limit: Duration, done: impl Fn() -> bool) -> bool {
     }
     done()
 }
+
+/// The engine's `sync::current_cpu` under shuttle: each task on one of two model CPUs
+/// (by task id), so that the models explore rounds handed to a waiter on the other one.
+pub fn current_cpu() -> Option<usize> {
+    Some(usize::from(shuttle::current::me()) % 2)
+}
