@@ -22,17 +22,31 @@
 //! inside a write (an observer's hook under the row lock of a checkAndMutate writing
 //! through its connection) must not wait for a slot its own caller holds.
 //!
-//! The slots are a counting semaphore on a mutex and a condition variable: a released
-//! slot wakes one waiter, and a writer that is running takes a free slot before a woken
-//! one gets there (barging). Handing the slot to the longest waiter instead (FIFO) was
-//! measured at about a quarter of the rate with 8 threads: the slot sat idle while its
-//! sleeping new owner was scheduled.
+//! The slots are a counting semaphore on a mutex and a condition variable, with the
+//! writers that are running preferred over the parked ones. A released slot stays free for
+//! whoever comes for it next (in a closed loop, usually its releaser, a microsecond later),
+//! and goes to a parked waiter (set aside for it, then the waiter woken) only
+//! - when no writer is inside any more: the releaser may be gone for good (a gateway
+//!   thread off to its socket), and nobody else would come for the slot; or
+//! - when a waiter's turn is due: at most once a millisecond (`HAND_OVER_EVERY`), which
+//!   bounds how long a parked writer waits behind running ones.
 //!
-//! Invariant: `free + holders = limit` (nested writes hold no slot).
+//! A woken waiter that finds another slot still free passes that one on too (nobody took
+//! it during its wake-up). The first version woke a waiter at every release: the
+//! woken thread mostly found the slot taken back already and parked again, or took it
+//! and sent its releaser to park, two context switches each time. With 8 writers on 2
+//! cores that was 40,000-230,000 context switches per million puts and, in some runs,
+//! 0.53-0.60x the 2-thread rate; handing over lazily cut them to 18,000-28,000
+//! (docs/benchmarks.md, "Client threads, third pass"). Handing every slot to the
+//! longest waiter (FIFO) was measured at about a quarter of the rate with 8 threads: the
+//! slot sat idle while its sleeping new owner was scheduled.
+//!
+//! Invariants (see `SlotState`): `free + holders = limit` (nested writes hold no slot);
+//! a waiter is woken only for a slot handed to it, so no wake-up finds nothing.
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
-use super::sync::{Condvar, Mutex};
+use super::sync::{Condvar, Instant, Mutex};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
@@ -44,8 +58,49 @@ super::sync::thread_local! {
 /// A region's commit slots (module docs).
 #[derive(Debug)]
 pub struct CommitSlots {
-    free: Mutex<usize>,
-    released: Condvar,
+    state: Mutex<SlotState>,
+    /// Signalled once per slot handed to a waiter (`SlotState::handed`).
+    handed: Condvar,
+}
+
+/// How often, at most, a released slot goes to a parked waiter while the writers that
+/// are running would take it back (the bound on how long a waiter waits behind them).
+const HAND_OVER_EVERY: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Under the mutex. Invariants: `free + holders == limit`; `handed <= free`;
+/// `handed <= waiters`.
+#[derive(Debug)]
+struct SlotState {
+    limit: usize,
+    /// Slots nobody holds, `handed` of them set aside for woken waiters.
+    free: usize,
+    /// Threads parked for a slot, or woken and not yet back under the mutex.
+    waiters: usize,
+    /// Free slots handed to waiters that were woken for them: nobody else takes these.
+    handed: usize,
+    /// When a release next hands its slot to a waiter although writers are inside.
+    next_hand_over: Option<Instant>,
+}
+
+impl SlotState {
+    /// Whether a slot just released (or left free by a waiter that took another) goes to a
+    /// parked waiter now: when one is parked without a slot handed to it, and either no
+    /// writer is inside (nobody would take the slot back soon: the releaser may be gone
+    /// for good) or a waiter's turn is due. Otherwise the running writers keep the slot:
+    /// waking a waiter for a slot that a running writer takes back a microsecond later
+    /// costs two context switches and finds nothing.
+    fn hand_over(&mut self, now: Instant) -> bool {
+        if self.waiters <= self.handed || self.free <= self.handed {
+            return false;
+        }
+        let idle = self.free == self.limit;
+        if !idle && self.next_hand_over.is_some_and(|t| now < t) {
+            return false;
+        }
+        self.handed += 1;
+        self.next_hand_over = Some(now + HAND_OVER_EVERY);
+        true
+    }
 }
 
 /// A held slot, released on drop; or, for a nested write, nothing. Not `Send`: the
@@ -61,8 +116,13 @@ impl Drop for CommitSlot<'_> {
     fn drop(&mut self) {
         if let Some(slots) = self.slots {
             HELD.with(|h| h.set(0));
-            *slots.free.lock() += 1;
-            slots.released.notify_one();
+            let mut st = slots.state.lock();
+            st.free += 1;
+            let hand_over = st.hand_over(Instant::now());
+            drop(st);
+            if hand_over {
+                slots.handed.notify_one();
+            }
         }
     }
 }
@@ -70,9 +130,16 @@ impl Drop for CommitSlot<'_> {
 impl CommitSlots {
     /// `limit` slots (at least one).
     pub fn new(limit: usize) -> Self {
+        let limit = limit.max(1);
         Self {
-            free: Mutex::new(limit.max(1)),
-            released: Condvar::new(),
+            state: Mutex::new(SlotState {
+                limit,
+                free: limit,
+                waiters: 0,
+                handed: 0,
+                next_hand_over: None,
+            }),
+            handed: Condvar::new(),
         }
     }
 
@@ -90,12 +157,28 @@ impl CommitSlots {
                 _this_thread: PhantomData,
             };
         }
-        let mut free = self.free.lock();
-        while *free == 0 {
-            self.released.wait(&mut free);
+        let mut st = self.state.lock();
+        if st.free > st.handed {
+            st.free -= 1;
+        } else {
+            st.waiters += 1;
+            // Woken only for a slot handed over (the condition variable has no spurious
+            // wake-ups), which this thread now takes.
+            while st.handed == 0 {
+                self.handed.wait(&mut st);
+            }
+            st.handed -= 1;
+            st.free -= 1;
+            st.waiters -= 1;
+            // A slot still free after a wake-up's delay is not being taken back by a
+            // running writer: pass it on to the next waiter too.
+            let more = st.free > st.handed && st.waiters > st.handed;
+            if more {
+                st.handed += 1;
+                drop(st);
+                self.handed.notify_one();
+            }
         }
-        *free -= 1;
-        drop(free);
         HELD.with(|h| h.set(1));
         CommitSlot {
             slots: Some(self),
@@ -105,7 +188,7 @@ impl CommitSlots {
 
     /// Slots free now.
     pub fn free(&self) -> usize {
-        *self.free.lock()
+        self.state.lock().free
     }
 }
 
@@ -176,5 +259,76 @@ mod tests {
         drop(held);
         waiter.join().unwrap();
         assert_eq!(slots.free(), 1);
+    }
+
+    fn state(limit: usize, free: usize, waiters: usize) -> SlotState {
+        SlotState {
+            limit,
+            free,
+            waiters,
+            handed: 0,
+            next_hand_over: None,
+        }
+    }
+
+    #[test]
+    fn a_release_hands_over_when_nobody_is_inside_or_a_turn_is_due() {
+        let t0 = Instant::now();
+        // Nobody waits: the slot just goes back.
+        assert!(!state(2, 1, 0).hand_over(t0));
+        // A waiter and a writer still inside: the first hand-over is due at once, the
+        // next one only a period later.
+        let mut st = state(2, 1, 2);
+        assert!(st.hand_over(t0));
+        assert_eq!(st.handed, 1);
+        st.handed = 0; // the woken waiter took it
+        st.free = 1; // and a running writer released another
+        assert!(
+            !st.hand_over(t0),
+            "running writers keep it until the next turn"
+        );
+        assert!(st.hand_over(t0 + HAND_OVER_EVERY));
+        // Nobody inside: a waiter gets it whatever the time (the releaser may be gone).
+        let mut idle = state(2, 2, 1);
+        idle.next_hand_over = Some(t0 + HAND_OVER_EVERY);
+        assert!(idle.hand_over(t0));
+        // Never more slots handed than waiters, nor than free slots.
+        assert!(
+            !idle.hand_over(t0),
+            "the one waiter has a slot handed to it"
+        );
+        let mut full = state(2, 1, 3);
+        full.handed = 1;
+        assert!(
+            !full.hand_over(t0 + HAND_OVER_EVERY),
+            "the one free slot is handed"
+        );
+    }
+
+    #[test]
+    fn a_waiter_gets_a_turn_while_writers_keep_taking_slots_back() {
+        let slots = Arc::new(CommitSlots::new(2));
+        let stop = Arc::new(AtomicUsize::new(0));
+        let busy: Vec<_> = (0..2)
+            .map(|_| {
+                let (slots, stop) = (slots.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    while stop.load(Ordering::Relaxed) == 0 {
+                        let _slot = slots.acquire();
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        // Each of these takes a slot from under the two loops (within a turn's period
+        // when both are inside; at once when both are between their slots).
+        for _ in 0..50 {
+            let _slot = slots.acquire();
+        }
+        stop.store(1, Ordering::Relaxed);
+        for b in busy {
+            b.join().unwrap();
+        }
+        assert_eq!(slots.free(), 2);
     }
 }

@@ -8,3 +8,4 @@ pub use parking_lot::{Condvar, Mutex};
 pub use regionkv_wal::relax::relax_until;
 pub use std::sync::atomic::{AtomicU64, Ordering};
 pub use std::thread_local;
+pub use std::time::Instant;
