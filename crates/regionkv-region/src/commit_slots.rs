@@ -162,10 +162,15 @@ impl CommitSlots {
             st.free -= 1;
         } else {
             st.waiters += 1;
-            // Woken only for a slot handed over (the condition variable has no spurious
-            // wake-ups), which this thread now takes.
-            while st.handed == 0 {
+            // Parks at least once: a slot handed over now belongs to a waiter already
+            // woken for it. Woken only for a handed slot (the condition variable has no
+            // spurious wake-ups, and each hand-over wakes one waiter), which this thread
+            // then takes; the loop only guards that.
+            loop {
                 self.handed.wait(&mut st);
+                if st.handed > 0 {
+                    break;
+                }
             }
             st.handed -= 1;
             st.free -= 1;
@@ -202,12 +207,32 @@ mod tests {
     #[test]
     fn no_more_holders_than_slots_and_every_waiter_gets_one() {
         let slots = Arc::new(CommitSlots::new(2));
+        // Two threads hold both slots at once.
+        let both = std::sync::Barrier::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let _slot = slots.acquire();
+                both.wait();
+                both.wait();
+            });
+            let _slot = slots.acquire();
+            both.wait();
+            assert_eq!(slots.free(), 0, "two holders");
+            both.wait();
+        });
+        assert_eq!(slots.free(), 2);
+        // Eight threads contend: never three inside, and all get through. (How often two
+        // are inside at once depends on the machine's load: a thread may run all its
+        // turns alone.)
         let inside = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));
+        let start = Arc::new(std::sync::Barrier::new(8));
         std::thread::scope(|s| {
             for _ in 0..8 {
-                let (slots, inside, most) = (slots.clone(), inside.clone(), most.clone());
+                let (slots, inside, most, start) =
+                    (slots.clone(), inside.clone(), most.clone(), start.clone());
                 s.spawn(move || {
+                    start.wait();
                     for _ in 0..2000 {
                         let _slot = slots.acquire();
                         let n = inside.fetch_add(1, Ordering::SeqCst) + 1;
@@ -218,11 +243,8 @@ mod tests {
                 });
             }
         });
-        assert_eq!(
-            most.load(Ordering::SeqCst),
-            2,
-            "two holders at once, never three"
-        );
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= 2, "{most} holders at once in two slots");
         assert_eq!(slots.free(), 2, "every slot came back");
     }
 
