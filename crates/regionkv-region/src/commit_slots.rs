@@ -41,8 +41,12 @@
 //! longest waiter (FIFO) was measured at about a quarter of the rate with 8 threads: the
 //! slot sat idle while its sleeping new owner was scheduled.
 //!
+//! A writer that finds no free slot but one handed over takes it, even though a woken
+//! waiter is on its way to it (that waiter parks again): keeping the slot for the waiter
+//! left it idle through each wake-up, and 8 writers ran at half the rate of 2.
+//!
 //! Invariants (see `SlotState`): `free + holders = limit` (nested writes hold no slot);
-//! a waiter is woken only for a slot handed to it, so no wake-up finds nothing.
+//! a waiter is woken only for a slot handed over.
 
 // Through `crate::sync` so that crates/regionkv-models can model-check this file with
 // shuttle's primitives.
@@ -162,15 +166,14 @@ impl CommitSlots {
             st.free -= 1;
         } else {
             st.waiters += 1;
-            // Parks at least once: a slot handed over now belongs to a waiter already
-            // woken for it. Woken only for a handed slot (the condition variable has no
-            // spurious wake-ups, and each hand-over wakes one waiter), which this thread
-            // then takes; the loop only guards that.
-            loop {
+            // Takes a slot handed over, even one handed to a waiter still waking up (which
+            // then finds none and parks again): a running writer in the slot beats one
+            // that is tens of microseconds from running. Parking first instead (keeping
+            // the slot for the woken waiter) left slots idle through every wake-up: 8
+            // writers fell to half the rate of 2, with 160,000 context switches per
+            // million puts (docs/benchmarks.md, "Client threads, third pass").
+            while st.handed == 0 {
                 self.handed.wait(&mut st);
-                if st.handed > 0 {
-                    break;
-                }
             }
             st.handed -= 1;
             st.free -= 1;
