@@ -28,8 +28,10 @@
 //! and goes to a parked waiter (set aside for it, then the waiter woken) only
 //! - when no writer is inside any more: the releaser may be gone for good (a gateway
 //!   thread off to its socket), and nobody else would come for the slot; or
-//! - when a waiter's turn is due: at most once a millisecond (`HAND_OVER_EVERY`), which
-//!   bounds how long a parked writer waits behind running ones.
+//! - when a waiter's turn is due: once a millisecond (`HAND_OVER_EVERY`), so that parked
+//!   writers keep getting turns while running ones would keep the slots. (A turn, not a
+//!   guarantee: a writer that arrives while the woken waiter is still waking takes the
+//!   slot, below; the waiter parks for the next turn.)
 //!
 //! A woken waiter that finds another slot still free passes that one on too (nobody took
 //! it during its wake-up). The first version woke a waiter at every release: the
@@ -68,7 +70,7 @@ pub struct CommitSlots {
 }
 
 /// How often, at most, a released slot goes to a parked waiter while the writers that
-/// are running would take it back (the bound on how long a waiter waits behind them).
+/// are running would take it back: how often parked writers get a turn.
 const HAND_OVER_EVERY: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Under the mutex. Invariants: `free + holders == limit`; `handed <= free`;
@@ -80,7 +82,8 @@ struct SlotState {
     free: usize,
     /// Threads parked for a slot, or woken and not yet back under the mutex.
     waiters: usize,
-    /// Free slots handed to waiters that were woken for them: nobody else takes these.
+    /// Free slots set aside for woken waiters (a writer that comes for a slot before
+    /// the woken waiter runs takes one anyway; that waiter then parks again).
     handed: usize,
     /// When a release next hands its slot to a waiter although writers are inside.
     next_hand_over: Option<Instant>,
